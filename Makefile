@@ -1,0 +1,67 @@
+# rcgrpo — every entry point bootstraps .venv from the pinned requirements on first use.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON_SYS ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.bootstrapped
+# pytest workers (2 cores here); override with `make test JOBS=1`
+JOBS ?= 2
+
+.PHONY: help venv test test-fast figures runs theory lab lint format bench paper lock clean-venv
+
+help:  ## list targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON_SYS) -m venv $(VENV)
+	# torch first, pinned to the CPU build on disk: any other spec pulls a multi-GB CUDA build
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -r requirements.txt
+	# bfcl-eval without its (huge, numpy-1.26-pinning) declared dependencies
+	$(PY) -m pip install --quiet --no-deps bfcl-eval==2026.3.23
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(PY) -c "import torch, transformers, bfcl_eval, rcgrpo; print('venv ok: torch', torch.__version__)"
+	touch $(STAMP)
+
+venv: $(STAMP)  ## create .venv from the pinned requirements
+
+test: $(STAMP)  ## the whole test suite (unit, properties, equivalence, smoke)
+	$(PY) -m pytest -n $(JOBS) -q tests
+
+test-fast: $(STAMP)  ## everything except tests marked slow
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
+
+theory: $(STAMP)  ## check every theory statement of the paper
+	$(PY) -m analysis.theory check --json figures/theory_report.json
+
+runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
+	$(PY) -m analysis.experiments
+
+figures: $(STAMP)  ## build every figure module (runs experiments first if their runs are missing)
+	$(PY) -m analysis.figures build
+
+lab: $(STAMP)  ## JupyterLab on notebooks/
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+lint: $(STAMP)  ## ruff lint + format check
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)  ## ruff autofix + format
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: $(STAMP)  ## benchmarks (ratios against an in-process baseline)
+	@set -e; ls benchmarks/bench_*.py >/dev/null 2>&1 || { echo "no benchmarks/bench_*.py found" >&2; exit 1; }
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+paper: figures  ## the LaTeX reproduction report (needs latexmk + TeX Live)
+	cd paper && latexmk -pdf -interaction=nonstopmode main.tex
+
+lock: $(STAMP)  ## regenerate requirements.txt from the current venv
+	$(PY) -m pip freeze --all --exclude-editable | grep -v -E '^(pip|torch|bfcl_eval|bfcl-eval)==' > requirements.txt.new
+	mv requirements.txt.new requirements.txt
+
+clean-venv:  ## delete .venv (the next target re-bootstraps it)
+	rm -rf $(VENV)

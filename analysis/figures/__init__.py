@@ -1,0 +1,14 @@
+"""Figure modules: one module per figure, discovered by ``python -m analysis.figures build``.
+
+Contract of a figure module ``analysis/figures/fig_<name>.py``:
+
+- ``REQUIRES: tuple[str, ...]`` — names of experiments in :mod:`analysis.experiments`
+  whose run folders the figure reads (empty for theory figures, which compute their data).
+- ``make_figure(runs: dict[str, list[Path]]) -> matplotlib.figure.Figure`` — build the
+  figure; ``runs`` maps each required experiment to its run folders (read them only through
+  :mod:`analysis.runs`). Theory figures ignore ``runs``.
+- optional ``CAPTION: str`` — one sentence, copied into the sidecar JSON.
+
+The builder writes ``figures/<name>.png`` and ``.pdf`` plus ``figures/<name>.json``, a
+sidecar naming the inputs (module, experiments, run folders and their config hashes).
+"""

@@ -1,0 +1,44 @@
+"""Command-line entry point: ``python -m rcgrpo <subcommand> [options]``.
+
+Each subcommand lives in its own module and is imported lazily, so ``version`` and
+``--help`` stay fast. A subcommand module exposes ``main(argv: list[str]) -> int`` and
+parses its own options (tyro dataclass configs).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module, one-line help). Modules are imported only when their command runs.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "version": ("rcgrpo.cli_version", "print the package and key dependency versions"),
+    "metrics": ("rcgrpo.metrics", "print the metric registry (--markdown for the README table)"),
+}
+
+
+def _usage() -> str:
+    lines = ["usage: python -m rcgrpo <subcommand> [options]", "", "subcommands:"]
+    width = max(len(n) for n in SUBCOMMANDS)
+    for name, (_, text) in SUBCOMMANDS.items():
+        lines.append(f"  {name:<{width}}  {text}")
+    lines.append("")
+    lines.append("Run 'python -m rcgrpo <subcommand> --help' for the options of one subcommand.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in SUBCOMMANDS:
+        print(f"rcgrpo: unknown subcommand {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    return int(module.main(rest) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
