@@ -28,7 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def discover() -> list[str]:
     """Names (without the ``fig_`` prefix) of all figure modules, sorted."""
-    return sorted(m.name[4:] for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("fig_"))
+    return sorted(
+        m.name[4:] for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("fig_")
+    )
 
 
 def _git_commit() -> str:

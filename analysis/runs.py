@@ -1,0 +1,98 @@
+"""The only reader of run folders (see :mod:`rcgrpo.train.runlog` for the layout).
+
+Figures, notebooks and the paper read runs through these functions so a change of the
+on-disk format touches one file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rcgrpo.train.runlog import RunPaths
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # torn last line of a killed run
+    return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run folder, loaded lazily."""
+
+    root: Path
+
+    @property
+    def paths(self) -> RunPaths:
+        return RunPaths(Path(self.root))
+
+    @property
+    def name(self) -> str:
+        return Path(self.root).name
+
+    @cached_property
+    def config(self) -> dict[str, Any]:
+        return json.loads(self.paths.config.read_text()) if self.paths.config.exists() else {}
+
+    @cached_property
+    def metrics(self) -> pd.DataFrame:
+        """One row per logged step (``step`` column + every metric name)."""
+        df = _read_jsonl(self.paths.metrics)
+        return df.sort_values("step").reset_index(drop=True) if "step" in df else df
+
+    @cached_property
+    def rollouts(self) -> pd.DataFrame:
+        """The per-rollout table (one row per rollout)."""
+        return _read_jsonl(self.paths.rollouts)
+
+    @cached_property
+    def evals(self) -> dict[str, dict[str, Any]]:
+        """``eval/<name>.json`` files by name."""
+        d = self.paths.eval_dir
+        return (
+            {p.stem: json.loads(p.read_text()) for p in sorted(d.glob("*.json"))}
+            if d.is_dir()
+            else {}
+        )
+
+
+def load_run(root: str | Path) -> Run:
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"no run folder at {root}")
+    return Run(root)
+
+
+def load_runs(roots) -> list[Run]:
+    return [load_run(r) for r in roots]
+
+
+def metrics_frame(runs: list[Run], **labels_from_config: str) -> pd.DataFrame:
+    """Concatenate the metrics of several runs with a ``run`` column and config labels.
+
+    ``labels_from_config`` maps a new column name to a dotted config key, e.g.
+    ``metrics_frame(runs, seed="run.seed", algo="algo.name")``.
+    """
+    frames = []
+    for run in runs:
+        df = run.metrics.copy()
+        df["run"] = run.name
+        for col, dotted in labels_from_config.items():
+            value: Any = run.config
+            for part in dotted.split("."):
+                value = value.get(part) if isinstance(value, dict) else None
+            df[col] = value
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
