@@ -49,17 +49,20 @@ def group_advantages(
     check_group_tensor("rewards", rewards)
     check_nonnegative("eps_stab", eps_stab)
     check_choice("scale", scale, SCALES)
-    if ddof not in (0, 1):
+    if isinstance(ddof, bool) or ddof not in (0, 1):
         raise ValueError(f"ddof must be 0 (population std, paper) or 1 (sample std), got {ddof!r}")
 
     r = rewards if rewards.is_floating_point() else rewards.float()
     centred = r - r.mean(dim=1, keepdim=True)
-    constant = (r.amax(dim=1, keepdim=True) == r.amin(dim=1, keepdim=True))
+    constant = r.amax(dim=1, keepdim=True) == r.amin(dim=1, keepdim=True)
     centred = torch.where(constant, torch.zeros_like(centred), centred)
     if scale == "none":
         return centred
     if scale == "group":
         std = r.std(dim=1, keepdim=True, correction=ddof)
     else:
-        std = r.std(correction=ddof) if r.numel() > 1 else r.new_zeros(())
-    return centred / (std + eps_stab)
+        std = r.std(correction=ddof).expand(r.shape[0], 1)
+    # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
+    # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
+    denom = torch.where(constant, torch.ones_like(std), std + eps_stab)
+    return centred / denom
