@@ -1,0 +1,347 @@
+"""Synth suite: procedurally generated multi-turn tasks on the real BFCL backends.
+
+CPU-scale stand-in for BFCL v4 multi-turn (issue 5): the same :class:`~rcgrpo.env.tasks.Task`
+record as the BFCL loader (keyword-form ground-truth calls per turn, the real JSON docs of
+the offered functions, ``initial_config`` for each backend's ``_load_scenario``), so the
+environment, the reward R = R_state * R_action and the checker apply unchanged.
+
+Generation of one task (deterministic in ``(split, seed, index)``):
+1. pick 1-2 backend classes (+ optional distractor classes) and random initial states;
+2. per user turn, draw 1-3 requests from the family table (:mod:`rcgrpo.env.synth_families`)
+   and EXECUTE each ground-truth call on live backend instances: a call that errors, or a
+   state-changing call that leaves the public state unchanged, is a bug and raises;
+3. render each request with one of its paraphrased templates; the turn's text is the
+   requests' sentences joined by spaces.
+
+Train/test split: every fresh word and number belongs to exactly one split by a keyed hash
+(``crc32(str(value)) % value_holdout == 0`` -> test), so test argument values never occur
+in training; the last ``heldout_templates`` templates of every family are test-only and
+every test task uses at least one of them (an unseen family x template combination).
+Values are fresh per task (pronounceable pseudo-words + numbers from a space of >1e5 words),
+so a model must copy them from the text rather than memorise them (issue 5: ~25% vs ~65%).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import importlib
+import json
+import random
+import zlib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from bfcl_eval.constants.executable_backend_config import (
+    CLASS_FILE_PATH_MAPPING,
+    MULTI_TURN_FUNC_DOC_FILE_MAPPING,
+)
+
+from rcgrpo.env.synth_families import CLASS_TAGS, FAMILIES, FAMILY_BY_NAME, INITIAL_STATE, Family
+from rcgrpo.env.tasks import Task
+
+SPLITS = ("train", "test")
+OFFER_MODES = ("used", "all")
+_ONSETS, _VOWELS = "bdfgklmnprstvz", "aeiou"
+_EXTENSIONS = ("txt", "csv", "log", "md", "py", "json")
+Request = tuple[Family, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Difficulty knobs of the synth suite (every range is inclusive)."""
+
+    turns: tuple[int, int] = (1, 4)
+    """Number of user turns per task."""
+    calls_per_turn: tuple[int, int] = (1, 3)
+    """Ground-truth calls (= requests) per turn; fewer only if a ``families`` restriction
+    runs out of applicable requests (then the task also ends early)."""
+    classes: tuple[str, ...] = tuple(CLASS_TAGS)
+    """Backend classes the suite may use."""
+    families: tuple[str, ...] = ()
+    """Restrict requests to these family names (empty: every family of ``classes``)."""
+    classes_per_task: tuple[int, int] = (1, 2)
+    """Backend classes whose requests appear in one task."""
+    distractor_classes: int = 0
+    """Extra classes loaded and offered, with no ground-truth call (state must stay put)."""
+    offer: str = "used"
+    """Functions offered: ``used`` = ground-truth functions + ``distractor_functions``
+    (compact prompts for tiny models); ``all`` = every function of the involved classes."""
+    distractor_functions: int = 2
+    """With ``offer="used"``: extra random functions of the involved classes offered."""
+    phrase_words: tuple[int, int] = (2, 3)
+    """Pseudo-words per free-text value (file content, tweet, message, title)."""
+    heldout_templates: int = 1
+    """Last templates of each family reserved for the test split (0: none)."""
+    test_heldout_prob: float = 0.5
+    """Test split: probability that a request uses a held-out template (>= 1 per task)."""
+    value_holdout: int = 5
+    """1 / value_holdout of all words and numbers are test-only."""
+
+    def __post_init__(self) -> None:
+        for name in ("turns", "calls_per_turn", "classes_per_task", "phrase_words"):
+            lo, hi = getattr(self, name)
+            if not (isinstance(lo, int) and isinstance(hi, int) and 1 <= lo <= hi):
+                raise ValueError(f"{name} must be a range (lo, hi) with 1 <= lo <= hi")
+        if not self.classes or set(self.classes) - set(CLASS_TAGS):
+            raise ValueError(f"classes must be a non-empty subset of {sorted(CLASS_TAGS)}")
+        if set(self.families) - set(FAMILY_BY_NAME):
+            raise ValueError(
+                f"families: unknown {sorted(set(self.families) - set(FAMILY_BY_NAME))}"
+            )
+        if not active_families(self):
+            raise ValueError("families/classes leave no family to draw requests from")
+        if self.offer not in OFFER_MODES:
+            raise ValueError(f"offer must be one of {OFFER_MODES}, got {self.offer!r}")
+        if self.distractor_classes < 0 or self.distractor_functions < 0:
+            raise ValueError("distractor_classes and distractor_functions must be >= 0")
+        if not 0 <= self.heldout_templates < min(len(f.templates) for f in FAMILIES):
+            raise ValueError("heldout_templates must leave at least one training template")
+        if not 0.0 <= self.test_heldout_prob <= 1.0:
+            raise ValueError("test_heldout_prob must be in [0, 1]")
+        if self.value_holdout < 2:
+            raise ValueError("value_holdout must be >= 2")
+
+
+def active_families(cfg: SynthConfig) -> list[Family]:
+    """Families allowed by ``cfg.classes`` and ``cfg.families``, in table order."""
+    return [
+        f for f in FAMILIES if f.cls in cfg.classes and (not cfg.families or f.name in cfg.families)
+    ]
+
+
+SYNTH_PRESETS: dict[str, SynthConfig] = {
+    "tiny": SynthConfig(turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1),
+                        distractor_functions=1),
+    "default": SynthConfig(),
+    "hard": SynthConfig(turns=(2, 4), calls_per_turn=(2, 3), classes_per_task=(2, 3),
+                        distractor_classes=1, offer="all"),
+}  # fmt: skip
+"""Named difficulty presets (``tiny`` fits a ~512-token context with compact prompts)."""
+
+
+class Values:
+    """Fresh argument values for one task, drawn from its split's share of a huge space.
+
+    Words are 2-3 pronounceable syllables (70 syllables: 347,900 words); each word and each
+    number belongs to the test split iff ``crc32(str(value)) % holdout == 0``. No value is
+    drawn twice within a task, so every argument is unambiguous in the text.
+    """
+
+    def __init__(self, rng: random.Random, split: str, holdout: int, phrase_words: tuple[int, int]):
+        self.rng, self._test, self._holdout = rng, split == "test", holdout
+        self._phrase_words = phrase_words
+        self._used: set[Any] = set()
+
+    def in_split(self, value: Any) -> bool:
+        return (zlib.crc32(str(value).encode()) % self._holdout == 0) == self._test
+
+    def _fresh(self, draw: Any) -> Any:
+        for _ in range(10_000):
+            value = draw()
+            if value not in self._used and self.in_split(value):
+                self._used.add(value)
+                return value
+        raise RuntimeError("value space exhausted")  # unreachable in practice
+
+    def word(self) -> str:
+        syllables = lambda: self.rng.choice(_ONSETS) + self.rng.choice(_VOWELS)  # noqa: E731
+        return self._fresh(lambda: "".join(syllables() for _ in range(self.rng.randint(2, 3))))
+
+    def phrase(self) -> str:
+        return " ".join(self.word() for _ in range(self.rng.randint(*self._phrase_words)))
+
+    def file_name(self) -> str:
+        digits = str(self.rng.randint(1, 99)) if self.rng.random() < 0.5 else ""
+        return f"{self.word()}{digits}.{self.rng.choice(_EXTENSIONS)}"
+
+    def dir_name(self) -> str:
+        return self.word()
+
+    def handle(self) -> str:
+        return f"{self.word()}{self.rng.randint(10, 99)}"
+
+    def person(self) -> str:
+        return self.word().capitalize()
+
+    def ident(self, lo: int = 10, hi: int = 99_999) -> int:
+        return self._fresh(lambda: self.rng.randint(lo, hi))
+
+    def number(self) -> int | float:
+        """An int in [10, 9999] or a decimal with 1-2 non-zero-ending places (never x.0)."""
+        places = self.rng.choice((0, 1, 2))
+        scale = 10**places
+
+        def draw() -> int | float:
+            n = self.rng.randint(10 * scale, 9999 * scale)
+            return n if places == 0 else (n + (n % 10 == 0)) / scale
+
+        return self._fresh(draw)
+
+
+@functools.cache
+def class_function_docs(cls: str) -> dict[str, dict[str, Any]]:
+    """The real BFCL JSON docs of a backend class: function name -> doc."""
+    root = resources.files("bfcl_eval") / "data" / "multi_turn_func_doc"
+    lines = (root / MULTI_TURN_FUNC_DOC_FILE_MAPPING[cls]).read_text().splitlines()
+    return {d["name"]: d for d in (json.loads(line) for line in lines if line.strip())}
+
+
+def fresh_backends(classes: tuple[str, ...], initial_config: dict[str, Any]) -> dict[str, Any]:
+    """New real backend instances loaded from a deep copy of ``initial_config``."""
+    out = {}
+    for cls in classes:
+        inst = getattr(importlib.import_module(CLASS_FILE_PATH_MAPPING[cls]), cls)()
+        if hasattr(inst, "_load_scenario"):
+            inst._load_scenario(copy.deepcopy(initial_config.get(cls, {})), long_context=False)
+        out[cls] = inst
+    return out
+
+
+def public_state(inst: Any) -> dict[str, Any]:
+    """Deep copy of an instance's public attributes (what BFCL's state checker compares)."""
+    return copy.deepcopy({k: v for k, v in vars(inst).items() if not k.startswith("_")})
+
+
+def render_call(func: str, kwargs: dict[str, Any]) -> str:
+    """Keyword-form call string, e.g. ``mv(source='a.txt', destination='b')``."""
+    args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if not k.startswith("_"))
+    return f"{func}({args})"
+
+
+def is_error(result: Any) -> bool:
+    """BFCL backends signal failure with an ``{"error": ...}`` dict (or a list holding one)."""
+    items = result if isinstance(result, list) else [result]
+    return any(isinstance(r, dict) and "error" in r for r in items)
+
+
+def _execute(fam: Family, inst: Any, kwargs: dict[str, Any]) -> None:
+    before = public_state(inst) if fam.changes_state else None
+    call_args = copy.deepcopy({k: v for k, v in kwargs.items() if not k.startswith("_")})
+    result = getattr(inst, fam.func)(**call_args)
+    if is_error(result):
+        raise RuntimeError(f"synth family {fam.name}: {render_call(fam.func, kwargs)} -> {result}")
+    if fam.changes_state and public_state(inst) == before:
+        raise RuntimeError(f"synth family {fam.name}: {render_call(fam.func, kwargs)} kept state")
+
+
+def _plan_turn(rng: random.Random, v: Values, by_cls: dict[str, list[Family]],
+               live: dict[str, Any], n_calls: int) -> list[Request]:  # fmt: skip
+    """Draw and execute up to ``n_calls`` distinct applicable requests (class, then family)."""
+    requests: list[Request] = []
+    seen: set[str] = set()
+    for _ in range(20 * n_calls):
+        if len(requests) == n_calls:
+            break
+        fam = rng.choice(by_cls[rng.choice(sorted(by_cls))])
+        kwargs = fam.sample(v, live[fam.cls])
+        if kwargs is None or render_call(fam.func, kwargs) in seen:
+            continue
+        _execute(fam, live[fam.cls], kwargs)
+        seen.add(render_call(fam.func, kwargs))
+        requests.append((fam, kwargs))
+    return requests
+
+
+def _choose_templates(rng: random.Random, cfg: SynthConfig, split: str,
+                      plan: list[list[Request]]) -> list[list[int]]:  # fmt: skip
+    """Template index per request: train never uses held-out ones, test uses >= 1."""
+    h = cfg.heldout_templates
+
+    def draw(fam: Family, heldout: bool) -> int:
+        n = len(fam.templates)
+        return rng.randrange(n - h, n) if heldout else rng.randrange(n - h)
+
+    test = split == "test" and h > 0
+    idx = [[draw(f, test and rng.random() < cfg.test_heldout_prob) for f, _ in t] for t in plan]
+    if test and not any(map(any, _heldout_flags(plan, idx, h))):
+        t = rng.randrange(len(plan))
+        j = rng.randrange(len(plan[t]))
+        idx[t][j] = draw(plan[t][j][0], True)
+    return idx
+
+
+def _heldout_flags(plan: list[list[Request]], idx: list[list[int]], h: int) -> list[list[bool]]:
+    """Per request: does its template index fall in the family's held-out tail?"""
+    return [[h > 0 and i >= len(f.templates) - h for (f, _), i in zip(t, ii, strict=True)]
+            for t, ii in zip(plan, idx, strict=True)]  # fmt: skip
+
+
+def _text(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _render_turn(turn: list[Request], idx: list[int]) -> str:
+    """The turn's user text: each request's chosen template, joined by spaces."""
+    sentences = []
+    for (fam, kwargs), i in zip(turn, idx, strict=True):
+        sentences.append(fam.templates[i].format(**{k: _text(x) for k, x in kwargs.items()}))
+    return " ".join(sentences)
+
+
+def _offered(rng: random.Random, cfg: SynthConfig, classes: tuple[str, ...], used: set[str]):
+    pool = {name: doc for c in classes for name, doc in class_function_docs(c).items()}
+    if cfg.offer == "all":
+        offered = set(pool)
+    else:
+        extra = sorted(set(pool) - used)
+        offered = used | set(rng.sample(extra, min(cfg.distractor_functions, len(extra))))
+    docs = tuple(copy.deepcopy(pool[n]) for n in sorted(offered))
+    return docs, tuple(sorted(set(pool) - offered))
+
+
+def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, index: int) -> Task:
+    rng = random.Random(f"rcgrpo-synth/{split}/{seed}/{index}")
+    v = Values(rng, split, cfg.value_holdout, cfg.phrase_words)
+    candidates = sorted({f.cls for f in fams})
+    gt = rng.sample(candidates, min(rng.randint(*cfg.classes_per_task), len(candidates)))
+    rest = sorted(set(cfg.classes) - set(gt))
+    classes = tuple(gt + rng.sample(rest, min(cfg.distractor_classes, len(rest))))
+    config = {c: INITIAL_STATE[c](v) for c in classes if INITIAL_STATE[c] is not None}
+    live = fresh_backends(classes, config)
+    by_cls = {c: [f for f in fams if f.cls == c] for c in gt}
+    plan: list[list[Request]] = []
+    for _ in range(rng.randint(*cfg.turns)):
+        turn = _plan_turn(rng, v, by_cls, live, rng.randint(*cfg.calls_per_turn))
+        if not turn:
+            break
+        plan.append(turn)
+    if not plan:
+        raise RuntimeError(f"synth: no applicable request for families {[f.name for f in fams]}")
+    tmpl = _choose_templates(rng, cfg, split, plan)
+    texts = [_render_turn(t, ii) for t, ii in zip(plan, tmpl, strict=True)]
+    docs, excluded = _offered(rng, cfg, classes, {f.func for t in plan for f, _ in t})
+    return Task(
+        id=f"synth_{split}_{seed}_{index}",
+        category="synth/" + "+".join(sorted({CLASS_TAGS[f.cls] for t in plan for f, _ in t})),
+        turns=tuple(({"role": "user", "content": text},) for text in texts),
+        initial_config=config,
+        involved_classes=classes,
+        ground_truth=tuple(tuple(render_call(f.func, kw) for f, kw in t) for t in plan),
+        function_docs=docs,
+        excluded_functions=excluded,
+        meta={"source": "synth", "split": split, "seed": seed, "index": index,
+              "families": [[f.name for f, _ in t] for t in plan], "templates": tmpl,
+              "heldout": _heldout_flags(plan, tmpl, cfg.heldout_templates),
+              "distractor_classes": list(classes[len(gt):])},
+    )  # fmt: skip
+
+
+def generate_synth_tasks(
+    n: int, split: str = "train", seed: int = 0, config: SynthConfig | None = None, **knobs: Any
+) -> list[Task]:
+    """``n`` synth tasks of ``split`` (``train``/``test``), deterministic in ``seed``.
+
+    ``knobs`` override fields of ``config`` (default :class:`SynthConfig`), e.g.
+    ``generate_synth_tasks(100, turns=(2, 2), offer="all")``. Task ``i`` depends only on
+    ``(split, seed, i, config)``: a longer list extends a shorter one.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"n must be an integer >= 0, got {n!r}")
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    cfg = dataclasses.replace(config or SynthConfig(), **knobs)
+    fams = active_families(cfg)
+    return [_make_task(cfg, fams, split, seed, i) for i in range(n)]
