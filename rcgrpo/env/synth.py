@@ -146,9 +146,11 @@ class Values:
                 return value
         raise RuntimeError("value space exhausted")  # unreachable in practice
 
+    def _syllable(self) -> str:
+        return self.rng.choice(_ONSETS) + self.rng.choice(_VOWELS)
+
     def word(self) -> str:
-        syllables = lambda: self.rng.choice(_ONSETS) + self.rng.choice(_VOWELS)  # noqa: E731
-        return self._fresh(lambda: "".join(syllables() for _ in range(self.rng.randint(2, 3))))
+        return self._fresh(lambda: "".join(self._syllable() for _ in range(self.rng.randint(2, 3))))
 
     def phrase(self) -> str:
         return " ".join(self.word() for _ in range(self.rng.randint(*self._phrase_words)))
@@ -345,3 +347,52 @@ def generate_synth_tasks(
     cfg = dataclasses.replace(config or SynthConfig(), **knobs)
     fams = active_families(cfg)
     return [_make_task(cfg, fams, split, seed, i) for i in range(n)]
+
+
+def value_space_sizes(value_holdout: int = 5) -> dict[str, int]:
+    """Approximate size of each value space (all splits; the test share is 1/value_holdout)."""
+    words = (len(_ONSETS) * len(_VOWELS)) ** 2 + (len(_ONSETS) * len(_VOWELS)) ** 3
+    return {
+        "word": words,
+        "file_name": words * 100 * len(_EXTENSIONS),  # optional 1-99 suffix, extension
+        "user_handle": words * 90,
+        "phrase_2_words": words**2,
+        "ident": 99_990,
+        "number": 9_990 + 89_910 + 899_100,  # ints, x.y and x.yz (no trailing zero) >= 10
+        "test_share_percent": round(100 / value_holdout),
+    }
+
+
+def suite_stats(tasks: list[Task]) -> dict[str, float]:
+    """Mean sizes of generated tasks; ``compact_prompt_chars`` = user text + one short
+    signature line per offered function (an estimate of the policy's compact style)."""
+
+    def signature(doc: dict[str, Any]) -> str:
+        params, required = doc["parameters"]["properties"], doc["parameters"].get("required", [])
+        return f"{doc['name']}({', '.join(p if p in required else p + '?' for p in params)})"
+
+    user = [sum(len(t[0]["content"]) for t in task.turns) for task in tasks]
+    sigs = [sum(len(signature(d)) + 1 for d in task.function_docs) for task in tasks]
+    docs = [len(json.dumps(list(task.function_docs))) for task in tasks]
+    n = max(len(tasks), 1)
+    return {
+        "turns": sum(len(t.turns) for t in tasks) / n,
+        "calls": sum(len(c) for t in tasks for c in t.ground_truth) / n,
+        "functions_offered": sum(len(t.function_docs) for t in tasks) / n,
+        "user_chars": sum(user) / n,
+        "compact_prompt_chars": (sum(user) + sum(sigs)) / n,
+        "json_docs_chars": sum(docs) / n,
+    }
+
+
+if __name__ == "__main__":  # python -m rcgrpo.env.synth: speed and size of every preset
+    import time
+
+    print(json.dumps({"value_space": value_space_sizes()}))
+    for name, preset in SYNTH_PRESETS.items():
+        for split in SPLITS:
+            start = time.perf_counter()
+            batch = generate_synth_tasks(2000, split, seed=0, config=preset)
+            rate = len(batch) / (time.perf_counter() - start)
+            stats = {k: round(x, 1) for k, x in suite_stats(batch).items()}
+            print(json.dumps({"preset": name, "split": split, "tasks_per_s": round(rate)} | stats))

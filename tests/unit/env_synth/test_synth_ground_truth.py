@@ -92,3 +92,13 @@ def test_mixed_ground_truth_scores_one_and_a_dropped_call_does_not(split):
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
         calls[-1] = calls[-1][:-1]  # drop the last call: R_action (at least) must fail
         assert score(task, calls, mode="multi_turn").reward == 0, task.id
+
+
+def test_generation_never_mutates_backend_defaults():
+    # TwitterAPI.post_tweet keeps its default tags/mentions lists in new tweets; a mention()
+    # on such a tweet would mutate them for the whole process. The generator only mentions
+    # other users' tweets (from initial_config), so the defaults stay empty.
+    from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api import TwitterAPI
+
+    generate_synth_tasks(300, "train", seed=3, classes=("TwitterAPI",), calls_per_turn=(3, 3))
+    assert TwitterAPI.post_tweet.__defaults__ == ([], [])
