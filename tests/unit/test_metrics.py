@@ -1,0 +1,93 @@
+"""The metric registry, its README table and the name check (rcgrpo/metrics.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from rcgrpo import group_advantages, group_diagnostics, policy_loss
+from rcgrpo import metrics as reg
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+# What issue 7's "Instrumentation" list asks the trainer to log, by registry name.
+ISSUE_7_INSTRUMENTATION = (
+    "reward/mean", "reward/success_high", "reward/success_low",  # reward / success per token
+    "group/var_mean", "group/var_p50", "group/var_p90",  # group reward variance
+    "adv/gap_mean", "adv/gap_min",  # advantage gap, Figure 2
+    "group/zero_var_success_frac", "group/zero_var_fail_frac", "group/zero_var_predicted",
+    "group/mode_sep_mean", "group/var_between_mean", "group/var_within_mean",
+    "policy/entropy", "policy/entropy_high", "policy/entropy_low",  # entropy overall/per token
+    "policy/kl_ref", "policy/clipfrac", "policy/grad_norm", "loss/pg",
+    "rollout/length_mean", "rollout/steps_mean", "tools/error_rate",
+    "perf/tokens_per_s", "perf/time_rollout_s", "perf/time_update_s", "reward/eval_success",
+)  # fmt: skip
+
+
+def test_names_are_unique_and_namespaced():
+    names = [name for name, _, _ in reg._ENTRIES]
+    assert len(names) == len(set(names)) == len(reg.METRICS)
+    for name, metric in reg.METRICS.items():
+        space, _, rest = name.partition("/")
+        assert space == metric.namespace and space in reg.NAMESPACES and rest, name
+        assert metric.meaning and metric.formula, name
+    assert set(reg.NAMESPACES) == {m.namespace for m in reg.METRICS.values()}
+
+
+def test_issue_7_instrumentation_is_covered():
+    reg.validate_metric_names(ISSUE_7_INSTRUMENTATION)
+
+
+def test_library_outputs_use_registry_names():
+    r = torch.tensor([[0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    high = torch.tensor([[True, False, True], [False, False, True]])
+    diag = group_diagnostics(r, group_advantages(r), high, p=0.5)
+    reg.validate_metric_names(k for k in diag if "/" in k)
+    logp = torch.zeros(2, 3, requires_grad=True)
+    _, stats = policy_loss(
+        logp, logp.detach(), logp.detach(), torch.ones(2), torch.ones(2, 3), beta=0.1,
+        entropy=torch.ones(2, 3), entropy_coef=0.1,
+    )  # fmt: skip
+    reg.validate_metric_names(stats)
+
+
+def test_validate_rejects_unknown_names_with_a_hint():
+    with pytest.raises(ValueError, match=r"'group/var_men' \(did you mean 'group/var_mean'\?\)"):
+        reg.validate_metric_names({"reward/mean": 1.0, "group/var_men": 2.0})
+    with pytest.raises(ValueError, match="'step'"):
+        reg.validate_metric_names(["step"])  # bookkeeping keys are not metrics
+
+
+def test_readme_table_matches_the_registry():
+    text = README.read_text()
+    assert reg.replace_readme_table(text) == text, (
+        "README metric table is stale: run `python -m rcgrpo metrics --write-readme`"
+    )
+    for name in reg.METRICS:
+        assert f"| `{name}` |" in text
+
+
+def test_markdown_escapes_pipes():
+    # '|' inside a cell would split the markdown row: every row has exactly 4 unescaped pipes
+    for line in reg.markdown_table().splitlines():
+        assert line.replace("\\|", "").count("|") == 4, line
+
+
+def test_cli_check_and_write(tmp_path, capsys):
+    stale = tmp_path / "README.md"
+    stale.write_text(f"# x\n{reg.README_START}\nold\n{reg.README_END}\ntail\n")
+    assert reg.main(["--check", "--readme", str(stale)]) == 1
+    assert reg.main(["--write-readme", "--readme", str(stale)]) == 0
+    assert reg.main(["--check", "--readme", str(stale)]) == 0
+    assert stale.read_text().endswith(f"{reg.README_END}\ntail\n")
+    missing = tmp_path / "NO_MARKERS.md"
+    missing.write_text("# nothing\n")
+    assert reg.main(["--check", "--readme", str(missing)]) == 2
+    capsys.readouterr()
+    assert reg.main(["--markdown"]) == 0
+    assert capsys.readouterr().out == reg.markdown_table()
+    assert reg.main([]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in reg.METRICS)
