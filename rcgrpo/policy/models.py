@@ -1,0 +1,111 @@
+"""Policy models: the tiny Qwen2 presets for CPU, and loading any Hugging Face causal LM.
+
+A policy checkpoint is a plain ``save_pretrained`` folder (model + tokenizer with its chat
+template), so notebooks and outside tools open it with ``AutoModelForCausalLM`` /
+``AutoTokenizer``. Create a fresh tiny checkpoint from the command line::
+
+    python -m rcgrpo.policy.models --out runs/tiny_init --preset tiny
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+from rcgrpo.policy.tokenizer import add_reward_tokens, bfcl_corpus, train_tiny_tokenizer
+from rcgrpo.validation import check_choice
+
+# Qwen2 architecture sizes. Parameter counts are for a 1024-token vocabulary (embeddings
+# tied with the output layer); RoPE has no parameters, so the context length is free.
+PRESETS: dict[str, dict] = {
+    # ~1.8M parameters: the CPU experiments' model.
+    "tiny": dict(hidden_size=192, intermediate_size=512, num_hidden_layers=4,
+                 num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096),
+    # ~0.9M parameters.
+    "small": dict(hidden_size=128, intermediate_size=384, num_hidden_layers=4,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096),
+    # ~0.1M parameters: tests only.
+    "micro": dict(hidden_size=64, intermediate_size=192, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048),
+}  # fmt: skip
+
+
+def tiny_config(preset: str, tokenizer) -> Qwen2Config:
+    """The Qwen2 config of ``preset`` sized to ``tokenizer`` (vocab, pad and EOS ids)."""
+    check_choice("preset", preset, PRESETS)
+    return Qwen2Config(
+        vocab_size=len(tokenizer),
+        tie_word_embeddings=True,
+        rope_theta=10000.0,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        bos_token_id=None,
+        **PRESETS[preset],
+    )
+
+
+def build_tiny_policy(
+    preset: str = "tiny", tokenizer=None, seed: int = 0, vocab_size: int = 1024
+) -> tuple[Qwen2ForCausalLM, object]:
+    """A randomly initialised tiny Qwen2 and its tokenizer (trained on the BFCL corpus if None).
+
+    Deterministic given ``seed`` (the tokenizer training is deterministic too).
+    """
+    if tokenizer is None:
+        tokenizer = train_tiny_tokenizer(bfcl_corpus(), vocab_size=vocab_size)
+    config = tiny_config(preset, tokenizer)
+    generator_state = torch.random.get_rng_state()
+    torch.manual_seed(seed)
+    try:
+        model = Qwen2ForCausalLM(config)
+    finally:
+        torch.random.set_rng_state(generator_state)
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    return model.eval(), tokenizer
+
+
+def load_policy(path: str | Path, dtype: torch.dtype = torch.float32, device: str = "cpu"):
+    """Load any causal LM + tokenizer; add the reward tokens if the tokenizer lacks them.
+
+    Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
+    (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation).
+    """
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    if not tokenizer.chat_template:
+        raise ValueError(f"path {str(path)!r}: the tokenizer has no chat template")
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    added = add_reward_tokens(tokenizer, model)
+    return model.eval(), tokenizer, added
+
+
+def save_policy(model, tokenizer, path: str | Path) -> Path:
+    """``save_pretrained`` of both into one folder (the checkpoint format of the project)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rcgrpo.policy.models", description=__doc__)
+    parser.add_argument("--out", required=True, help="checkpoint folder to create")
+    parser.add_argument("--preset", default="tiny", choices=sorted(PRESETS))
+    parser.add_argument("--vocab-size", type=int, default=1024)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    model, tokenizer = build_tiny_policy(args.preset, seed=args.seed, vocab_size=args.vocab_size)
+    save_policy(model, tokenizer, args.out)
+    params = sum(p.numel() for p in model.parameters())
+    print(f"saved {args.preset} ({params:,} parameters, vocab {len(tokenizer)}) to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
