@@ -1,0 +1,208 @@
+"""The one config of rcgrpo: nested dataclasses, every field documented where it is defined.
+
+Sections are shared by the SFT / RCTP-FT stage (:mod:`rcgrpo.train.sft`) and the
+GRPO / RC-GRPO trainer (:mod:`rcgrpo.train.rl`). Algorithm choices are string enums,
+validated at start-up against the registries of the modules that implement them.
+Presets are named configs (:data:`PRESETS`); the resolved config is written next to
+every run as ``config.json``.
+
+Loading order: preset → ``--config file.json`` (strict: an unknown key is an error naming
+its dotted path) → command-line flags (tyro; e.g. ``--algo.kl-beta 0.05``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass
+class ModelConfig:
+    path: str = "tiny"
+    """Hugging Face causal-LM path or folder (e.g. ``Qwen/Qwen2.5-7B-Instruct``), or
+    ``tiny`` for the built-in from-scratch Qwen2 CPU preset."""
+    tokenizer: str | None = None
+    """Tokenizer path; None = same as ``path`` (``tiny`` trains a BPE on the task corpus)."""
+    dtype: str = "float32"
+    """Parameter dtype: float32 | bfloat16 | float16."""
+    device: str = "auto"
+    """auto (CUDA if available, else CPU) | cpu | cuda."""
+
+
+@dataclass
+class TaskConfig:
+    source: str = "synth"
+    """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn)."""
+    mode: str = "combined"
+    """Episode mode: combined (paper's RL mode, all turns in one prompt) | multi_turn."""
+    prompt_style: str = "compact"
+    """compact (short signatures; tiny models) | bfcl (official system prompt; real models)."""
+    num_train: int = 4000
+    """synth only: number of training tasks generated."""
+    num_eval: int = 200
+    """Held-out tasks for evaluation (synth test split; bfcl uses the 80-task test split)."""
+    split_seed: int = 0
+    """Seed of the task generator (synth) or of the 720/80 id-level split (bfcl)."""
+    max_turns: int = 3
+    """synth only: maximum user turns per task."""
+    max_calls_per_turn: int = 2
+    """synth only: maximum ground-truth calls per turn."""
+
+
+@dataclass
+class RolloutConfig:
+    group_size: int = 5
+    """G: rollouts per prompt (paper: 5)."""
+    prompts_per_step: int = 16
+    """P: prompts per RL step (global, over all ranks); B = P·G rollouts."""
+    temperature: float = 1.0
+    """Sampling temperature of training rollouts (unstated in the paper)."""
+    top_p: float = 1.0
+    """Nucleus sampling threshold."""
+    max_new_tokens: int = 96
+    """Cap on tokens per assistant message."""
+    max_context: int = 1024
+    """Cap on the whole conversation in tokens; longer episodes are truncated and flagged."""
+    max_steps_per_turn: int = 20
+    """BFCL force-quit: more executing steps than this in one turn ends the episode."""
+    eval_temperature: float = 0.0
+    """Temperature of held-out evaluation (0 = greedy)."""
+
+
+@dataclass
+class AlgoConfig:
+    conditioning: str = "iid"
+    """Reward-token scheme per rollout: iid (paper) | stratified | high | low | none (plain
+    GRPO, no token). See :func:`rcgrpo.sample_reward_tokens`."""
+    p_high: float = 0.5
+    """P(<|high_reward|>) for iid / stratified (paper: 0.5, matching the 1:1 RCTP data)."""
+    eval_condition: str = "high"
+    """Token used for held-out evaluation: high (RC-GRPO, paper) | low | none."""
+    adv_scale: str = "group"
+    """group (GRPO) | batch (TRL scale_rewards=batch) | none (Dr. GRPO)."""
+    adv_ddof: int = 0
+    """Std of the advantage: 0 = population (paper), 1 = Bessel-corrected (TRL, verl)."""
+    eps_stab: float = 1e-6
+    """ε_stab added to the group std (paper: unstated; verl 1e-6, TRL 1e-4)."""
+    ratio: str = "token"
+    """token (π_θ/π_old per token; TRL, verl) | trajectory (paper as printed, Σ_t log-ratio)."""
+    clip_low: float = 0.2
+    """ε_low of the clipped surrogate (paper: 0.2)."""
+    clip_high: float = 0.2
+    """ε_high (DAPO clip-higher uses 0.28)."""
+    kl_beta: float = 0.1
+    """β of the KL penalty to π_ref (paper: 0.1); 0 disables the reference forward pass."""
+    kl_estimator: str = "k3"
+    """k1 | k2 | k3 (Schulman 2020; k3 = TRL's and verl's low_var_kl)."""
+    loss_agg: str = "token-mean"
+    """token-mean (DAPO, TRL default) | seq-mean-token-mean (original GRPO) |
+    seq-mean-token-sum-norm (Dr. GRPO)."""
+    entropy_coef: float = 0.0
+    """Entropy bonus coefficient (a collapse baseline; 0 = off)."""
+    group_filter: str = "none"
+    """none | dapo (dynamic sampling: drop groups whose binary outcome has zero variance and
+    resample until the batch is full, up to ``max_resample_rounds``)."""
+    max_resample_rounds: int = 3
+    """DAPO: extra generation rounds before training on a partial batch."""
+
+
+@dataclass
+class OptimConfig:
+    lr: float = 1e-6
+    """AdamW learning rate (paper RC-GRPO: 1e-6)."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    betas: tuple[float, float] = (0.9, 0.999)
+    """AdamW betas."""
+    max_grad_norm: float = 1.0
+    """Global gradient-norm clip (the pre-clip norm is logged as policy/grad_norm)."""
+    inner_epochs: int = 1
+    """Passes over each rollout batch (PPO epochs); 1 = strictly on-policy (ratio = 1)."""
+    minibatches: int = 1
+    """Optimizer steps per pass (the batch is split by whole groups)."""
+    warmup_steps: int = 0
+    """Linear learning-rate warm-up steps."""
+
+
+@dataclass
+class RunConfig:
+    name: str = "run"
+    """Run folder name under ``root``."""
+    root: str = "runs"
+    """Parent folder of run folders."""
+    seed: int = 0
+    """Seed of everything (model init, sampling, token draws)."""
+    steps: int = 100
+    """RL steps (paper: 400) or, for SFT, optimizer steps (0 = use epochs)."""
+    log_every: int = 1
+    """Metrics logging interval in steps."""
+    eval_every: int = 25
+    """Held-out evaluation interval in steps (0 = only at the end)."""
+    checkpoint_every: int = 25
+    """Checkpoint interval in steps (0 = only at the end)."""
+    keep_checkpoints: int = 2
+    """Checkpoints kept on disk (oldest deleted)."""
+    resume: bool = False
+    """Continue from the newest valid checkpoint of the run folder."""
+    max_nonfinite: int = 3
+    """Stop after this many consecutive steps with a non-finite loss or gradient."""
+    tensorboard: bool = True
+    """Also write TensorBoard events."""
+    progress: bool = True
+    """Show tqdm progress bars."""
+
+
+@dataclass
+class TrainConfig:
+    """GRPO / RC-GRPO (Stage 2). ``init`` is also the frozen reference policy π_ref."""
+
+    init: str = "tiny"
+    """Starting checkpoint (an SFT or RCTP-FT folder, or an HF model path)."""
+    model: ModelConfig = field(default_factory=ModelConfig)
+    tasks: TaskConfig = field(default_factory=TaskConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    algo: AlgoConfig = field(default_factory=AlgoConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+
+# ---------------------------------------------------------------- strict (de)serialisation
+def to_dict(cfg: Any) -> dict[str, Any]:
+    """Plain JSON-able dict of a config dataclass."""
+    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+
+
+def from_dict(cls: type[T], data: dict[str, Any], *, base: T | None = None, _path: str = "") -> T:
+    """Build ``cls`` from ``data`` over ``base`` (default: cls()); unknown keys are errors."""
+    obj = base if base is not None else cls()
+    if not isinstance(data, dict):
+        raise ValueError(f"config section {_path or '<root>'!r} must be a mapping, got {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    updates = {}
+    for key, value in data.items():
+        dotted = f"{_path}{key}"
+        if key not in fields:
+            close = [
+                n for n in fields if n.replace("_", "") == key.replace("-", "").replace("_", "")
+            ]
+            hint = f" (did you mean {_path}{close[0]!r}?)" if close else ""
+            raise ValueError(f"unknown config key {dotted!r}{hint}; valid: {sorted(fields)}")
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            updates[key] = from_dict(type(current), value, base=current, _path=dotted + ".")
+        else:
+            updates[key] = tuple(value) if isinstance(current, tuple) else value
+    return dataclasses.replace(obj, **updates)
+
+
+def load_json_config(cls: type[T], path: str | Path, base: T | None = None) -> T:
+    return from_dict(cls, json.loads(Path(path).read_text()), base=base)
+
+
+def save_config(cfg: Any, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(to_dict(cfg), indent=2, sort_keys=False) + "\n")
