@@ -190,7 +190,7 @@ def from_dict(cls: type[T], data: dict[str, Any], *, base: T | None = None, _pat
             close = [
                 n for n in fields if n.replace("_", "") == key.replace("-", "").replace("_", "")
             ]
-            hint = f" (did you mean {_path}{close[0]!r}?)" if close else ""
+            hint = f" (did you mean {_path + close[0]!r}?)" if close else ""
             raise ValueError(f"unknown config key {dotted!r}{hint}; valid: {sorted(fields)}")
         current = getattr(obj, key)
         if dataclasses.is_dataclass(current):
