@@ -30,6 +30,7 @@ import importlib
 import json
 import random
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -363,30 +364,30 @@ def value_space_sizes(value_holdout: int = 5) -> dict[str, int]:
     }
 
 
-def suite_stats(tasks: list[Task]) -> dict[str, float]:
-    """Mean sizes of generated tasks; ``compact_prompt_chars`` = user text + one short
-    signature line per offered function (an estimate of the policy's compact style)."""
-
-    def signature(doc: dict[str, Any]) -> str:
-        params, required = doc["parameters"]["properties"], doc["parameters"].get("required", [])
-        return f"{doc['name']}({', '.join(p if p in required else p + '?' for p in params)})"
-
-    user = [sum(len(t[0]["content"]) for t in task.turns) for task in tasks]
-    sigs = [sum(len(signature(d)) + 1 for d in task.function_docs) for task in tasks]
-    docs = [len(json.dumps(list(task.function_docs))) for task in tasks]
+def suite_stats(
+    tasks: list[Task], system_prompt: Callable[[list[dict[str, Any]]], str] | None = None
+) -> dict[str, float]:
+    """Mean sizes of ``tasks``; with ``system_prompt`` (e.g. the policy's compact style) also
+    the rendered prompt length: system prompt + every user turn, in characters."""
     n = max(len(tasks), 1)
-    return {
+    user = sum(len(m["content"]) for t in tasks for turn in t.turns for m in turn)
+    out = {
         "turns": sum(len(t.turns) for t in tasks) / n,
         "calls": sum(len(c) for t in tasks for c in t.ground_truth) / n,
         "functions_offered": sum(len(t.function_docs) for t in tasks) / n,
-        "user_chars": sum(user) / n,
-        "compact_prompt_chars": (sum(user) + sum(sigs)) / n,
-        "json_docs_chars": sum(docs) / n,
+        "user_chars": user / n,
+        "json_docs_chars": sum(len(json.dumps(list(t.function_docs))) for t in tasks) / n,
     }
+    if system_prompt is not None:
+        system = sum(len(system_prompt(list(t.function_docs))) for t in tasks)
+        out["prompt_chars"] = (system + user) / n
+    return out
 
 
 if __name__ == "__main__":  # python -m rcgrpo.env.synth: speed and size of every preset
     import time
+
+    from rcgrpo.policy.render import compact_system_prompt
 
     print(json.dumps({"value_space": value_space_sizes()}))
     for name, preset in SYNTH_PRESETS.items():
@@ -394,5 +395,6 @@ if __name__ == "__main__":  # python -m rcgrpo.env.synth: speed and size of ever
             start = time.perf_counter()
             batch = generate_synth_tasks(2000, split, seed=0, config=preset)
             rate = len(batch) / (time.perf_counter() - start)
-            stats = {k: round(x, 1) for k, x in suite_stats(batch).items()}
+            stats = suite_stats(batch, compact_system_prompt)
+            stats = {k: round(x, 1) for k, x in stats.items()}
             print(json.dumps({"preset": name, "split": split, "tasks_per_s": round(rate)} | stats))

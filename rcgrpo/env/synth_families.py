@@ -163,7 +163,7 @@ def _new(**fresh: Callable[[Any], Any]) -> Callable[[Any, Any], dict[str, Any]]:
     return lambda v, inst: {k: draw(v) for k, draw in fresh.items()}
 
 
-def _open_tickets(status: str) -> Callable[[Any], list[int]]:
+def _tickets_not(status: str) -> Callable[[Any], list[int]]:
     return lambda tk: [t["id"] for t in tk.ticket_queue if t["status"] != status]
 
 
@@ -303,12 +303,12 @@ FAMILIES: tuple[Family, ...] = (
         "File a new ticket '{title}', priority {priority}.",
         "Raise a ticket named '{title}' at priority {priority}."),
         True, "create a ticket with a fresh title and a priority 1-5"),
-    Family("tk_close", TK, "close_ticket", _existing("ticket_id", _open_tickets("Closed")), (
+    Family("tk_close", TK, "close_ticket", _existing("ticket_id", _tickets_not("Closed")), (
         "Close ticket {ticket_id}.", "Mark ticket {ticket_id} as closed.",
         "Please shut ticket {ticket_id}.", "Ticket {ticket_id} is done, close it."),
         True, "close a ticket that is not closed"),
     Family("tk_resolve", TK, "resolve_ticket",
-        _existing("ticket_id", _open_tickets("Resolved"), resolution=_phrase), (
+        _existing("ticket_id", _tickets_not("Resolved"), resolution=_phrase), (
         "Resolve ticket {ticket_id} with '{resolution}'.",
         "Mark ticket {ticket_id} resolved: '{resolution}'.",
         "Close out ticket {ticket_id} as resolved, noting '{resolution}'.",

@@ -21,6 +21,7 @@ from rcgrpo.env.synth import (
     generate_synth_tasks,
     is_error,
     render_call,
+    suite_stats,
 )
 from rcgrpo.env.synth_families import FAMILIES, FAMILY_BY_NAME, FS, family_table
 from rcgrpo.env.tasks import Task
@@ -184,3 +185,17 @@ def test_readme_family_table_is_in_sync():
     readme = (Path(__file__).parents[3] / "README.md").read_text()
     begin, end = "<!-- synth-families:begin -->\n", "\n<!-- synth-families:end -->"
     assert readme.split(begin)[1].split(end)[0] == family_table()
+
+
+def test_suite_stats_hand_worked():
+    doc = {"name": "f", "description": "", "parameters": {"properties": {}, "required": []}}
+    task = Task(
+        id="t", category="synth/x", initial_config={}, involved_classes=("MathAPI",),
+        turns=(({"role": "user", "content": "ab"},), ({"role": "user", "content": "cde"},)),
+        ground_truth=(("f()",), ("f()", "f()")), function_docs=(doc,),
+    )  # fmt: skip
+    stats = suite_stats([task, task], system_prompt=lambda docs: "xy")
+    # per task: 2 turns, 3 calls, 1 function, 2 + 3 = 5 user chars, 2 + 5 = 7 prompt chars
+    assert stats["turns"] == 2 and stats["calls"] == 3 and stats["functions_offered"] == 1
+    assert stats["user_chars"] == 5 and stats["prompt_chars"] == 7
+    assert stats["json_docs_chars"] == len(json.dumps([doc]))

@@ -20,7 +20,9 @@ from rcgrpo.env.synth_families import FAMILIES
 from rcgrpo.env.tasks import Task
 
 PER_FAMILY = 100
-"""Tasks per (family, split) in the per-family sweeps (1-2 turns of 1-2 calls)."""
+"""Tasks per (family, split) in the generator-independent replay (1-2 turns of 1-2 calls)."""
+PER_FAMILY_SCORED = 200
+"""Tasks per (family, split) scored through ``rcgrpo.env.score_trajectory``."""
 
 
 def _state(inst: object) -> dict:
@@ -76,22 +78,45 @@ def _score_trajectory():
 def test_each_family_ground_truth_scores_one(family, split):
     score = _score_trajectory()
     tasks = generate_synth_tasks(
-        PER_FAMILY, split, seed=13, families=(family,), turns=(1, 2), calls_per_turn=(1, 2)
+        PER_FAMILY_SCORED, split, seed=13, families=(family,), turns=(1, 2), calls_per_turn=(1, 2)
     )
     for task in tasks:
         record = score(task, [list(turn) for turn in task.ground_truth], mode="multi_turn")
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
 
 
+def _perturb(value: object) -> object:
+    """A different value of the same type (first element / value for lists and dicts)."""
+    if isinstance(value, list):
+        return [_perturb(value[0]), *value[1:]]
+    if isinstance(value, dict):
+        key = next(iter(value))
+        return {**value, key: _perturb(value[key])}
+    # numbers -> negative: never an existing id (a perturbed id must not hit another item)
+    return value + "x" if isinstance(value, str) else -value
+
+
+def _with_wrong_value(call: str) -> str:
+    node = ast.parse(call, mode="eval").body
+    kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+    first = next(iter(kwargs))
+    kwargs[first] = _perturb(kwargs[first])
+    return f"{node.func.id}({', '.join(f'{k}={v!r}' for k, v in kwargs.items())})"
+
+
 @pytest.mark.parametrize("split", ["train", "test"])
-def test_mixed_ground_truth_scores_one_and_a_dropped_call_does_not(split):
+def test_mixed_ground_truth_scores_one_and_perturbations_score_zero(split):
     score = _score_trajectory()
     for task in generate_synth_tasks(200, split, seed=14, distractor_classes=1):
         calls = [list(turn) for turn in task.ground_truth]
         record = score(task, calls, mode="multi_turn")
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
-        calls[-1] = calls[-1][:-1]  # drop the last call: R_action (at least) must fail
-        assert score(task, calls, mode="multi_turn").reward == 0, task.id
+        flat = [[c for turn in calls for c in turn]]
+        assert score(task, flat, mode="combined").reward == 1, task.id
+        dropped = calls[:-1] + [calls[-1][:-1]]  # R_action (at least) must fail
+        assert score(task, dropped, mode="multi_turn").reward == 0, task.id
+        wrong = calls[:-1] + [calls[-1][:-1] + [_with_wrong_value(calls[-1][-1])]]
+        assert score(task, wrong, mode="multi_turn").reward == 0, (task.id, wrong[-1])
 
 
 def test_generation_never_mutates_backend_defaults():
@@ -100,5 +125,6 @@ def test_generation_never_mutates_backend_defaults():
     # other users' tweets (from initial_config), so the defaults stay empty.
     from bfcl_eval.eval_checker.multi_turn_eval.func_source_code.posting_api import TwitterAPI
 
+    before = copy.deepcopy(TwitterAPI.post_tweet.__defaults__)
     generate_synth_tasks(300, "train", seed=3, classes=("TwitterAPI",), calls_per_turn=(3, 3))
-    assert TwitterAPI.post_tweet.__defaults__ == ([], [])
+    assert TwitterAPI.post_tweet.__defaults__ == before
