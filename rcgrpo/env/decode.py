@@ -24,7 +24,8 @@ more than ``max_chars`` / ``max_calls``    ``kind="rejected"``
 
 A reply is all-or-nothing: one bad element rejects the whole reply and nothing runs.
 Literal values are built from the nodes (str, int, float, bool, None, and lists, tuples
-and dicts of them, nesting depth <= ``max_depth``; a unary minus/plus only on a number).
+and dicts of them, at most ``max_depth`` containers deep; a unary minus/plus only on a
+number; a keyword given twice is rejected, where BFCL would keep the last).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class DecodeLimits:
     max_calls: int = 64
     """Most calls in one reply."""
     max_depth: int = 16
-    """Deepest nesting of list/tuple/dict literals inside one argument."""
+    """Most nested list/tuple/dict literals in one argument (``[[1]]`` is 2)."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,8 @@ def _call(node: ast.expr, source: str, allowed: Container[str], max_depth: int) 
     for keyword in node.keywords:
         if keyword.arg is None:
             raise _Reject(f"{name}: **kwargs unpacking is not allowed")
+        if keyword.arg in kwargs:
+            raise _Reject(f"{name}: argument {keyword.arg!r} given twice")
         kwargs[keyword.arg] = _literal(keyword.value, max_depth, f"{name}({keyword.arg}=...)")
     return Call(name, kwargs, ast.get_source_segment(source, node) or "")
 
@@ -157,9 +160,7 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 def _literal(node: ast.expr, depth: int, where: str) -> Any:
-    """The Python value of a literal node; rejects anything that is not plain data."""
-    if depth < 0:
-        raise _Reject(f"{where}: literal nested too deeply")
+    """The Python value of a literal node; at most ``depth`` nested containers."""
     if isinstance(node, ast.Constant):
         if type(node.value) in _SCALARS:
             return node.value
@@ -169,21 +170,23 @@ def _literal(node: ast.expr, depth: int, where: str) -> Any:
         if isinstance(operand, ast.Constant) and type(operand.value) in (int, float):
             return -operand.value if isinstance(node.op, ast.USub) else +operand.value
         raise _Reject(f"{where}: unary operators only apply to a number literal")
+    if not isinstance(node, (ast.List, ast.Tuple, ast.Dict)):
+        raise _Reject(f"{where}: only literal values are allowed, got {type(node).__name__}")
+    if depth <= 0:
+        raise _Reject(f"{where}: literal nested too deeply")
     if isinstance(node, ast.List):
         return [_literal(e, depth - 1, where) for e in node.elts]
     if isinstance(node, ast.Tuple):
         return tuple(_literal(e, depth - 1, where) for e in node.elts)
-    if isinstance(node, ast.Dict):
-        out = {}
-        for key, value in zip(node.keys, node.values, strict=True):
-            if key is None:
-                raise _Reject(f"{where}: ** unpacking is not allowed")
-            hashable = _literal(key, depth - 1, where)
-            if isinstance(hashable, (list, dict)):
-                raise _Reject(f"{where}: dict keys must be scalars")
-            try:
-                out[hashable] = _literal(value, depth - 1, where)
-            except TypeError as exc:  # unhashable tuple key holding a list
-                raise _Reject(f"{where}: unhashable dict key") from exc
-        return out
-    raise _Reject(f"{where}: only literal values are allowed, got {type(node).__name__}")
+    out = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if key is None:
+            raise _Reject(f"{where}: ** unpacking is not allowed")
+        hashable = _literal(key, depth - 1, where)
+        if isinstance(hashable, (list, dict)):
+            raise _Reject(f"{where}: dict keys must be scalars")
+        try:
+            out[hashable] = _literal(value, depth - 1, where)
+        except TypeError as exc:  # a tuple key holding a list
+            raise _Reject(f"{where}: unhashable dict key") from exc
+    return out

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import math
 import signal
 import threading
 from collections.abc import Iterator
@@ -68,9 +69,9 @@ def cost_guard(class_name: str, method: str, kwargs: dict[str, Any]) -> str | No
     if method == "power":
         base, exponent = kwargs.get("base"), kwargs.get("exponent")
         if isinstance(base, int) and isinstance(exponent, int) and exponent > 0 and abs(base) > 1:
-            bits = exponent * abs(base).bit_length()
+            bits = exponent * math.log2(abs(base))
             if bits > MAX_POWER_BITS:
-                return f"result too large (about {bits} bits; limit {MAX_POWER_BITS})"
+                return f"result too large (about {bits:.3g} bits; limit {MAX_POWER_BITS})"
     elif method in ("logarithm", "square_root"):
         precision = kwargs.get("precision")
         limit = MAX_LOG_PRECISION if method == "logarithm" else MAX_SQRT_PRECISION
