@@ -128,3 +128,20 @@ def test_generation_never_mutates_backend_defaults():
     before = copy.deepcopy(TwitterAPI.post_tweet.__defaults__)
     generate_synth_tasks(300, "train", seed=3, classes=("TwitterAPI",), calls_per_turn=(3, 3))
     assert TwitterAPI.post_tweet.__defaults__ == before
+
+
+@pytest.mark.parametrize("mode", ["multi_turn", "combined"])
+def test_ground_truth_replies_win_an_episode(mode):
+    try:
+        from rcgrpo.env import Episode
+    except ImportError:
+        pytest.skip("rcgrpo.env.Episode has not landed yet")
+    for task in generate_synth_tasks(40, "test", seed=15):
+        ep = Episode()
+        ep.reset(task, mode=mode)
+        turns = task.ground_truth if mode == "multi_turn" else [sum(task.ground_truth, ())]
+        for calls in turns:
+            ep.step("[" + ", ".join(calls) + "]")
+            ep.step("done()" if mode == "combined" else "Finished.")
+        assert ep.done and ep.num_tool_errors == 0
+        assert ep.score().reward == 1, task.id
