@@ -6,7 +6,8 @@ the offered functions, ``initial_config`` for each backend's ``_load_scenario``)
 environment, the reward R = R_state * R_action and the checker apply unchanged.
 
 Generation of one task (deterministic in ``(split, seed, index)``):
-1. pick 1-2 backend classes (+ optional distractor classes) and random initial states;
+1. pick ``classes_per_task`` backend classes (+ distractor classes) and random initial
+   states; Twitter/Message/Ticket users are logged in by ``initial_config`` (no auth calls);
 2. per user turn, draw 1-3 requests from the family table (:mod:`rcgrpo.env.synth_families`)
    and EXECUTE each ground-truth call on live backend instances: a call that errors, or a
    state-changing call that leaves the public state unchanged, is a bug and raises;
@@ -19,6 +20,11 @@ in training; the last ``heldout_templates`` templates of every family are test-o
 every test task uses at least one of them (an unseen family x template combination).
 Values are fresh per task (pronounceable pseudo-words + numbers from a space of >1e5 words),
 so a model must copy them from the text rather than memorise them (issue 5: ~25% vs ~65%).
+
+No ground-truth result depends on wall-clock time; ``send_message``'s message id comes from
+MessageAPI's seeded generator (same call history -> same id). ``Task.category`` is
+``synth/<class tags>`` (e.g. ``synth/file_system+math``); ``meta["families"]`` names the
+family of every call.
 """
 
 from __future__ import annotations
