@@ -13,6 +13,19 @@ from rcgrpo.validation import check_choice, check_group_tensor, check_nonnegativ
 SCALES = ("group", "batch", "none")
 
 
+def _std(x: torch.Tensor, ddof: int) -> torch.Tensor:
+    """Std along dim 1 (keepdim), computed on x scaled to [-1, 1] around its mean.
+
+    The std is positively homogeneous, σ(c) = m·σ(c/m) with m = max|c - mean|. Squaring the
+    scaled values cannot underflow or overflow, so a non-constant row always gets σ > 0
+    (plain ``std`` turns rewards 1e-200 apart into σ = 0 and ±inf advantages at eps_stab = 0).
+    """
+    c = x - x.mean(dim=1, keepdim=True)
+    m = c.abs().amax(dim=1, keepdim=True)
+    m = torch.where(m > 0, m, torch.ones_like(m))
+    return m * (c / m).std(dim=1, keepdim=True, correction=ddof)
+
+
 def group_advantages(
     rewards: torch.Tensor,
     eps_stab: float = 1e-6,
@@ -58,10 +71,9 @@ def group_advantages(
     centred = torch.where(constant, torch.zeros_like(centred), centred)
     if scale == "none":
         return centred
-    if scale == "group":
-        std = r.std(dim=1, keepdim=True, correction=ddof)
-    else:
-        std = r.std(correction=ddof).expand(r.shape[0], 1)
+    # "batch": one std over all P·G rewards, broadcast to every group
+    rows = r if scale == "group" else r.reshape(1, -1)
+    std = _std(rows, ddof).expand(r.shape[0], 1)
     # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
     # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
     denom = torch.where(constant, torch.ones_like(std), std + eps_stab)

@@ -196,6 +196,12 @@ def policy_loss(
         check_same_shape("logp", logp, "ref_logp", ref_logp)
     if entropy is not None:
         check_same_shape("logp", logp, "entropy", entropy)
+    # Zero every input off the mask BEFORE any non-linearity: masking only at the end would
+    # give masked tokens a 0 · (NaN or inf) = NaN gradient through exp, k3 or the entropy.
+    logp, old_logp, ref_logp, entropy = (
+        None if x is None else torch.where(mask, x, x.new_zeros(()))
+        for x in (logp, old_logp, ref_logp, entropy)
+    )
     base = ref_logp if ratio_against == "ref" else old_logp
 
     ratio = log_ratio(logp, base, mask, ratio_level, log_ratio_clamp).exp()
