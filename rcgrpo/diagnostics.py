@@ -157,9 +157,14 @@ def _summaries(r, high, success, per, p) -> dict[str, torch.Tensor]:
         "group/zero_var_other_frac": other.to(r.dtype).mean(),
         "group/zero_var_predicted": per["zero_var_predicted"].mean(),
     }
-    if high is None:
-        return out
+    if high is not None:
+        out.update(_token_summaries(r, high, success, per, p))
+    return out
+
+
+def _token_summaries(r, high, success, per, p) -> dict[str, torch.Tensor]:
     success = success.to(r.dtype)
+    out = {}
     out["reward/high_frac"] = high.to(r.dtype).mean()
     out["reward/mean_high"] = _pooled(r, high, r)
     out["reward/mean_low"] = _pooled(r, ~high, r)

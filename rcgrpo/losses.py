@@ -184,18 +184,11 @@ def policy_loss(
         would synchronise the device): a non-finite active input gives a non-finite loss,
         which the trainer detects and skips.
     """
-    mask = _check_inputs(logp, old_logp, "old_logp", advantages, mask)
-    check_choice("ratio_against", ratio_against, RATIO_AGAINST)
-    check_choice("kl_estimator", kl_estimator, KL_ESTIMATORS)
-    check_choice("agg_mode", agg_mode, AGG_MODES)
-    check_nonnegative("beta", beta)
-    check_nonnegative("entropy_coef", entropy_coef)
-    if ref_logp is None and (beta > 0 or ratio_against == "ref"):
-        raise ValueError("ref_logp is required when beta > 0 or ratio_against='ref'")
-    if ref_logp is not None:
-        check_same_shape("logp", logp, "ref_logp", ref_logp)
-    if entropy is not None:
-        check_same_shape("logp", logp, "entropy", entropy)
+    mask = _check_policy_args(
+        logp, old_logp, ref_logp, advantages, mask, entropy,
+        ratio_against=ratio_against, kl_estimator=kl_estimator, agg_mode=agg_mode,
+        beta=beta, entropy_coef=entropy_coef,
+    )  # fmt: skip
     # Zero every input off the mask BEFORE any non-linearity: masking only at the end would
     # give masked tokens a 0 · (NaN or inf) = NaN gradient through exp, k3 or the entropy.
     logp, old_logp, ref_logp, entropy = (
@@ -220,14 +213,31 @@ def policy_loss(
     with torch.no_grad():
         for name, term in terms.items():
             stats[name] = aggregate(term.detach(), mask, **agg)
-        stats.update(_token_stats(logp, old_logp, ref_logp, ratio, advantages, mask, entropy))
+        stats.update(_token_stats(logp, old_logp, ref_logp, ratio, mask, entropy))
         fractions = clip_fractions(ratio, advantages, mask, clip_low, clip_high)
         for key, value in fractions.items():
             stats["policy/clipfrac" + ("" if key == "total" else "_" + key)] = value
     return loss, stats
 
 
-def _token_stats(logp, old_logp, ref_logp, ratio, advantages, mask, entropy):
+def _check_policy_args(logp, old_logp, ref_logp, advantages, mask, entropy, **options):
+    """Argument checks of :func:`policy_loss`; returns the mask as bool."""
+    mask = _check_inputs(logp, old_logp, "old_logp", advantages, mask)
+    check_choice("ratio_against", options["ratio_against"], RATIO_AGAINST)
+    check_choice("kl_estimator", options["kl_estimator"], KL_ESTIMATORS)
+    check_choice("agg_mode", options["agg_mode"], AGG_MODES)
+    check_nonnegative("beta", options["beta"])
+    check_nonnegative("entropy_coef", options["entropy_coef"])
+    if ref_logp is None and (options["beta"] > 0 or options["ratio_against"] == "ref"):
+        raise ValueError("ref_logp is required when beta > 0 or ratio_against='ref'")
+    if ref_logp is not None:
+        check_same_shape("logp", logp, "ref_logp", ref_logp)
+    if entropy is not None:
+        check_same_shape("logp", logp, "entropy", entropy)
+    return mask
+
+
+def _token_stats(logp, old_logp, ref_logp, ratio, mask, entropy):
     """Token-mean diagnostics, independent of the loss aggregation mode."""
     logp = logp.detach()
     out = {
