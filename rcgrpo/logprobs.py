@@ -59,12 +59,13 @@ def _chunked(
     chunk_size: int,
 ) -> torch.Tensor:
     """Apply ``fn(z [n, V], positions [n]) -> [n]`` to the active rows; scatter into [B, T]."""
-    batch, length, vocab = logits.shape
-    flat = logits.reshape(batch * length, vocab)
+    batch, length, _ = logits.shape
     parts = []
     for start in range(0, index.numel(), chunk_size):
         rows = index[start : start + chunk_size]
-        z = flat.index_select(0, rows)
+        # (row, column) indexing copies only this chunk, also for a non-contiguous view such
+        # as logits[:, :-1] (reshape would first copy the whole [B, T, V] tensor)
+        z = logits[rows // length, rows % length]
         if temperature != 1.0:
             z = z / temperature
         parts.append(fn(z, rows))

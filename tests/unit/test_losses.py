@@ -286,6 +286,10 @@ def test_logprobs_match_log_softmax_chunked_and_masked():
         ent = token_entropy(logits, mask, chunk_size=chunk)
         torch.testing.assert_close(ent, torch.where(mask, ref_h, 0.0))
     torch.testing.assert_close(token_logprobs(logits, ids), ref)
+    # a non-contiguous causal-LM view (logits[:, :-1]) gives the same values
+    padded = torch.cat([logits, logits[:, :1]], dim=1)[:, :-1]
+    assert not padded.is_contiguous()
+    torch.testing.assert_close(token_logprobs(padded, ids, mask, chunk_size=3), out)
 
 
 def test_logprob_gradient_is_zero_on_masked_positions():
