@@ -10,7 +10,11 @@ strict where BFCL's decoder is unsafe or lossy:
 reply                                      outcome
 =========================================  ==============================================
 blank, ``[]``                              ``kind="no_calls"`` (ends the turn)
-prose (does not start like a call list)    ``kind="no_calls"`` (ends the turn)
+prose (does not start like a call list     ``kind="no_calls"`` (ends the turn)
+and is not Python code that acts)
+other Python code (``import os``,          ``kind="rejected"`` (BFCL: a decode failure,
+``x = f()``, ``os.system('x')``)           which ends the turn silently)
+more than ``max_chars`` characters         ``kind="rejected"`` (not parsed at all)
 call-shaped but not valid Python           ``kind="rejected"`` with the parse error
 element that is not a call                 ``kind="rejected"``
 ``a.b()``, ``f()()``, dunder/private name  ``kind="rejected"`` (bare public names only)
@@ -19,9 +23,13 @@ positional argument, ``**kw``              ``kind="rejected"`` (BFCL silently dr
                                            positional arguments)
 non-literal argument (name, call,          ``kind="rejected"`` (BFCL ``eval``s arithmetic
 arithmetic, lambda, set, bytes, ...)       and lambdas, and runs nested keyword calls)
-more than ``max_chars`` / ``max_calls``    ``kind="rejected"``
+more than ``max_calls`` calls              ``kind="rejected"``
 =========================================  ==============================================
 
+"Starts like a call list" means: ``[``, or an ASCII name followed by ``(``. "Code that acts"
+means: parses as a Python module with a statement other than an expression, or an
+expression holding a call, arithmetic, attribute, subscript, lambda, comprehension,
+f-string, walrus or starred item (plain English almost never parses; ``not done`` does, and is prose).
 A reply is all-or-nothing: one bad element rejects the whole reply and nothing runs.
 Literal values are built from the nodes (str, int, float, bool, None, and lists, tuples
 and dicts of them, at most ``max_depth`` containers deep; a unary minus/plus only on a
@@ -80,7 +88,7 @@ class _Reject(Exception):
 
 
 def _strip(text: str) -> str:
-    text = text.strip()
+    text = text.strip().lstrip("\ufeff").strip()  # a byte-order mark is not content
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group("body")
@@ -93,12 +101,16 @@ def decode_reply(text: str, allowed: Container[str], limits: DecodeLimits | None
         raise ValueError(f"text must be a str, got {type(text).__name__}")
     limits = limits or DecodeLimits()
     body = _strip(text)
-    if not body or not _CALL_START.match(body):
+    if not body:
         return Decoded("no_calls")
     if len(body) > limits.max_chars:
         return Decoded(
             "rejected", error=f"reply has {len(body)} characters (limit {limits.max_chars})"
         )
+    if not _CALL_START.match(body):
+        if _acts_like_code(body):
+            return Decoded("rejected", error=_NOT_A_CALL_LIST)
+        return Decoded("no_calls")
     if not body.startswith("["):
         body = "[" + body
     if not body.endswith("]"):
@@ -110,7 +122,7 @@ def decode_reply(text: str, allowed: Container[str], limits: DecodeLimits | None
             "rejected", error=f"could not parse the reply as a list of calls ({_short(exc)})"
         )
     if not isinstance(tree.body, ast.List):
-        return Decoded("rejected", error="the reply must be a list of function calls")
+        return Decoded("rejected", error=_NOT_A_CALL_LIST)
     elements = tree.body.elts
     if not elements:
         return Decoded("no_calls")
@@ -127,6 +139,36 @@ def decode_reply(text: str, allowed: Container[str], limits: DecodeLimits | None
     if errors:
         return Decoded("rejected", error="; ".join(errors) + "; nothing was executed")
     return Decoded("calls", calls=tuple(calls))
+
+
+_NOT_A_CALL_LIST = "the reply must be a Python list of function calls, e.g. [func(arg=value)]"
+_ACTING = (
+    ast.Call,
+    ast.BinOp,
+    ast.Attribute,
+    ast.Subscript,
+    ast.Lambda,
+    ast.NamedExpr,
+    ast.Starred,
+    ast.Await,
+    ast.Yield,
+    ast.YieldFrom,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+)
+
+
+def _acts_like_code(body: str) -> bool:
+    try:
+        module = ast.parse(body, mode="exec")
+    except Exception:  # prose: SyntaxError (or a NUL byte, recursion, ...)
+        return False
+    if any(not isinstance(statement, ast.Expr) for statement in module.body):
+        return True
+    return any(isinstance(node, _ACTING) for node in ast.walk(module))
 
 
 def _short(exc: BaseException) -> str:

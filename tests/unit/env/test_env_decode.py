@@ -85,9 +85,13 @@ def test_no_calls_ends_the_turn(text):
         ("[mean(numbers={**{}})]", "unpacking"),
         ("[mean(numbers={[1]: 2})]", "scalars"),
         ("[ls(), 3]", "not a function call"),
-        ("[ls(a=True)] + [ls()]", "must be a list of function calls"),
+        ("[ls(a=True)] + [ls()]", "must be a Python list of function calls"),
         ("[cd(folder='a'", "could not parse"),
         ("cd(folder='a'); import os", "could not parse"),
+        ("import os", "must be a Python list of function calls"),
+        ("x = ls()", "must be a Python list of function calls"),
+        ("os.system('touch x')", "bare function names"),
+        ("ｌｓ()", "must be a Python list of function calls"),  # NFKC name, not ASCII-shaped
         ("[cd(folder='a', folder='b')]", "given twice"),
         ("[cd(folder=" + "9" * 5000 + ")]", "could not parse"),  # > 4300 digits
         ("[cd(folder='\x00')]", "could not parse"),  # a raw NUL character
@@ -108,6 +112,7 @@ def test_one_bad_call_rejects_the_whole_reply():
 def test_limits():
     limits = DecodeLimits(max_chars=50, max_calls=3, max_depth=2)
     assert "limit 50" in decode_reply("[echo(content='" + "x" * 60 + "')]", ALLOWED, limits).error
+    assert "limit 50" in decode_reply("word " * 20, ALLOWED, limits).error  # even prose
     assert "limit 3" in decode_reply("[ls(), ls(), ls(), ls()]", ALLOWED, limits).error
     assert decode_reply("[mean(numbers=[[1]])]", ALLOWED, limits).kind == "calls"  # 2 deep
     assert "too deeply" in decode_reply("[mean(numbers=[[[1]]])]", ALLOWED, limits).error

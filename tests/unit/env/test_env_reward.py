@@ -1,0 +1,236 @@
+"""R = R_state * R_action (paper §2) and bfcl_valid: worked example and perturbation suite."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rcgrpo.env import RewardRecord, Task, load_bfcl_tasks, score_trajectory
+from rcgrpo.env.bfcl import func_doc_lines
+from rcgrpo.env.decode import Call
+from rcgrpo.env.reward import match_actions
+
+pytestmark = pytest.mark.bfcl
+
+# ---------------------------------------------------------------------------------------
+# The paper's worked example (§2): gold = mv(report.csv -> archive), rm(temp.log).
+# ---------------------------------------------------------------------------------------
+
+WORKED = Task(
+    id="worked_example_0",
+    category="base",
+    turns=(({"role": "user", "content": "Archive report.csv and delete temp.log."},),),
+    initial_config={
+        "GorillaFileSystem": {
+            "root": {
+                "user": {
+                    "type": "directory",
+                    "contents": {
+                        "report.csv": {"type": "file", "content": "a,b\n1,2"},
+                        "temp.log": {"type": "file", "content": "tmp"},
+                        "archive": {"type": "directory", "contents": {}},
+                    },
+                }
+            }
+        }
+    },
+    involved_classes=("GorillaFileSystem",),
+    ground_truth=(("mv(source='report.csv', destination='archive')", "rm(file_name='temp.log')"),),
+    function_docs=tuple(json.loads(line) for line in func_doc_lines("GorillaFileSystem")),
+)
+MV, RM = WORKED.ground_truth[0]
+
+
+@pytest.mark.parametrize(
+    ("calls", "state", "action", "bfcl_valid"),
+    [
+        ([RM, MV], 1, 1, True),  # order-insensitive: rm then mv -> 1
+        ([MV, RM, "touch(file_name='temp.log')"], 0, 1, False),  # R_action 1, R_state 0 -> 0
+        ([MV], 0, 0, False),  # only mv -> 0
+    ],
+)
+def test_paper_worked_example(calls, state, action, bfcl_valid):
+    record = score_trajectory(WORKED, [calls])
+    assert (record.state, record.action, record.reward) == (state, action, state * action)
+    assert record.bfcl_valid is bfcl_valid
+    assert record.num_calls == len(calls)
+
+
+def test_failure_reasons_name_the_first_cause():
+    assert score_trajectory(WORKED, [[RM, MV]]).failure_reason is None
+    extra = score_trajectory(WORKED, [[MV, RM, "touch(file_name='temp.log')"]])
+    assert extra.failure_reason.startswith("state: Model instance for GorillaFileSystem")
+    assert "root" in extra.failure_reason
+    assert extra.bfcl_error.startswith("turn 0: multi_turn:instance_state_mismatch")
+    only_mv = score_trajectory(WORKED, [[MV]])
+    assert only_mv.unmatched == (RM,)
+    assert score_trajectory(WORKED, [[]]).failure_reason.startswith("state:")
+
+
+def test_record_fields_and_dict():
+    record = score_trajectory(WORKED, [[MV, RM]])
+    assert isinstance(record, RewardRecord)
+    assert json.loads(json.dumps(record.to_dict()))["per_turn"] == [
+        {
+            "turn": 0,
+            "num_calls": 2,
+            "num_gt_calls": 2,
+            "checked": True,
+            "valid": True,
+            "error_type": None,
+        }
+    ]
+
+
+def test_extra_arguments_are_allowed_and_omitted_defaults_count():
+    # GT argument missing from the model's call but equal to the signature default: matched
+    gt = [Call("ls", {"a": False}, "ls(a=False)")]
+    assert match_actions(gt, [Call("ls", {}, "ls()")]) == [0]  # no signature known: unmatched
+    from rcgrpo.env.executor import InstanceFactory, Sandbox
+
+    sandbox = Sandbox(InstanceFactory(("GorillaFileSystem",), {}, False).fresh())
+    assert match_actions(gt, [Call("ls", {}, "ls()")], sandbox) == []
+    # extra arguments beyond the ground truth's are allowed
+    assert match_actions([Call("ls", {}, "ls()")], [Call("ls", {"a": True}, "ls(a=True)")]) == []
+
+
+def test_matching_is_one_to_one_and_maximum():
+    a1 = Call("f", {"x": 1}, "f(x=1)")
+    a_any = Call("f", {}, "f()")
+    # a repeated ground-truth call needs as many executed calls
+    assert match_actions([a1, a1], [a1]) == [1]
+    assert match_actions([a1, a1], [a1, a1]) == []
+    # greedy would give f(x=1) to f() first and leave f(x=1) unmatched; maximum matching does not
+    assert match_actions([a_any, a1], [a1, Call("f", {"x": 2}, "f(x=2)")]) == []
+
+
+# ---------------------------------------------------------------------------------------
+# Perturbation suite on real BFCL tasks: expected outcome under R and under bfcl_valid.
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def base():
+    return {t.id: t for t in load_bfcl_tasks(["base"])}
+
+
+def _gt(task):
+    return [list(turn) for turn in task.ground_truth]
+
+
+def wrong_value(c):
+    c[1][1] = "grep(file_name='final_report.pdf',pattern='revenue')"
+
+
+def different_value_same_result(c):
+    c[1][1] = "grep(file_name='final_report.pdf',pattern='budget')"  # same matching line
+
+
+def wrong_function(c):
+    c[2][0] = "cat(file_name='final_report.pdf')"
+
+
+def dropped_read_only_call(c):
+    del c[1][1]  # the grep
+
+
+def dropped_state_changing_call(c):
+    del c[0][1]  # mkdir(dir_name='temp')
+
+
+def extra_state_changing_call(c):
+    c[3].append("touch(file_name='notes.txt')")
+
+
+def extra_read_only_call(c):
+    c[1].append("ls(a=True)")
+
+
+def truncated_last_turn(c):
+    del c[-1]
+
+
+def work_done_a_turn_early(c):
+    c[1].append(c[2].pop())  # sort in turn 1, nothing left for turn 2
+
+
+def transient_state_across_turns(c):
+    c[1].append("touch(file_name='scratch.txt')")  # cwd is temp after turn 1's cd
+    c[2].insert(0, "rm(file_name='scratch.txt')")
+
+
+# (perturbation, task, R, bfcl_valid) -- see the README table for the reading of each row
+PERTURBATIONS = [
+    (wrong_value, "multi_turn_base_0", 0, False),
+    (different_value_same_result, "multi_turn_base_0", 0, True),
+    (wrong_function, "multi_turn_base_0", 0, False),
+    (dropped_read_only_call, "multi_turn_base_0", 0, False),
+    (dropped_state_changing_call, "multi_turn_base_0", 0, False),
+    (extra_state_changing_call, "multi_turn_base_0", 0, False),
+    (extra_read_only_call, "multi_turn_base_0", 1, True),
+    (truncated_last_turn, "multi_turn_base_0", 0, False),
+    (work_done_a_turn_early, "multi_turn_base_0", 1, False),
+    (transient_state_across_turns, "multi_turn_base_0", 1, False),
+]
+
+
+def swapped_commutative_calls(c):
+    c[1][0], c[1][1] = c[1][1], c[1][0]  # cat / sort of the same file: independent
+
+
+def extra_optional_argument(c):
+    c[1][-1] = "tail(file_name='file3.txt', lines=1)"  # GT tail(file_name='file3.txt')
+
+
+def int_given_as_float(c):
+    c[0][-1] = c[0][-1].replace("lines=1", "lines=1.0")  # tail() then fails on a float slice
+
+
+PERTURBATIONS += [
+    (swapped_commutative_calls, "multi_turn_base_5", 1, True),
+    (extra_optional_argument, "multi_turn_base_49", 1, False),
+    (int_given_as_float, "multi_turn_base_13", 1, False),
+]
+
+
+@pytest.mark.parametrize(("perturb", "task_id", "reward", "bfcl_valid"), PERTURBATIONS)
+def test_perturbation_suite(base, perturb, task_id, reward, bfcl_valid):
+    task = base[task_id]
+    calls = _gt(task)
+    perturb(calls)
+    assert calls != _gt(task)
+    record = score_trajectory(task, calls)
+    assert (record.reward, record.bfcl_valid) == (reward, bfcl_valid), record
+    assert record.truncated is (perturb is truncated_last_turn)
+
+
+def test_combined_mode_checks_only_the_end(base):
+    """Work done a turn early fails BFCL's per-turn rule but not the merged single turn."""
+    task = base["multi_turn_base_0"]
+    calls = _gt(task)
+    work_done_a_turn_early(calls)
+    merged = [[c for turn in calls for c in turn]]
+    record = score_trajectory(task, merged, mode="combined")
+    assert (record.reward, record.bfcl_valid, len(record.per_turn)) == (1, True, 1)
+    assert record.per_turn[0].num_gt_calls == sum(len(t) for t in task.ground_truth)
+    assert score_trajectory(task, [[]], mode="combined").bfcl_error.startswith(
+        "turn 0: multi_turn:empty_turn_model_response"
+    )
+
+
+def test_done_and_rejected_strings_are_not_executed(base):
+    task = base["multi_turn_base_0"]
+    calls = [[c for turn in task.ground_truth for c in turn] + ["done()", "__import__('os')"]]
+    record = score_trajectory(task, calls, mode="combined")
+    assert record.reward == 1 and record.num_calls == sum(len(t) for t in task.ground_truth)
+
+
+def test_calls_per_turn_is_validated(base):
+    task = base["multi_turn_base_0"]
+    with pytest.raises(ValueError, match="calls_per_turn has 5 turns"):
+        score_trajectory(task, [[]] * 5)
+    with pytest.raises(ValueError, match="list of lists of str"):
+        score_trajectory(task, ["ls()"])
+    with pytest.raises(ValueError, match="mode"):
+        score_trajectory(task, [], mode="single")
