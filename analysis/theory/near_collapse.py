@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 import torch
-from scipy import integrate, stats
+from scipy import integrate
 
 from analysis.theory.report import StatementResult, bernstein_halfwidth, exact_tol
 from rcgrpo import group_advantages
@@ -37,12 +37,31 @@ from rcgrpo import group_advantages
 EPS_GRID = (0.0, 1e-6, 1e-4, 1e-2)
 
 
+def population_std(rewards: torch.Tensor) -> torch.Tensor:
+    """[P] population std of each row, computed as m·std(c/m) (m = max|c|) so that rows
+    whose spread is ~1e-200 do not underflow to 0."""
+    centred = rewards - rewards.mean(dim=1, keepdim=True)
+    scale = centred.abs().amax(dim=1, keepdim=True)
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    return (scale * (centred / scale).std(dim=1, correction=0, keepdim=True)).squeeze(1)
+
+
+def binomial_pmf(group_size: int, s: float) -> np.ndarray:
+    """[G + 1] P(m successes) = C(G, m) s^m (1 − s)^(G − m), safe for subnormal s.
+
+    (``scipy.stats.binom.pmf`` overflows at s = 2.2e-308, found by hypothesis.)
+    """
+    m = np.arange(group_size + 1)
+    coef = np.array([math.comb(group_size, int(k)) for k in m], dtype=np.float64)
+    return coef * s**m * (1.0 - s) ** (group_size - m)
+
+
 def binary_advantage_distribution(s: float, group_size: int, eps_stab: float = 1e-6):
     """Exact law of |A_j| of one rollout (binary reward): (values [M], probs [M])."""
     if not 0.0 <= s <= 1.0 or group_size < 2:
         raise ValueError(f"need s in [0, 1] and G >= 2, got s={s}, G={group_size}")
     m = np.arange(group_size + 1)
-    p_m = stats.binom.pmf(m, group_size, s)
+    p_m = binomial_pmf(group_size, s)
     sigma = np.sqrt(m * (group_size - m)) / group_size
     denom = sigma + eps_stab
     inner = (m > 0) & (m < group_size)
@@ -58,7 +77,7 @@ def binary_expected_weight(s: float, group_size: int, eps_stab: float = 1e-6) ->
     m = np.arange(group_size + 1)
     sigma = np.sqrt(m * (group_size - m)) / group_size
     weight = np.where(sigma > 0, sigma / (sigma + eps_stab + (sigma == 0)), 0.0)
-    return float(stats.binom.pmf(m, group_size, s) @ weight)
+    return float(binomial_pmf(group_size, s) @ weight)
 
 
 def expected_informative_groups(s: np.ndarray, group_size: int) -> float:
@@ -97,8 +116,8 @@ def _check_identity(res: StatementResult, rng: np.random.Generator, group_size: 
     rewards = torch.from_numpy(base + delta * rng.standard_normal((256, group_size)))
     cfg = {"G": group_size, "eps_stab": eps, "delta": delta}
     adv = group_advantages(rewards, eps_stab=eps).numpy()
-    sigma = rewards.std(dim=1, correction=0).numpy()
-    predicted = group_size * sigma**2 / (sigma + eps) ** 2
+    sigma = population_std(rewards).numpy()
+    predicted = group_size * (sigma / (sigma + eps)) ** 2
     # centred rewards carry a few ulps of |R| ~ 1 of rounding: relative error ~ 1e-15 / sigma
     rel_err = np.abs((adv**2).sum(axis=1) - predicted) / predicted
     tol = float(np.max(1e-12 + 64 * np.finfo(float).eps / sigma))
