@@ -130,15 +130,37 @@ def decode_reply(text: str, allowed: Container[str], limits: DecodeLimits | None
         return Decoded(
             "rejected", error=f"{len(elements)} calls in one reply (limit {limits.max_calls})"
         )
-    calls, errors = [], []
+    parsed, errors = [], []
     for index, node in enumerate(elements):
         try:
-            calls.append(_call(node, body, allowed, limits.max_depth))
+            parsed.append(_call(node, allowed, limits.max_depth))
         except _Reject as reason:
             errors.append(f"call {index + 1}: {reason}")
     if errors:
         return Decoded("rejected", error="; ".join(errors) + "; nothing was executed")
-    return Decoded("calls", calls=tuple(calls))
+    sources = _sources(body, elements)
+    return Decoded(
+        "calls", calls=tuple(Call(n, k, s) for (n, k), s in zip(parsed, sources, strict=True))
+    )
+
+
+def _sources(body: str, nodes: list[ast.expr]) -> list[str]:
+    """Source text of each node (``ast.get_source_segment`` re-splits the whole body per
+    node; this splits once). Column offsets are UTF-8 byte offsets."""
+    if "\r" in body or "\x0c" in body:  # other line-break conventions: the slow, exact path
+        return [ast.get_source_segment(body, node) or "" for node in nodes]
+    data = body.encode("utf-8")
+    starts = [0]
+    position = data.find(b"\n")
+    while position != -1:
+        starts.append(position + 1)
+        position = data.find(b"\n", position + 1)
+    return [
+        data[
+            starts[n.lineno - 1] + n.col_offset : starts[n.end_lineno - 1] + n.end_col_offset
+        ].decode()
+        for n in nodes
+    ]
 
 
 _NOT_A_CALL_LIST = "the reply must be a Python list of function calls, e.g. [func(arg=value)]"
@@ -176,7 +198,7 @@ def _short(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message[:200]}" if message else type(exc).__name__
 
 
-def _call(node: ast.expr, source: str, allowed: Container[str], max_depth: int) -> Call:
+def _call(node: ast.expr, allowed: Container[str], max_depth: int) -> tuple[str, dict[str, Any]]:
     if not isinstance(node, ast.Call):
         raise _Reject("not a function call")
     if not isinstance(node.func, ast.Name):
@@ -195,7 +217,7 @@ def _call(node: ast.expr, source: str, allowed: Container[str], max_depth: int) 
         if keyword.arg in kwargs:
             raise _Reject(f"{name}: argument {keyword.arg!r} given twice")
         kwargs[keyword.arg] = _literal(keyword.value, max_depth, f"{name}({keyword.arg}=...)")
-    return Call(name, kwargs, ast.get_source_segment(source, node) or "")
+    return name, kwargs
 
 
 _SCALARS = (str, int, float, bool, type(None))

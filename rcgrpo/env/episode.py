@@ -43,7 +43,7 @@ from rcgrpo.env.bfcl import MAXIMUM_STEP_LIMIT
 from rcgrpo.env.decode import DecodeLimits, decode_reply
 from rcgrpo.env.executor import ERROR_PREFIX, Sandbox, is_error_result
 from rcgrpo.env.ground_truth import ground_truth_run
-from rcgrpo.env.reward import RewardRecord, score_trajectory
+from rcgrpo.env.reward import RewardRecord, TrajectoryScorer, score_trajectory
 from rcgrpo.env.tasks import Task
 from rcgrpo.env.turns import DONE_NAME, allowed_names, num_mode_turns, offered_docs, turn_messages
 from rcgrpo.validation import check_positive_int
@@ -94,6 +94,8 @@ class Episode:
         self._steps_in_turn = 0
         self._allowed: frozenset[str] = frozenset()
         self._sandbox: Sandbox | None = None
+        self._scorer: TrajectoryScorer | None = None
+        self._record: RewardRecord | None = None
 
     def reset(self, task: Task, mode: str = "multi_turn") -> list[dict[str, str]]:
         """Start ``task`` on fresh instances; returns the opening user message(s)."""
@@ -102,6 +104,8 @@ class Episode:
         self._num_turns = num_mode_turns(task, mode)  # validates mode
         self.task, self.mode = task, mode
         self._sandbox = Sandbox(ground_truth_run(task).factory.fresh(), self.call_timeout_s)
+        self._scorer = TrajectoryScorer(task, mode, self._sandbox)
+        self._record: RewardRecord | None = None
         self.done, self.truncated = False, False
         self.num_steps = self.num_tool_errors = 0
         self.calls_per_turn = []
@@ -145,11 +149,10 @@ class Episode:
         if decoded.kind == "rejected":
             messages.append({"role": "tool", "content": f"{ERROR_PREFIX}{decoded.error}"})
             info["num_errors"] = 1
-        for call in decoded.calls:
-            if call.name == DONE_NAME:
-                info["done_called"] = True
-                continue
-            result = self._sandbox.run(call)
+        calls = [call for call in decoded.calls if call.name != DONE_NAME]
+        info["done_called"] = len(calls) < len(decoded.calls)
+        for call, result in zip(calls, self._sandbox.run_many(calls), strict=True):
+            self._scorer.add(call, result)
             self.calls_per_turn[turn].append(call.source)
             messages.append({"role": "tool", "content": result})
             info["num_calls"] += 1
@@ -166,21 +169,28 @@ class Episode:
 
     def _end_turn(self, info: dict[str, Any]) -> list[dict[str, str]]:
         info["turn_ended"] = True
+        self._scorer.end_turn()
         if self.turn_index + 1 >= self._num_turns:
             self.done = True
             return []
         return self._begin_turn(self.turn_index + 1)
 
     def score(self) -> RewardRecord:
-        """Reward of the episode so far (re-executed on fresh instances by
-        :func:`score_trajectory`); an episode that has not ended counts as truncated."""
+        """Reward of the episode. A finished episode is scored from its own execution (no
+        replay); one still running is replayed on fresh instances by
+        :func:`score_trajectory` and counts as truncated. Both give the record
+        ``score_trajectory(task, calls_per_turn, mode, truncated=...)`` gives."""
         if self.task is None:
             raise RuntimeError("score() needs a task: call reset(task) first")
+        if self.done:
+            if self._record is None:
+                self._record = self._scorer.finish(truncated=self.truncated)
+            return self._record
         return score_trajectory(
             self.task,
             self.calls_per_turn,
             self.mode,
-            truncated=self.truncated or not self.done,
+            truncated=True,
             call_timeout_s=self.call_timeout_s,
             decode_limits=self.decode_limits,
         )

@@ -32,7 +32,7 @@ from typing import Any
 
 from rcgrpo.env.bfcl import STATELESS_CLASSES, backend_class
 from rcgrpo.env.decode import Call
-from rcgrpo.env.limits import CallTimeout, cost_guard, isolated_precision, time_limit
+from rcgrpo.env.limits import CallTimeout, CallTimer, cost_guard, restore_precision, save_precision
 
 __all__ = ["ERROR_PREFIX", "InstanceFactory", "Sandbox", "is_error_result", "normalise_result"]
 
@@ -103,6 +103,16 @@ class Sandbox:
 
     def run(self, call: Call) -> str:
         """Execute ``call``; always returns the observation string, never raises."""
+        return self.run_many([call])[0]
+
+    def run_many(self, calls: list[Call]) -> list[str]:
+        """Execute ``calls`` in order (one timer set-up for the batch), one string each."""
+        if not calls:
+            return []
+        with CallTimer(self.call_timeout_s) as timer:
+            return [self._run(call, timer) for call in calls]
+
+    def _run(self, call: Call, timer: CallTimer) -> str:
         class_name = self._owner.get(call.name)
         if class_name is None:
             return f"{ERROR_PREFIX}function {call.name!r} is not available"
@@ -110,13 +120,20 @@ class Sandbox:
         if refused is not None:
             return f"{ERROR_PREFIX}{call.name}: {refused}"
         method = getattr(self.instances[class_name], call.name)
+        saved = save_precision() if class_name == "MathAPI" else None
         try:
-            with time_limit(self.call_timeout_s), isolated_precision():
+            timer.start()
+            try:
                 return normalise_result(method(**call.kwargs))
+            finally:
+                timer.stop()
         except CallTimeout:
             return f"{ERROR_PREFIX}{call.name} exceeded the {self.call_timeout_s} s time limit"
         except Exception as exc:
             return f"{ERROR_PREFIX}{_message(exc)}"
+        finally:
+            if saved is not None:
+                restore_precision(saved)
 
 
 def _message(exc: Exception) -> str:

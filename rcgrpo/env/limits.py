@@ -29,9 +29,10 @@ the reply length limit). So:
    call. Off the main thread calls run unguarded except for the cost guard.
 
 3. ``MathAPI.logarithm`` / ``square_root`` set ``mpmath.mp.dps`` and the ``decimal``
-   context precision process-wide; :func:`isolated_precision` restores both after the
-   call so one episode cannot change numbers printed by another (results are formatted
-   inside the scope, so they are byte-identical to BFCL's).
+   context precision process-wide; the executor saves both before a ``MathAPI`` call and
+   restores them after it (:func:`save_precision`, :func:`restore_precision`), so one
+   episode cannot change numbers printed by another (results are formatted before the
+   restore, so they are byte-identical to BFCL's).
 """
 
 from __future__ import annotations
@@ -46,7 +47,14 @@ from typing import Any
 
 import mpmath
 
-__all__ = ["CallTimeout", "cost_guard", "isolated_precision", "time_limit"]
+__all__ = [
+    "CallTimeout",
+    "CallTimer",
+    "cost_guard",
+    "restore_precision",
+    "save_precision",
+    "time_limit",
+]
 
 MAX_POWER_BITS = 2**20
 MAX_LOG_PRECISION = 5_000
@@ -88,33 +96,57 @@ def _raise_timeout(signum: int, frame: Any) -> None:
     raise CallTimeout
 
 
+class CallTimer:
+    """Per-call wall-clock limit for a batch of calls: the ``SIGALRM`` handler is installed
+    once on ``__enter__`` (if possible, see module docstring), each call brackets itself with
+    :meth:`start` / :meth:`stop`, and ``__exit__`` restores the previous handler."""
+
+    def __init__(self, seconds: float | None):
+        self.seconds = seconds
+        self.active = False
+        self._previous: Any = None
+
+    def __enter__(self) -> CallTimer:
+        self.active = (
+            self.seconds is not None
+            and self.seconds > 0
+            and threading.current_thread() is threading.main_thread()
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
+        )
+        if self.active:
+            self._previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        return self
+
+    def start(self) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def stop(self) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.active:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+            signal.signal(signal.SIGALRM, self._previous)
+            self.active = False
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[bool]:
     """Raise :class:`CallTimeout` in the body after ``seconds``; yields whether it is armed."""
-    armed = (
-        seconds is not None
-        and seconds > 0
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL)[0] == 0.0
-    )
-    if not armed:
-        yield False
-        return
-    previous = signal.signal(signal.SIGALRM, _raise_timeout)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield True
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(signal.SIGALRM, previous)
+    with CallTimer(seconds) as timer:
+        timer.start()
+        try:
+            yield timer.active
+        finally:
+            timer.stop()
 
 
-@contextlib.contextmanager
-def isolated_precision() -> Iterator[None]:
-    """Restore ``mpmath.mp`` precision and the thread's ``decimal`` precision on exit."""
-    mp_prec, dec_prec = mpmath.mp.prec, decimal.getcontext().prec
-    try:
-        yield
-    finally:
-        mpmath.mp.prec = mp_prec
-        decimal.getcontext().prec = dec_prec
+def save_precision() -> tuple[int, int]:
+    """``mpmath.mp.prec`` and the thread's ``decimal`` precision (see :func:`restore_precision`)."""
+    return mpmath.mp.prec, decimal.getcontext().prec
+
+
+def restore_precision(saved: tuple[int, int]) -> None:
+    mpmath.mp.prec, decimal.getcontext().prec = saved

@@ -7,12 +7,10 @@ RC-GRPO §2 (arXiv 2602.03025), for a trajectory τ of executed calls:
   the ground truth reaches].
 - R_action(τ) = 1[every ground-truth call a* is matched by an executed call a with the
   same name and, for every argument of a*, the same value] — order-free across the whole
-  trajectory; extra arguments allowed. Conventions we fix (unstated in the paper): the
-  matching is one-to-one (a ground-truth call repeated k times needs k executed calls; a
-  maximum bipartite matching, so the outcome never depends on call order); an argument
-  the model omits takes the backend signature's default; values compare with Python
-  ``==``; every executed call counts, even one whose backend returned an error; rejected
-  (never executed) calls do not.
+  trajectory; extra arguments allowed; one-to-one maximum matching, omitted arguments
+  take the signature default, values compare with ``==`` (:mod:`rcgrpo.env.matching`).
+  Every executed call counts, even one whose backend returned an error; rejected (never
+  executed) calls do not.
 - R = R_state * R_action, and R = 0 for a truncated trajectory (force-quit after too many
   steps, or fewer turns than the task has), as BFCL fails such entries.
 
@@ -28,25 +26,28 @@ after that turn, and the ground-truth results of the turn must be contained (as 
 multiset) in the model's results of all turns so far; empty-ground-truth turns are not
 checked. In combined mode there is one turn: the ground truth of all turns is merged into
 it, so state and results are checked once, at the end.
+
+:class:`TrajectoryScorer` does this incrementally on a live sandbox (the episode feeds it
+as it runs, so ``Episode.score()`` costs no re-execution); :func:`score_trajectory` replays
+call strings on fresh instances through the same scorer, so both give equal records.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rcgrpo.env.bfcl import response_checker, state_checker
 from rcgrpo.env.decode import Call, DecodeLimits, decode_reply
-from rcgrpo.env.executor import ERROR_PREFIX, Sandbox
-from rcgrpo.env.ground_truth import GroundTruthRun, ground_truth_run
+from rcgrpo.env.executor import Sandbox
+from rcgrpo.env.ground_truth import ground_truth_run
+from rcgrpo.env.matching import match_actions, signature_defaults
 from rcgrpo.env.tasks import Task
 from rcgrpo.env.turns import DONE_NAME, allowed_names, num_mode_turns
 
-__all__ = ["RewardRecord", "TurnCheck", "match_actions", "score_trajectory"]
+__all__ = ["RewardRecord", "TrajectoryScorer", "TurnCheck", "score_trajectory"]
 
 
 @dataclass(frozen=True)
@@ -91,63 +92,99 @@ class RewardRecord:
     """Ground-truth calls with no executed match (their source text)."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-data form for JSON logs."""
-        return dataclasses.asdict(self)
+        """Plain-data form for JSON logs (tuples as lists)."""
+        out = dataclasses.asdict(self)
+        out["per_turn"], out["unmatched"] = list(out["per_turn"]), list(out["unmatched"])
+        return out
 
 
-_MISSING = object()
+class TrajectoryScorer:
+    """Scores one trajectory while it runs on ``sandbox`` (fresh instances of ``task``)."""
 
+    def __init__(self, task: Task, mode: str, sandbox: Sandbox):
+        self.num_turns = num_mode_turns(task, mode)
+        self.mode, self.sandbox = mode, sandbox
+        self.gt = ground_truth_run(task)
+        self.turn = 0
+        self.executed: list[Call] = []
+        self.results: list[str] = []
+        self.checks: list[TurnCheck] = []
+        self.bfcl_error: str | None = None
+        self._turn_calls = 0
 
-@functools.cache
-def _defaults(cls: type, method: str) -> dict[str, Any]:
-    params = inspect.signature(getattr(cls, method)).parameters.values()
-    return {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    def add(self, call: Call, result: str) -> None:
+        """Record one executed call of the current turn and its observation."""
+        self.executed.append(call)
+        self.results.append(result)
+        self._turn_calls += 1
 
+    def end_turn(self) -> None:
+        """BFCL's check of the current turn on the sandbox as it is now; next turn."""
+        if self.turn >= self.num_turns:
+            raise RuntimeError(f"all {self.num_turns} turns have already ended")
+        turn, made = self.turn, self._turn_calls
+        if self.mode == "combined":
+            gt_results = [r for results in self.gt.results for r in results]
+            gt_state = self.gt.final
+        else:
+            gt_results, gt_state = list(self.gt.results[turn]), self.gt.states[turn]
+        self.turn, self._turn_calls = turn + 1, 0
+        if not gt_results:
+            self.checks.append(TurnCheck(turn, made, 0, False, None))
+            return
+        if not made:
+            result = {
+                "valid": False,
+                "error_type": "multi_turn:empty_turn_model_response",
+                "error_message": f"Model response list is empty for turn {turn}",
+            }
+        else:
+            result = state_checker(self.sandbox.instances, gt_state)
+            if result["valid"]:
+                result = response_checker(self.results, gt_results, turn)
+        valid, kind = result["valid"], result.get("error_type")
+        self.checks.append(TurnCheck(turn, made, len(gt_results), True, valid, kind))
+        if not valid and self.bfcl_error is None:
+            self.bfcl_error = f"turn {turn}: {kind}: {result['error_message']}"
 
-def _covers(gt: Call, call: Call, defaults: dict[str, Any]) -> bool:
-    for key, value in gt.kwargs.items():
-        got = call.kwargs.get(key, defaults.get(key, _MISSING))
-        if got is _MISSING or not bool(got == value):
-            return False
-    return True
+    def finish(self, truncated: bool = False) -> RewardRecord:
+        """End the current and any remaining turns (those without calls) and compute the
+        record; ``truncated``: the episode was cut short (force-quit, context cap)."""
+        while self.turn < self.num_turns:
+            self.end_turn()
+        return self._record(truncated)
 
+    def _defaults(self, method: str) -> dict[str, Any]:
+        instance = self.sandbox.owner_instance(method)
+        return {} if instance is None else signature_defaults(type(instance), method)
 
-def match_actions(
-    gt_calls: Sequence[Call], executed: Sequence[Call], sandbox: Sandbox | None = None
-) -> list[int]:
-    """Indices of ``gt_calls`` left unmatched by a maximum one-to-one matching.
-
-    ``executed[j]`` can match ``gt_calls[i]`` iff same name and every ground-truth argument
-    is present in ``executed[j]`` (or defaulted by the method signature, when ``sandbox``
-    is given) with an equal value.
-    """
-    by_name: dict[str, list[int]] = {}
-    for j, call in enumerate(executed):
-        by_name.setdefault(call.name, []).append(j)
-    candidates = []
-    for gt in gt_calls:
-        defaults = sandbox_defaults(sandbox, gt.name)
-        candidates.append(
-            [j for j in by_name.get(gt.name, ()) if _covers(gt, executed[j], defaults)]
+    def _record(self, truncated: bool) -> RewardRecord:
+        final = state_checker(self.sandbox.instances, self.gt.final)
+        gt_calls = [call for turn in self.gt.calls for call in turn]
+        missing = match_actions(gt_calls, self.executed, self._defaults)
+        unmatched = tuple(gt_calls[i].source for i in missing)
+        state, action = int(final["valid"]), int(not unmatched)
+        reason = None
+        if truncated:
+            reason = "truncated: the episode ended before its last turn"
+        elif not state:
+            differing = sorted(final.get("details", {}).get("differences", {}))
+            reason = f"state: {final['error_message']} (attributes: {', '.join(differing)})"
+        elif not action:
+            reason = f"action: no executed call matches {unmatched[0]}"
+        return RewardRecord(
+            state=state,
+            action=action,
+            reward=0 if truncated else state * action,
+            bfcl_valid=not truncated and self.bfcl_error is None,
+            per_turn=tuple(self.checks),
+            failure_reason=reason,
+            bfcl_error="multi_turn:force_terminated" if truncated else self.bfcl_error,
+            truncated=truncated,
+            mode=self.mode,
+            num_calls=len(self.executed),
+            unmatched=unmatched,
         )
-    owner: dict[int, int] = {}  # executed index -> ground-truth index
-
-    def augment(i: int, seen: set[int]) -> bool:
-        for j in candidates[i]:
-            if j not in seen:
-                seen.add(j)
-                if j not in owner or augment(owner[j], seen):
-                    owner[j] = i
-                    return True
-        return False
-
-    return [i for i in range(len(gt_calls)) if not augment(i, set())]
-
-
-def sandbox_defaults(sandbox: Sandbox | None, method: str) -> dict[str, Any]:
-    """Default argument values of ``method`` on the sandbox's instances ({} if unknown)."""
-    instance = sandbox.owner_instance(method) if sandbox is not None else None
-    return {} if instance is None else _defaults(type(instance), method)
 
 
 def _check_calls_per_turn(calls_per_turn: Any, num_turns: int) -> list[list[str]]:
@@ -167,26 +204,6 @@ def _check_calls_per_turn(calls_per_turn: Any, num_turns: int) -> list[list[str]
     return [list(turn) for turn in calls_per_turn]
 
 
-def _bfcl_turn(
-    turn: int,
-    made_calls: bool,
-    sandbox: Sandbox,
-    gt_state: dict,
-    all_results: list[str],
-    gt_results: list[str],
-) -> dict[str, Any]:
-    if not made_calls:
-        return {
-            "valid": False,
-            "error_type": "multi_turn:empty_turn_model_response",
-            "error_message": f"Model response list is empty for turn {turn}",
-        }
-    result = state_checker(sandbox.instances, gt_state)
-    if result["valid"]:
-        result = response_checker(all_results, gt_results, turn)
-    return result
-
-
 def score_trajectory(
     task: Task,
     calls_per_turn: Sequence[Sequence[str]],
@@ -200,101 +217,22 @@ def score_trajectory(
 
     ``calls_per_turn[k]`` holds the call strings of turn ``k`` as the model emitted them
     (a string may hold several calls, ``"[f(a=1), g(b=2)]"``); each is decoded with the
-    allow-list of its turn, rejected strings are not executed (their error counts as a
-    result, as BFCL's would). Fewer turns than the task has (one turn in combined mode)
-    means the episode was cut short: ``truncated`` is then set. ``done()`` calls are
-    ignored. See the module docstring for R and ``bfcl_valid``.
+    allow-list of its turn; rejected strings and ``done()`` are not executed. Fewer turns
+    than the task has (one turn in combined mode) means the episode was cut short, and
+    ``truncated`` is then set. See the module docstring for R and ``bfcl_valid``.
     """
     num_turns = num_mode_turns(task, mode)
     turns = _check_calls_per_turn(calls_per_turn, num_turns)
     truncated = bool(truncated) or len(turns) < num_turns
-    turns += [[] for _ in range(num_turns - len(turns))]
-    gt = ground_truth_run(task)
-    sandbox = Sandbox(gt.factory.fresh(), call_timeout_s=call_timeout_s)
-    executed: list[Call] = []
-    all_results: list[str] = []
-    checks, bfcl_error = [], None
+    sandbox = Sandbox(ground_truth_run(task).factory.fresh(), call_timeout_s=call_timeout_s)
+    scorer = TrajectoryScorer(task, mode, sandbox)
     for turn, texts in enumerate(turns):
         allowed = allowed_names(task, mode, turn)
-        turn_calls, attempted = _execute_turn(texts, allowed, sandbox, all_results, decode_limits)
-        executed.extend(turn_calls)
-        gt_results, gt_state = _gt_turn(gt, mode, turn)
-        num_gt = len(gt_results)
-        if num_gt == 0:
-            checks.append(TurnCheck(turn, len(turn_calls), 0, False, None))
-            continue
-        result = _bfcl_turn(turn, attempted, sandbox, gt_state, all_results, gt_results)
-        checks.append(
-            TurnCheck(
-                turn, len(turn_calls), num_gt, True, result["valid"], result.get("error_type")
-            )
-        )
-        if not result["valid"] and bfcl_error is None:
-            bfcl_error = f"turn {turn}: {result['error_type']}: {result['error_message']}"
-    return _record(gt, sandbox, executed, checks, bfcl_error, truncated, mode)
-
-
-def _execute_turn(
-    texts: list[str],
-    allowed: frozenset[str],
-    sandbox: Sandbox,
-    results: list[str],
-    limits: DecodeLimits | None,
-) -> tuple[list[Call], bool]:
-    """Run one turn's call strings; returns the executed calls and whether any call was
-    attempted (BFCL's "non-empty model response": something decoded, even if it failed)."""
-    calls, attempted = [], False
-    for text in texts:
-        decoded = decode_reply(text, allowed, limits)
-        attempted = attempted or decoded.kind != "no_calls"
-        if decoded.kind == "rejected":
-            results.append(f"{ERROR_PREFIX}{decoded.error}")
-        for call in decoded.calls:
-            if call.name != DONE_NAME:
-                results.append(sandbox.run(call))
-                calls.append(call)
-    return calls, attempted
-
-
-def _gt_turn(gt: GroundTruthRun, mode: str, turn: int) -> tuple[list[str], dict[str, Any]]:
-    if mode == "combined":
-        return [r for results in gt.results for r in results], gt.final
-    return list(gt.results[turn]), gt.states[turn]
-
-
-def _record(
-    gt: GroundTruthRun,
-    sandbox: Sandbox,
-    executed: list[Call],
-    checks: list[TurnCheck],
-    bfcl_error: str | None,
-    truncated: bool,
-    mode: str,
-) -> RewardRecord:
-    final = state_checker(sandbox.instances, gt.final)
-    gt_calls = [call for turn in gt.calls for call in turn]
-    unmatched = tuple(gt_calls[i].source for i in match_actions(gt_calls, executed, sandbox))
-    state, action = int(final["valid"]), int(not unmatched)
-    reason = None
-    if truncated:
-        reason = "truncated: the episode ended before its last turn"
-    elif not state:
-        differing = sorted(final.get("details", {}).get("differences", {}))
-        reason = f"state: {final['error_message']} (attributes: {', '.join(differing)})"
-    elif not action:
-        reason = f"action: no executed call matches {unmatched[0]}"
-    if truncated:
-        bfcl_error = "multi_turn:force_terminated"
-    return RewardRecord(
-        state=state,
-        action=action,
-        reward=0 if truncated else state * action,
-        bfcl_valid=bfcl_error is None,
-        per_turn=tuple(checks),
-        failure_reason=reason,
-        bfcl_error=bfcl_error,
-        truncated=truncated,
-        mode=mode,
-        num_calls=len(executed),
-        unmatched=unmatched,
-    )
+        for text in texts:
+            calls = [
+                c for c in decode_reply(text, allowed, decode_limits).calls if c.name != DONE_NAME
+            ]
+            for call, result in zip(calls, sandbox.run_many(calls), strict=True):
+                scorer.add(call, result)
+        scorer.end_turn()
+    return scorer.finish(truncated)

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rcgrpo.env import load_bfcl_tasks, score_trajectory, split_tasks
+from rcgrpo.env import Episode, load_bfcl_tasks, score_trajectory, split_tasks
 from rcgrpo.env.decode import Call
-from rcgrpo.env.reward import _covers, match_actions
+from rcgrpo.env.matching import covers, match_actions
 from rcgrpo.env.tasks import scenario_id
 
 pytestmark = pytest.mark.bfcl
@@ -27,10 +27,7 @@ def brute_force_all_matched(gt, executed):
     if len(gt) > len(executed):
         return False
     return any(
-        all(
-            _covers(g, executed[j], {}) and g.name == executed[j].name
-            for g, j in zip(gt, perm, strict=True)
-        )
+        all(covers(g, executed[j], {}) for g, j in zip(gt, perm, strict=True))
         for perm in itertools.permutations(range(len(executed)), len(gt))
     )
 
@@ -102,3 +99,46 @@ def test_split_is_a_partition_by_scenario_id(tasks, seed, fraction):
     assert not train_ids & test_ids
     assert len(test_ids) == round(fraction * 200) and len(test) == 4 * len(test_ids)
     assert split_tasks(tasks, test_fraction=fraction, seed=seed)[1] == test
+
+
+REPLIES = [
+    "",
+    "Done.",
+    "[pwd()]",
+    "[ls(a=True)]",
+    "[touch(file_name='x.txt')]",
+    "[rm(file_name='x.txt')]",
+    "[cd(folder='..')]",
+    "[add(a=1, b=2)]",
+    "[__import__(name='os')]",
+    "[done()]",
+    "[cd(folder=",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    index=st.integers(0, 799),
+    mode=st.sampled_from(["multi_turn", "combined"]),
+    script=st.lists(st.sampled_from(REPLIES) | st.integers(0, 40), max_size=60),
+)
+def test_incremental_episode_score_equals_replay(tasks, index, mode, script):
+    """Episode.score() (scored while running) == score_trajectory on its recorded calls.
+
+    Integers in the script mean "the ground-truth calls of turn k" (mod #turns)."""
+    task = tasks[index]
+    episode = Episode(max_steps_per_turn=3)
+    episode.reset(task, mode=mode)
+    for item in script:
+        if episode.done:
+            break
+        if isinstance(item, int):
+            turn = task.ground_truth[item % task.num_turns]
+            item = "[" + ", ".join(turn) + "]"
+        episode.step(item)
+    done = episode.done
+    record = episode.score()
+    replay = score_trajectory(
+        task, episode.calls_per_turn, mode, truncated=episode.truncated or not done
+    )
+    assert record == replay

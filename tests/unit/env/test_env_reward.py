@@ -9,7 +9,7 @@ import pytest
 from rcgrpo.env import RewardRecord, Task, load_bfcl_tasks, score_trajectory
 from rcgrpo.env.bfcl import func_doc_lines
 from rcgrpo.env.decode import Call
-from rcgrpo.env.reward import match_actions
+from rcgrpo.env.matching import match_actions, signature_defaults
 
 pytestmark = pytest.mark.bfcl
 
@@ -90,7 +90,12 @@ def test_extra_arguments_are_allowed_and_omitted_defaults_count():
     from rcgrpo.env.executor import InstanceFactory, Sandbox
 
     sandbox = Sandbox(InstanceFactory(("GorillaFileSystem",), {}, False).fresh())
-    assert match_actions(gt, [Call("ls", {}, "ls()")], sandbox) == []
+
+    def defaults_of(name):
+        return signature_defaults(type(sandbox.owner_instance(name)), name)
+
+    assert defaults_of("ls") == {"a": False}
+    assert match_actions(gt, [Call("ls", {}, "ls()")], defaults_of) == []
     # extra arguments beyond the ground truth's are allowed
     assert match_actions([Call("ls", {}, "ls()")], [Call("ls", {"a": True}, "ls(a=True)")]) == []
 
