@@ -14,6 +14,7 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "version": ("rcgrpo.cli_version", "print the package and key dependency versions"),
     "metrics": ("rcgrpo.metrics", "print the metric registry (--markdown for the README table)"),
+    "eval": ("rcgrpo.policy.evaluate", "evaluate a checkpoint: reward, bfcl_valid with 95% CIs"),
 }
 
 

@@ -1,0 +1,238 @@
+"""Held-out evaluation: ``python -m rcgrpo eval --model PATH --split test --condition high``.
+
+Greedy by default. Reports the paper's reward R and BFCL's validity rule as success rates,
+overall and per category, each with a 95% Wilson score interval (R is binary), plus means
+of steps, tool errors, truncation and generated tokens. Writes
+``<model>/eval/<tasks>-<split>-<condition>.json`` (override with ``--out``) and a ``.txt``
+with a few conversations rendered by the model's chat template.
+
+Library use (e.g. periodic evaluation inside training)::
+
+    summary, rollouts = evaluate_policy(model, tokenizer, tasks, condition="high")
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import torch
+
+from rcgrpo.validation import check_choice
+
+CONDITIONS = {"high": True, "low": False, "none": None}
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    r"""Wilson score interval of a binomial proportion (Wilson 1927).
+
+    :math:`\frac{\hat p + z^2/2n \pm z\sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}`;
+    (0, 1) when n = 0.
+    """
+    if n < 0 or not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, n], got successes={successes}, n={n}")
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact bounds, no rounding dust
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return lo, hi
+
+
+def _rate(flags: Sequence[bool]) -> dict:
+    k, n = int(sum(flags)), len(flags)
+    lo, hi = wilson_interval(k, n)
+    return {"mean": k / n if n else float("nan"), "ci95": [lo, hi], "successes": k, "n": n}
+
+
+def _group_summary(rollouts: Sequence) -> dict:
+    n = len(rollouts)
+    return {
+        "n": n,
+        "reward": _rate([r.reward == 1.0 for r in rollouts]),
+        "bfcl_valid": _rate([r.bfcl_valid for r in rollouts]),
+        "mean_steps": sum(r.num_steps for r in rollouts) / n,
+        "mean_tool_errors": sum(r.num_tool_errors for r in rollouts) / n,
+        "truncated_rate": sum(r.truncated for r in rollouts) / n,
+        "mean_capped_messages": sum(r.capped_messages for r in rollouts) / n,
+        "mean_generated_tokens": sum(r.num_generated for r in rollouts) / n,
+        "mean_length": sum(r.length for r in rollouts) / n,
+    }
+
+
+def summarize(rollouts: Sequence) -> dict:
+    """Overall and per-category summaries (see module docstring) and a per-task table."""
+    if not rollouts:
+        raise ValueError("rollouts must not be empty")
+    categories = sorted({r.category for r in rollouts})
+    return {
+        "overall": _group_summary(rollouts),
+        "per_category": {
+            c: _group_summary([r for r in rollouts if r.category == c]) for c in categories
+        },
+        "per_task": [
+            {
+                "task_id": r.task_id,
+                "category": r.category,
+                "reward": r.reward,
+                "state": int(r.record.state),
+                "action": int(r.record.action),
+                "bfcl_valid": r.bfcl_valid,
+                "steps": r.num_steps,
+                "tool_errors": r.num_tool_errors,
+                "truncated": r.truncated,
+                "failure_reason": r.record.failure_reason,
+            }
+            for r in rollouts
+        ],
+    }
+
+
+def evaluate_policy(
+    model,
+    tokenizer,
+    tasks: Sequence,
+    condition: str = "high",
+    mode: str = "multi_turn",
+    prompt_style: str = "compact",
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    max_new_tokens: int = 256,
+    max_context: int | None = None,
+    batch_size: int = 32,
+    seed: int = 0,
+) -> tuple[dict, list]:
+    """Roll out every task once under ``condition``; returns ``(summary, rollouts)``."""
+    from rcgrpo.env import Episode
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.policy.policies import ModelPolicy
+    from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
+
+    check_choice("condition", condition, CONDITIONS)
+    encoder = ChatEncoder(tokenizer)
+    policy = ModelPolicy(
+        model, sorted(encoder.stop_ids), temperature, top_p, tokenizer.pad_token_id
+    )
+    engine = RolloutEngine(
+        policy, encoder, Episode, mode=mode, prompt_style=prompt_style,
+        max_new_tokens=max_new_tokens, max_context=max_context, max_batch=batch_size,
+    )  # fmt: skip
+    start = time.perf_counter()
+    rollouts = engine.run([RolloutJob(t, CONDITIONS[condition]) for t in tasks], seed=seed)
+    elapsed = time.perf_counter() - start
+    summary = summarize(rollouts)
+    generated = sum(r.num_generated for r in rollouts)
+    summary["perf"] = {"elapsed_s": elapsed, "generated_tokens_per_s": generated / elapsed}
+    return summary, rollouts
+
+
+def render_example(tokenizer, rollout) -> str:
+    """One conversation as the model saw it (its chat template), with a one-line header."""
+    head = (
+        f"### {rollout.task_id} ({rollout.category}) reward={rollout.reward:g} "
+        f"bfcl_valid={rollout.bfcl_valid} steps={rollout.num_steps} truncated={rollout.truncated}"
+    )
+    text = tokenizer.apply_chat_template(rollout.messages, tokenize=False)
+    return f"{head}\n{text}\n"
+
+
+@dataclass
+class EvalArgs:
+    """Evaluate a policy checkpoint on held-out tasks (greedy by default)."""
+
+    model: str
+    """checkpoint folder or Hugging Face model path"""
+    split: str = "test"
+    """task split: train | test (| all for bfcl)"""
+    condition: Literal["high", "low", "none"] = "high"
+    """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts)"""
+    tasks: str = "bfcl"
+    """task source (rcgrpo.policy.task_sources): bfcl | synth"""
+    task_seed: int = 0
+    """split seed (bfcl) or generator seed (synth)"""
+    limit: int | None = None
+    """evaluate only the first N tasks (synth: number of tasks generated, default 200)"""
+    synth_options: str = "{}"
+    """JSON object of SynthConfig overrides for --tasks synth, e.g. '{"turns": [1, 2]}'"""
+    mode: Literal["multi_turn", "combined"] = "multi_turn"
+    """episode mode: BFCL's multi_turn or the paper's combined RL prompt"""
+    prompt_style: Literal["compact", "bfcl", "bare"] = "compact"
+    """system prompt style (bfcl = official prompt with JSON docs, for real models)"""
+    temperature: float = 0.0
+    """sampling temperature (0 = greedy)"""
+    top_p: float = 1.0
+    """nucleus threshold"""
+    max_new_tokens: int = 256
+    """cap per assistant message"""
+    max_context: int | None = None
+    """cap per conversation in tokens (default: the model's max_position_embeddings)"""
+    batch_size: int = 32
+    """episodes generated in parallel"""
+    seed: int = 0
+    """sampling seed"""
+    examples: int = 3
+    """conversations written to the .txt next to the JSON"""
+    out: str | None = None
+    """JSON path (default <model>/eval/<tasks>-<split>-<condition>.json)"""
+    device: str = "auto"
+    """auto | cpu | cuda"""
+
+
+def run_eval(args: EvalArgs) -> Path:
+    """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
+    from rcgrpo.policy.models import load_policy
+    from rcgrpo.policy.task_sources import load_tasks
+
+    device = (
+        args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
+    )
+    model, tokenizer, added = load_policy(args.model, device=device)
+    options = json.loads(args.synth_options) if args.tasks == "synth" else {}
+    tasks = load_tasks(args.tasks, args.split, seed=args.task_seed, limit=args.limit, **options)
+    summary, rollouts = evaluate_policy(
+        model, tokenizer, tasks, args.condition, args.mode, args.prompt_style, args.temperature,
+        args.top_p, args.max_new_tokens, args.max_context, args.batch_size, args.seed,
+    )  # fmt: skip
+    default = Path(args.model) / "eval" / f"{args.tasks}-{args.split}-{args.condition}.json"
+    out = Path(args.out) if args.out else default
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = {
+        "args": asdict(args),
+        "num_tasks": len(tasks),
+        "added_reward_tokens": added,
+        **summary,
+    }
+    out.write_text(json.dumps(report, indent=2))
+    examples = "\n".join(render_example(tokenizer, r) for r in rollouts[: args.examples])
+    out.with_suffix(".txt").write_text(examples)
+    return out
+
+
+def _print_summary(path: Path) -> None:
+    report = json.loads(path.read_text())
+    rows = [("overall", report["overall"])] + list(report["per_category"].items())
+    print(f"{'category':<16}{'n':>5}  {'reward [95% CI]':<24}{'bfcl_valid [95% CI]':<24}")
+    for name, s in rows:
+        r, v = s["reward"], s["bfcl_valid"]
+        print(
+            f"{name:<16}{s['n']:>5}  {r['mean']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+            f"    {v['mean']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+        )
+    print(f"wrote {path} and {path.with_suffix('.txt')}")
+
+
+def main(argv: list[str]) -> int:
+    import tyro
+
+    args = tyro.cli(EvalArgs, args=argv, prog="python -m rcgrpo eval")
+    _print_summary(run_eval(args))
+    return 0

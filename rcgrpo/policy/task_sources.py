@@ -1,0 +1,64 @@
+"""Task sources by name: where evaluation (and any other consumer) gets its ``Task`` lists.
+
+A source is a function ``(split, seed, limit, **options) -> list[Task]``; register more with
+:func:`register_task_source`. Built in:
+
+- ``bfcl``: the 800 BFCL v4 multi-turn tasks, split by scenario id (``rcgrpo.env``):
+  ``train`` (720) | ``test`` (80) | ``all``; ``seed`` is the split seed.
+- ``synth``: the procedural suite (``rcgrpo.env.synth.generate_synth_tasks``): ``train`` |
+  ``test``; ``seed`` is the generator seed, ``limit`` the number of tasks (default
+  :data:`SYNTH_DEFAULT_COUNT`), ``options`` override ``SynthConfig`` fields (lists become
+  tuples, so JSON from the command line works).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rcgrpo.validation import check_choice
+
+TaskSource = Callable[..., list]
+SYNTH_DEFAULT_COUNT = 200
+
+
+def _bfcl(split: str, seed: int = 0, limit: int | None = None, **options: Any) -> list:
+    from rcgrpo.env import load_bfcl_tasks, split_tasks
+
+    if options:
+        raise ValueError(f"options: the bfcl source takes none, got {sorted(options)}")
+    check_choice("split", split, ("train", "test", "all"))
+    tasks = load_bfcl_tasks()
+    if split != "all":
+        train, test = split_tasks(tasks, test_fraction=0.1, seed=seed)
+        tasks = train if split == "train" else test
+    return tasks[:limit] if limit is not None else tasks
+
+
+def _synth(split: str, seed: int = 0, limit: int | None = None, **options: Any) -> list:
+    from rcgrpo.env.synth import generate_synth_tasks
+
+    check_choice("split", split, ("train", "test"))
+    knobs = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
+    count = SYNTH_DEFAULT_COUNT if limit is None else limit
+    return generate_synth_tasks(count, split=split, seed=seed, **knobs)
+
+
+TASK_SOURCES: dict[str, TaskSource] = {"bfcl": _bfcl, "synth": _synth}
+
+
+def register_task_source(name: str, source: TaskSource) -> None:
+    """Make ``source`` available as ``--tasks name`` (replaces an existing entry)."""
+    if not name or not callable(source):
+        raise ValueError("register_task_source needs a name and a callable source")
+    TASK_SOURCES[name] = source
+
+
+def load_tasks(
+    source: str, split: str, seed: int = 0, limit: int | None = None, **options: Any
+) -> list:
+    """Tasks of ``source`` / ``split`` (first ``limit`` of them if given)."""
+    check_choice("source", source, TASK_SOURCES)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise ValueError(f"limit must be an integer >= 1 or None, got {limit!r}")
+    return TASK_SOURCES[source](split, seed=seed, limit=limit, **options)

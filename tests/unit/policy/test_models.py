@@ -1,0 +1,56 @@
+"""Tiny Qwen2 presets: sizes, determinism, and save_pretrained / from_pretrained round trips."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from rcgrpo.policy.models import build_tiny_policy, load_policy, main, save_policy, tiny_config
+
+
+def _params(model) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def test_tiny_preset_size(tiny_tokenizer):
+    model, _ = build_tiny_policy("tiny", tokenizer=tiny_tokenizer)
+    # hand count, V = 1024, d = 192, f = 512, 4 layers, 4 heads of 48, 2 KV heads:
+    # embeddings (tied) V·d = 196,608; per layer q 192·192+192 = 37,056, k and v
+    # 192·96+96 = 18,528 each, o 192·192 = 36,864, MLP 3·192·512 = 294,912, 2 norms 384
+    # -> 406,272; final norm 192
+    assert _params(model) == 196_608 + 4 * 406_272 + 192 == 1_821_888
+    assert model.config.model_type == "qwen2" and model.config.tie_word_embeddings
+    assert model.config.eos_token_id == tiny_tokenizer.eos_token_id == 2
+
+
+def test_same_seed_same_weights(tiny_tokenizer):
+    a, _ = build_tiny_policy("micro", tokenizer=tiny_tokenizer, seed=4)
+    b, _ = build_tiny_policy("micro", tokenizer=tiny_tokenizer, seed=4)
+    c, _ = build_tiny_policy("micro", tokenizer=tiny_tokenizer, seed=5)
+    assert all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
+    assert not torch.equal(a.model.embed_tokens.weight, c.model.embed_tokens.weight)
+
+
+def test_checkpoint_round_trip_with_auto_classes(micro_policy, tmp_path):
+    model, tokenizer = micro_policy
+    save_policy(model, tokenizer, tmp_path)
+    again = AutoModelForCausalLM.from_pretrained(tmp_path)
+    ids = torch.tensor([tokenizer.encode("Move 'a.txt' to b.", add_special_tokens=False)])
+    with torch.no_grad():
+        assert torch.equal(model(ids).logits, again(ids).logits)
+    loaded, tok, added = load_policy(tmp_path)
+    assert added == [] and tok.chat_template == tokenizer.chat_template
+    assert AutoTokenizer.from_pretrained(tmp_path).eos_token == "<|im_end|>"
+
+
+def test_cli_creates_a_checkpoint(tmp_path, capsys):
+    assert main(["--out", str(tmp_path / "ckpt"), "--preset", "micro", "--vocab-size", "400"]) == 0
+    model, tok, _ = load_policy(tmp_path / "ckpt")
+    assert len(tok) == 400 and model.config.vocab_size == 400
+    assert "micro" in capsys.readouterr().out
+
+
+def test_unknown_preset(tiny_tokenizer):
+    with pytest.raises(ValueError, match="preset"):
+        tiny_config("huge", tiny_tokenizer)

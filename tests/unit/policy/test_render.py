@@ -1,0 +1,107 @@
+"""Prompt styles and reward-goal placement (paper §2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rcgrpo.policy.render import (
+    PYTHON_HINT,
+    bfcl_system_prompt,
+    compact_signature,
+    compact_system_prompt,
+    initial_messages,
+    system_prompt,
+    with_reward_goal,
+)
+
+LS = {
+    "name": "ls",
+    "description": "List files.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"a": {"type": "boolean", "description": "all"}},
+        "required": [],
+    },
+}
+MV = {
+    "name": "mv",
+    "description": "Move.",
+    "parameters": {
+        "type": "dict",
+        "properties": {"source": {"type": "string"}, "destination": {"type": "string"}},
+        "required": ["source", "destination"],
+    },
+}
+
+
+def test_bfcl_prompt_is_bfcl_default_format_text():
+    # Hand-assembled from bfcl_eval/constants/default_prompts.py, default format
+    # ret_fmt=python, no tag, json docs, plaintext, classic: "{persona}{task}\n\n{format}\n\n
+    # {multiturn}\n\n{tools}" (persona and task are joined without a space, and the empty
+    # python param_types leaves two spaces before "You SHOULD NOT", both as in BFCL).
+    docs = [dict(LS, description="List files." + PYTHON_HINT)]
+    expected = (
+        "You are an expert in composing functions.You are given a question and a set of "
+        "possible functions. Based on the question, you will need to make one or more "
+        "function/tool calls to achieve the purpose. If none of the functions can be used, "
+        "point it out. If the given question lacks the parameters required by the function, "
+        "also point it out.\n\nYou should only return the function calls in your response."
+        "\n\nIf you decide to invoke any of the function(s), you MUST put it in the format of "
+        "[func_name1(params_name1=params_value1, params_name2=params_value2...), "
+        "func_name2(params)].  You SHOULD NOT include any other text in the response.\n\n"
+        "At each turn, you should try your best to complete the tasks requested by the user "
+        "within the current turn. Continue to output functions to call until you have "
+        "fulfilled the user's request to the best of your ability. Once you have no more "
+        "functions to call, the system will consider the current turn complete and proceed "
+        "to the next turn or task.\n\nHere is a list of functions in json format that you can "
+        "invoke.\n" + json.dumps(docs, indent=4) + "\n"
+    )
+    assert bfcl_system_prompt([LS]) == expected
+    # the Python hint is added once, never twice, and the input docs are not mutated
+    assert bfcl_system_prompt(docs) == expected
+    assert LS["description"] == "List files."
+
+
+def test_compact_signatures():
+    assert compact_signature(MV) == "mv(source, destination)"
+    assert compact_signature(LS) == "ls(a?)"
+    assert compact_system_prompt([MV, LS]).splitlines()[-2:] == [
+        "mv(source, destination)",
+        "ls(a?)",
+    ]
+
+
+def test_style_registry():
+    assert system_prompt("bare", [MV]) is None
+    assert system_prompt("compact", [MV]) == compact_system_prompt([MV])
+    with pytest.raises(ValueError, match="style"):
+        system_prompt("fancy", [MV])
+
+
+@pytest.mark.parametrize(
+    "high,suffix",
+    [
+        (True, "\n[Reward Goal: <|high_reward|>]"),
+        (False, "\n[Reward Goal: <|low_reward|>]"),
+        (None, ""),
+    ],
+)
+def test_reward_goal_appended_once_to_first_user_message(high, suffix):
+    messages = [{"role": "user", "content": "Step 1"}, {"role": "user", "content": "Step 2"}]
+    out = with_reward_goal(messages, high)
+    assert out[0]["content"] == "Step 1" + suffix
+    assert out[1]["content"] == "Step 2"
+    assert messages[0]["content"] == "Step 1"  # copy, input untouched
+
+
+def test_initial_messages_system_first_and_goal_on_user():
+    out = initial_messages([{"role": "user", "content": "hi"}], [MV], "compact", True)
+    assert [m["role"] for m in out] == ["system", "user"]
+    assert out[1]["content"].count("<|high_reward|>") == 1
+    assert "<|high_reward|>" not in out[0]["content"]
+    bare = initial_messages([{"role": "user", "content": "hi"}], [MV], "bare", None)
+    assert bare == [{"role": "user", "content": "hi"}]
+    with pytest.raises(ValueError, match="user message"):
+        with_reward_goal([{"role": "system", "content": "s"}], True)
