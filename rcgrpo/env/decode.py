@@ -111,19 +111,10 @@ def decode_reply(text: str, allowed: Container[str], limits: DecodeLimits | None
         if _acts_like_code(body):
             return Decoded("rejected", error=_NOT_A_CALL_LIST)
         return Decoded("no_calls")
-    if not body.startswith("["):
-        body = "[" + body
-    if not body.endswith("]"):
-        body = body + "]"
-    try:
-        tree = ast.parse(body, mode="eval")
-    except Exception as exc:  # SyntaxError, ValueError (int digits, NUL), RecursionError, ...
-        return Decoded(
-            "rejected", error=f"could not parse the reply as a list of calls ({_short(exc)})"
-        )
-    if not isinstance(tree.body, ast.List):
-        return Decoded("rejected", error=_NOT_A_CALL_LIST)
-    elements = tree.body.elts
+    body = ("" if body.startswith("[") else "[") + body + ("" if body.endswith("]") else "]")
+    elements = _elements(body)
+    if isinstance(elements, Decoded):
+        return elements
     if not elements:
         return Decoded("no_calls")
     if len(elements) > limits.max_calls:
@@ -161,6 +152,19 @@ def _sources(body: str, nodes: list[ast.expr]) -> list[str]:
         ].decode()
         for n in nodes
     ]
+
+
+def _elements(body: str) -> list[ast.expr] | Decoded:
+    """The element nodes of the bracketed reply, or a rejection."""
+    try:
+        tree = ast.parse(body, mode="eval")
+    except Exception as exc:  # SyntaxError, ValueError (int digits, NUL), RecursionError, ...
+        return Decoded(
+            "rejected", error=f"could not parse the reply as a list of calls ({_short(exc)})"
+        )
+    if not isinstance(tree.body, ast.List):
+        return Decoded("rejected", error=_NOT_A_CALL_LIST)
+    return tree.body.elts
 
 
 _NOT_A_CALL_LIST = "the reply must be a Python list of function calls, e.g. [func(arg=value)]"

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rcgrpo.env.bfcl import MAXIMUM_STEP_LIMIT
-from rcgrpo.env.decode import DecodeLimits, decode_reply
+from rcgrpo.env.decode import Decoded, DecodeLimits, decode_reply
 from rcgrpo.env.executor import ERROR_PREFIX, Sandbox, is_error_result
 from rcgrpo.env.ground_truth import ground_truth_run
 from rcgrpo.env.reward import RewardRecord, TrajectoryScorer, score_trajectory
@@ -131,10 +131,9 @@ class Episode:
         if not isinstance(assistant_text, str):
             raise ValueError(f"assistant_text must be a str, got {type(assistant_text).__name__}")
         self.num_steps += 1
-        turn = self.turn_index
         decoded = decode_reply(assistant_text, self._allowed, self.decode_limits)
         info = {
-            "turn": turn,
+            "turn": self.turn_index,
             "kind": decoded.kind,
             "num_calls": 0,
             "num_errors": 0,
@@ -145,18 +144,7 @@ class Episode:
         }
         if decoded.kind == "no_calls":
             return StepResult(self._end_turn(info), self.done, info)
-        messages: list[dict[str, str]] = []
-        if decoded.kind == "rejected":
-            messages.append({"role": "tool", "content": f"{ERROR_PREFIX}{decoded.error}"})
-            info["num_errors"] = 1
-        calls = [call for call in decoded.calls if call.name != DONE_NAME]
-        info["done_called"] = len(calls) < len(decoded.calls)
-        for call, result in zip(calls, self._sandbox.run_many(calls), strict=True):
-            self._scorer.add(call, result)
-            self.calls_per_turn[turn].append(call.source)
-            messages.append({"role": "tool", "content": result})
-            info["num_calls"] += 1
-            info["num_errors"] += is_error_result(result)
+        messages = self._execute(decoded, info)
         self.num_tool_errors += info["num_errors"]
         self._steps_in_turn += 1
         if info["done_called"]:
@@ -166,6 +154,22 @@ class Episode:
         elif decoded.kind == "rejected" and self.strict_decode:
             messages += self._end_turn(info)
         return StepResult(messages, self.done, info)
+
+    def _execute(self, decoded: Decoded, info: dict[str, Any]) -> list[dict[str, str]]:
+        """Observations of a rejected reply or of its executed calls (``done()`` skipped)."""
+        if decoded.kind == "rejected":
+            info["num_errors"] = 1
+            return [{"role": "tool", "content": f"{ERROR_PREFIX}{decoded.error}"}]
+        calls = [call for call in decoded.calls if call.name != DONE_NAME]
+        info["done_called"] = len(calls) < len(decoded.calls)
+        messages = []
+        for call, result in zip(calls, self._sandbox.run_many(calls), strict=True):
+            self._scorer.add(call, result)
+            self.calls_per_turn[self.turn_index].append(call.source)
+            messages.append({"role": "tool", "content": result})
+            info["num_calls"] += 1
+            info["num_errors"] += is_error_result(result)
+        return messages
 
     def _end_turn(self, info: dict[str, Any]) -> list[dict[str, str]]:
         info["turn_ended"] = True

@@ -18,6 +18,7 @@ nothing is held out, and a ``done()`` pseudo-tool (no arguments) is offered last
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from rcgrpo.env.bfcl import reveal_prompt
@@ -69,7 +70,7 @@ def offered_docs(task: Task, mode: str, turn: int) -> list[dict[str, Any]]:
     """Function docs offered in ``turn`` (a new list; the dicts are the task's own)."""
     check_mode(mode)
     if mode == "combined":
-        return [*task.function_docs, DONE_DOC]
+        return [*task.function_docs, copy.deepcopy(DONE_DOC)]
     hidden = _hidden(task, turn)
     return [doc for doc in task.function_docs if doc["name"] not in hidden]
 
