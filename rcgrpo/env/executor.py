@@ -15,6 +15,9 @@ model's text and caches instances in module globals. Here:
   as ``json.dumps`` (``str`` if that fails), anything else ``str``; an exception becomes
   ``"Error during execution: <message>"``.
 
+Mutable default arguments (``post_tweet(tags=[], mentions=[])``) are passed as fresh
+copies on every call, so no episode can change a default that a later episode sees.
+
 Known backend quirk left as is (it matches BFCL): long-context
 ``VehicleControlAPI.get_outside_temperature_from_google`` writes a random temperature
 into a module-level dict before returning it; every call overwrites it first, so no value
@@ -80,6 +83,23 @@ def _methods_of(cls: type) -> frozenset[str]:
     return frozenset(n for n, _ in inspect.getmembers(cls, inspect.isfunction) if n[0] != "_")
 
 
+@functools.cache
+def _mutable_defaults(cls: type, name: str) -> tuple[tuple[str, Any], ...]:
+    """Parameters of ``cls.name`` whose default is a list, dict or set (shared across calls)."""
+    params = inspect.signature(getattr(cls, name)).parameters.values()
+    return tuple((p.name, p.default) for p in params if isinstance(p.default, (list, dict, set)))
+
+
+def _fresh_mutable_defaults(cls: type, name: str) -> dict[str, Any]:
+    """Copies of the mutable defaults, passed explicitly so no call can mutate the shared one.
+
+    E.g. ``TwitterAPI.post_tweet(content, tags=[], mentions=[])`` stores its default list in
+    the new tweet; a later ``mention`` on that tweet would otherwise change the default for
+    the whole process (and every later episode's ground-truth replay).
+    """
+    return {k: copy.deepcopy(v) for k, v in _mutable_defaults(cls, name)}
+
+
 class Sandbox:
     """The instances of one episode and the only way to call them."""
 
@@ -124,7 +144,11 @@ class Sandbox:
         try:
             timer.start()
             try:
-                return normalise_result(method(**call.kwargs))
+                kwargs = {
+                    **_fresh_mutable_defaults(type(method.__self__), call.name),
+                    **call.kwargs,
+                }
+                return normalise_result(method(**kwargs))
             finally:
                 timer.stop()
         except CallTimeout:
