@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from rcgrpo.policy.kv_batch import KVBatch
+from rcgrpo.policy.kv_batch import FORWARD_COST_TOKENS, KVBatch, plan_buckets
 
 
 def _reference_last_logits(model, ids: list[int]) -> torch.Tensor:
@@ -47,3 +47,27 @@ def test_rows_leave_and_join(micro_policy):
     assert torch.allclose(logits[1], _reference_last_logits(model, [11, 12, 13]), atol=1e-5)
     kv.keep_rows(torch.tensor([], dtype=torch.long))
     assert kv.rows == 0 and kv.width == 0
+
+
+def test_plan_buckets_hand_cases():
+    # one long chunk and three short ones, overhead 64:
+    #   together: 100·4 + 64 = 464; split {100} + {10,10,10}: 100 + 64 + 30 + 64 = 258
+    assert plan_buckets([10, 100, 10, 10], overhead=64) == [[1], [0, 2, 3]]
+    # similar lengths stay together: 12·3 + 64 = 100 < any split (>= 64 more)
+    assert plan_buckets([10, 12, 11], overhead=64) == [[1, 2, 0]]
+    assert plan_buckets([1, 1], overhead=0) == [[0, 1]]
+
+
+def test_bucketed_prefill_matches_reference(micro_policy):
+    model, _ = micro_policy
+    kv = KVBatch(model)
+    kv.add_rows(3)
+    seqs = [list(range(5, 205)), [7, 8], [9, 10, 11]]  # 200 vs 2-3 tokens: split in two passes
+    assert len(plan_buckets([len(s) for s in seqs], FORWARD_COST_TOKENS)) == 2
+    logits = kv.extend(seqs)
+    assert kv.lengths.tolist() == [200, 2, 3] and kv.width == 200
+    for r, seq in enumerate(seqs):
+        assert torch.allclose(logits[r], _reference_last_logits(model, seq), atol=1e-5)
+    logits = kv.extend([[3], [4], [5]])
+    for r, extra in enumerate(([3], [4], [5])):
+        assert torch.allclose(logits[r], _reference_last_logits(model, seqs[r] + extra), atol=1e-5)
