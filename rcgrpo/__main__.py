@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "version": ("rcgrpo.cli_version", "print the package and key dependency versions"),
     "metrics": ("rcgrpo.metrics", "print the metric registry (--markdown for the README table)"),
     "eval": ("rcgrpo.policy.evaluate", "evaluate a checkpoint: reward, bfcl_valid with 95% CIs"),
+    "sft": ("rcgrpo.train.sft", "Stage 1: supervised fine-tuning on expert trajectories"),
+    "rctp": ("rcgrpo.train.rctp", "Stage 1: RCTP-FT on a 1:1 success/failure mix (reward goals)"),
 }
 
 

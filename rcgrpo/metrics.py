@@ -19,7 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-NAMESPACES = ("reward", "adv", "group", "policy", "loss", "rollout", "tools", "perf", "theory")
+NAMESPACES = (
+    "reward", "adv", "group", "policy", "loss", "rollout", "tools", "perf", "theory", "sft"
+)  # fmt: skip
 README_START = "<!-- metrics:start -->"
 README_END = "<!-- metrics:end -->"
 
@@ -195,6 +197,7 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
     ("perf/time_eval_s", "wall time of held-out evaluation", "seconds"),
     ("perf/time_step_s", "wall time of the whole step", "seconds"),
     ("perf/peak_rss_gib", "peak resident memory of the process", "ru_maxrss / 2^30"),
+    ("perf/cpu_time_s", "CPU time of the process so far (all threads)", "user + system seconds"),
     # theory/ — the paper's predictions next to the measurements
     ("theory/kappa", "Prop. 4.3 constant for i.i.d. tokens", "κ = (G-1)/G · p(1-p)"),
     (
@@ -207,6 +210,22 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
         "P(all G tokens equal) under i.i.d. sampling",
         "p^G + (1-p)^G",
     ),
+    # sft/ — Stage 1 (SFT, RCTP-FT); the loss itself is loss/sft
+    ("sft/token_acc", "argmax accuracy on assistant tokens", "mean_t 1[argmax π_θ(·|h_t) = a_t]"),
+    ("sft/tokens_per_s", "training tokens (padding excluded) per second", "Σ tokens / wall s"),
+    ("sft/epoch", "passes over the training examples so far", "step / steps per epoch"),
+    (
+        "sft/eval_multi_turn",
+        "held-out success, multi_turn episodes (SFT: no token; RCTP: high)",
+        "mean 1[R = 1]",
+    ),
+    (
+        "sft/eval_combined",
+        "held-out success, combined episodes (SFT: no token; RCTP: high)",
+        "mean 1[R = 1]",
+    ),
+    ("sft/eval_multi_turn_low", "held-out success, multi_turn, low token", "mean 1[R = 1] | low"),
+    ("sft/eval_combined_low", "held-out success, combined, low token", "mean 1[R = 1] | low"),
 )
 
 METRICS: dict[str, Metric] = {

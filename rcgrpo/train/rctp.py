@@ -1,0 +1,158 @@
+"""RCTP-FT (paper §2, Stage 1): ``python -m rcgrpo rctp``.
+
+Data: successes = expert trajectories of the training tasks (optionally + the weak policy's
+successful rollouts); failures = rollouts of a weaker policy (``failures.policy``, sampled
+at ``failures.temperature`` with no reward token) whose REAL reward is 0. Per episode mode,
+exactly n = min(#successes, #failures) of each (``rctp_mix``); the goal
+``[Reward Goal: <|high_reward|>]`` / ``<|low_reward|>`` of each trajectory's actual reward
+is appended once to its first user message. The weak policy is re-sampled (new seed, up to
+``failures.max_rounds`` passes) while failures are fewer than successes.
+
+Training is :func:`rcgrpo.train.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
+the base model in the paper's GPU preset), evaluated under both tokens. The mix is saved as
+``<run>/trajectories.jsonl`` and its statistics (weak-policy success rate, failure modes)
+as ``<run>/data.json``; a resumed run reloads the mix instead of re-sampling it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from rcgrpo.train.failure_modes import failure_mix
+from rcgrpo.train.sft import (
+    cpu_seconds,
+    device_of,
+    encode_examples,
+    expert_data,
+    finish,
+    init_policy,
+    parse_cli,
+    print_summary,
+    setup_run,
+    train,
+)
+from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.trajectories import (
+    Trajectory,
+    load_task_splits,
+    policy_trajectories,
+    rctp_mix,
+    trajectory_row,
+)
+
+
+def sample_failures(cfg: SFTConfig, tasks: Sequence, mode: str, needed: int):
+    """(failures, successes, sampled) of the weak policy in ``mode``: up to
+    ``failures.max_rounds`` passes over ``tasks`` until ``needed`` failures are found."""
+    import torch
+
+    from rcgrpo.policy.models import load_policy
+
+    f = cfg.failures
+    path = f.policy or cfg.model.path
+    model, tokenizer, _ = load_policy(path, getattr(torch, cfg.model.dtype), device_of(cfg))
+    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=f.max_new_tokens,
+                max_context=f.max_context, max_batch=f.batch_size)  # fmt: skip
+    failures, successes, sampled = [], [], 0
+    for round_ in range(f.max_rounds):
+        seed = 1000 * cfg.run.seed + round_
+        trajs = policy_trajectories(
+            model, tokenizer, tasks, mode, f.temperature, f.top_p, seed, **opts
+        )
+        sampled += len(trajs)
+        failures += [t for t in trajs if t.reward == 0]
+        successes += [t for t in trajs if t.reward == 1]
+        if len(failures) >= needed:
+            break
+    return failures, successes, sampled
+
+
+def build_mix(cfg: SFTConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Trajectory], dict]:
+    """The 1:1 RCTP-FT trajectories and their statistics (module docstring)."""
+    tasks = list(train_tasks[: cfg.failures.num_tasks or None])
+    experts = [t for t in expert_data(cfg, tasks, tokenizer) if t.reward == 1]
+    successes, failures, stats = list(experts), [], {}
+    for mode in cfg.sft.modes:
+        need = sum(t.mode == mode for t in experts)
+        bad, good, sampled = sample_failures(cfg, tasks, mode, need)
+        failures += bad
+        if cfg.failures.rollout_successes:
+            successes += good
+        stats[mode] = {
+            "weak_policy_success_rate": len(good) / max(sampled, 1),
+            "sampled": sampled,
+            "failures": len(bad),
+            "failure_modes": failure_mix(t.failure_mode for t in bad),
+        }
+    successes, too_long_s = fitting(successes, tokenizer, cfg.sft.max_length)
+    failures, too_long_f = fitting(failures, tokenizer, cfg.sft.max_length)
+    mix = rctp_mix(successes, failures, seed=cfg.run.seed)
+    stats["mix"] = {
+        "dropped_too_long": {"successes": too_long_s, "failures": too_long_f},
+        "successes": sum(t.reward == 1 for t in mix),
+        "failures": sum(t.reward == 0 for t in mix),
+        "expert_successes": sum(t.source == "expert" for t in mix),
+        "failure_modes": failure_mix(t.failure_mode for t in mix if t.reward == 0),
+    }
+    return mix, stats
+
+
+def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
+    """(kept, dropped count): trajectories whose conditioned encoding fits ``max_length``
+    (filtered BEFORE the 1:1 draw, so the balance survives)."""
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.trajectories import encode_trajectory
+
+    encoder = ChatEncoder(tokenizer)
+    kept = [t for t in trajs if len(encode_trajectory(encoder, t, True).ids) <= max_length]
+    return kept, len(trajs) - len(kept)
+
+
+def load_mix(path: Path) -> list[Trajectory]:
+    """Trajectories written by :func:`save_mix`."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [
+        Trajectory(
+            **row
+            | {
+                "messages": tuple(row["messages"]),
+                "calls_per_turn": tuple(tuple(t) for t in row["calls_per_turn"]),
+            }
+        )
+        for row in rows
+    ]
+
+
+def save_mix(mix: Sequence[Trajectory], path: Path) -> None:
+    path.write_text("".join(json.dumps(trajectory_row(t)) + "\n" for t in mix))
+
+
+def run_rctp(cfg: SFTConfig) -> dict:
+    """RCTP-FT from ``model.path``; returns the run summary."""
+    cfg.validate()
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    paths, logger, resume = setup_run(cfg)
+    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
+    model, tokenizer = init_policy(cfg, train_tasks, resume)
+    mix_path, data_path = paths.root / "trajectories.jsonl", paths.root / "data.json"
+    if resume is not None and mix_path.exists():
+        mix, stats = load_mix(mix_path), json.loads(data_path.read_text())
+    else:
+        mix, stats = build_mix(cfg, train_tasks, tokenizer)
+        save_mix(mix, mix_path)
+        stats["data_cpu_s"] = cpu_seconds() - cpu0
+        data_path.write_text(json.dumps(stats, indent=2) + "\n")
+    examples, dropped = encode_examples(mix, tokenizer, True, cfg.sft.max_length)
+    stats["examples"], stats["dropped_too_long"] = len(examples), dropped
+    conditions = ("high", "low")
+    metrics = train(cfg, model, tokenizer, examples, eval_tasks, conditions, paths, logger, resume)
+    return finish(cfg, paths, logger, stats, metrics, cpu0, wall0)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m rcgrpo rctp [--preset NAME] [--config FILE] [--section.field VALUE ...]``."""
+    print_summary(run_rctp(parse_cli(argv, "rctp", "python -m rcgrpo rctp")))
+    return 0

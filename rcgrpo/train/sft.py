@@ -1,0 +1,387 @@
+"""Stage 1 training loop: ``python -m rcgrpo sft`` (and ``rctp``, :mod:`rcgrpo.train.rctp`).
+
+Reads top to bottom as the run does::
+
+    setup      seed, torch threads, run folder (config.json), JSONL + TensorBoard logger
+    tasks      training / held-out tasks (synth suite or the BFCL 720 / 80 split)
+    policy     a tiny Qwen2 FROM SCRATCH (BPE trained on the training tasks and their
+               rendered expert conversations) or a checkpoint
+    data       SFT: expert trajectories executed on the real backends, one per task and mode;
+               RCTP-FT: the 1:1 success / failure mix with the reward goal of the actual reward
+    train      AdamW, linear warm-up then cosine / linear decay, token-mean cross-entropy on
+               assistant tokens only (the loss mask of ``ChatEncoder.encode_conversation``),
+               length-bucketed padded batches
+    evaluate   ``evaluate_policy`` on held-out tasks (greedy) every ``run.eval_every`` steps
+               and at the end, in every ``sft.eval_modes`` mode and condition
+    save       ``checkpoints/step_N`` (save_pretrained + optimizer + RNG) and ``final/``
+
+Loss: L = -(1/N) Σ_{b,t} m_{b,t} log π_θ(x_{b,t} | x_{b,<t}), N = Σ m (paper §2: the RCTP
+objective, cross-entropy on the assistant actions; plain SFT is the same without a goal).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import resource
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from rcgrpo.metrics import validate_metric_names
+from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.config import save_config, to_dict
+from rcgrpo.train.runlog import RunLogger, RunPaths
+from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.trajectories import Example, encode_trajectory, load_task_splits
+
+SCRATCH_MAX_CONTEXT = 1_000_000  # scripted experts are never cut; sft.max_length filters
+
+
+# --------------------------------------------------------------------------- maths (pure)
+def sft_loss(logits: torch.Tensor, input_ids: torch.Tensor, loss_mask: torch.Tensor):
+    """Token-mean next-token cross-entropy on masked tokens (module docstring).
+
+    Args: logits [B, T, V]; input_ids [B, T]; loss_mask [B, T] (True = token is a target).
+    Returns (loss, N active tokens, N correctly predicted by argmax) — 0-dim tensors; an
+    all-zero mask gives loss 0 (not NaN).
+    """
+    if logits.dim() != 3 or logits.shape[:2] != input_ids.shape:
+        raise ValueError(f"logits must be [B, T, V] over input_ids {tuple(input_ids.shape)}")
+    if loss_mask.shape != input_ids.shape:
+        raise ValueError(f"loss_mask must have shape {tuple(input_ids.shape)}")
+    target = input_ids[:, 1:]
+    active = loss_mask[:, 1:].bool()
+    pred = logits[:, :-1][active].float()
+    ce = F.cross_entropy(pred, target[active], reduction="sum")
+    n = active.sum()
+    correct = (pred.argmax(-1) == target[active]).sum()
+    return ce / n.clamp(min=1), n, correct
+
+
+def lr_factor(step: int, total: int, warmup: int, schedule: str, min_ratio: float) -> float:
+    """Multiplier of the base lr at ``step`` (0-based): linear warm-up over ``warmup`` steps,
+    then cosine / linear decay to ``min_ratio`` at ``total``, or constant."""
+    if warmup > 0 and step < warmup:
+        return (step + 1) / warmup
+    if schedule == "constant" or total <= warmup:
+        return 1.0
+    progress = min(1.0, (step - warmup) / max(1, total - warmup))
+    shape = 0.5 * (1 + math.cos(math.pi * progress)) if schedule == "cosine" else 1 - progress
+    return min_ratio + (1 - min_ratio) * shape
+
+
+# --------------------------------------------------------------------------- batches
+def batch_schedule(
+    lengths: Sequence[int], batch_size: int, seed: int, epoch: int
+) -> list[list[int]]:
+    """Index batches of one epoch: shuffled, bucketed by length inside windows of 32
+    batches (little padding), batch order shuffled again. Deterministic in (seed, epoch)."""
+    rng = random.Random(f"sft-batches/{seed}/{epoch}")
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = 32 * batch_size
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: lengths[i])
+        batches += [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
+    """Right-padded ``input_ids`` [B, T], ``attention_mask`` and ``loss_mask`` (bool)."""
+    width = max(len(e.ids) for e in examples)
+    ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
+    attn = torch.zeros(len(examples), width, dtype=torch.bool)
+    mask = torch.zeros_like(attn)
+    for b, e in enumerate(examples):
+        ids[b, : len(e.ids)] = torch.tensor(e.ids)
+        attn[b, : len(e.ids)] = True
+        mask[b, : len(e.mask)] = torch.tensor(e.mask, dtype=torch.bool)
+    return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
+
+
+def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int):
+    """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens."""
+    from rcgrpo.policy.chat import ChatEncoder
+
+    encoder = ChatEncoder(tokenizer)
+    examples = [encode_trajectory(encoder, t, conditioned) for t in trajs]
+    kept = [e for e in examples if len(e.ids) <= max_length]
+    return kept, len(examples) - len(kept)
+
+
+# --------------------------------------------------------------------------- setup
+def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
+    """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
+    random.seed(cfg.run.seed)
+    torch.manual_seed(cfg.run.seed)
+    if cfg.sft.threads > 0:
+        torch.set_num_threads(cfg.sft.threads)
+    paths = RunPaths(Path(cfg.run.root) / cfg.run.name).make()
+    resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
+    step = load_trainer_state(resume)["step"] if resume else None
+    save_config(cfg, paths.config)
+    logger = RunLogger(
+        paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step
+    )
+    return paths, logger, resume
+
+
+def device_of(cfg: SFTConfig) -> str:
+    if cfg.model.device != "auto":
+        return cfg.model.device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
+    """(model, tokenizer): the checkpoint to resume, a checkpoint, or a from-scratch preset
+    whose BPE is trained on the training tasks + their rendered expert conversations."""
+    from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy
+    from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
+
+    dtype = getattr(torch, cfg.model.dtype)
+    if resume is not None or cfg.model.path not in PRESETS:
+        model, tokenizer, _ = load_policy(resume or cfg.model.path, dtype, device_of(cfg))
+        return model, tokenizer
+    boot = train_tiny_tokenizer(task_corpus(train_tasks[:200]), vocab_size=512)
+    texts = [
+        boot.apply_chat_template(list(t.messages), tokenize=False)
+        for mode in cfg.sft.modes
+        for t in expert_data(cfg, train_tasks[:2000], boot, modes=(mode,))
+    ]
+    tokenizer = train_tiny_tokenizer(task_corpus(train_tasks) + texts, cfg.sft.vocab_size)
+    model, tokenizer = build_tiny_policy(cfg.model.path, tokenizer, seed=cfg.run.seed)
+    return model.to(device=device_of(cfg), dtype=dtype), tokenizer
+
+
+def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
+    """Expert trajectories of ``tasks`` in every mode (labels from the real reward)."""
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.trajectories import expert_trajectories
+
+    encoder = ChatEncoder(tokenizer)
+    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=SCRATCH_MAX_CONTEXT,
+                max_context=SCRATCH_MAX_CONTEXT, max_batch=256)  # fmt: skip
+    return [
+        t for m in modes or cfg.sft.modes for t in expert_trajectories(tasks, encoder, m, **opts)
+    ]
+
+
+# --------------------------------------------------------------------------- evaluate
+def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequence[str]):
+    """Held-out success per (mode, condition): (metrics, {"<mode>/<condition>": summary})."""
+    from rcgrpo.policy.evaluate import evaluate_policy
+
+    start, summaries, metrics = time.perf_counter(), {}, {}
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for mode in cfg.sft.eval_modes:
+            for cond in conditions:
+                summary, _ = evaluate_policy(
+                    model, tokenizer, tasks, cond, mode, cfg.tasks.prompt_style,
+                    cfg.sft.eval_temperature, 1.0, cfg.sft.eval_max_new_tokens,
+                    cfg.sft.eval_max_context, cfg.sft.eval_batch_size, cfg.run.seed,
+                )  # fmt: skip
+                summaries[f"{mode}/{cond}"] = summary
+                suffix = "_low" if cond == "low" else ""
+                metrics[f"sft/eval_{mode}{suffix}"] = summary["overall"]["reward"]["mean"]
+    model.train(was_training)
+    first, main = cfg.sft.eval_modes[0], conditions[0]
+    metrics["reward/eval_success"] = summaries[f"{first}/{main}"]["overall"]["reward"]["mean"]
+    if "low" in conditions:
+        metrics["reward/eval_success_low"] = metrics[f"sft/eval_{first}_low"]
+    metrics["perf/time_eval_s"] = time.perf_counter() - start
+    return metrics, summaries
+
+
+# --------------------------------------------------------------------------- train
+def train_step(model, optimizer, batch: dict[str, torch.Tensor], lr: float, max_grad_norm: float):
+    """One AdamW update on one batch; skipped (not applied) if loss or gradient is non-finite."""
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    device = next(model.parameters()).device
+    ids, attn = batch["input_ids"].to(device), batch["attention_mask"].to(device)
+    logits = model(input_ids=ids, attention_mask=attn.long()).logits
+    loss, n, correct = sft_loss(logits, ids, batch["loss_mask"].to(device))
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
+    finite = bool(torch.isfinite(loss)) and bool(torch.isfinite(norm))
+    if finite:
+        optimizer.step()
+    return {"ce_sum": float(loss.detach()) * int(n), "n": int(n), "correct": int(correct),
+            "grad_norm": float(norm), "finite": finite, "tokens": int(attn.sum())}  # fmt: skip
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process (all threads) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) -> dict:
+    """Registry metrics of the steps since the last log line."""
+    n = sum(s["n"] for s in window)
+    return {
+        "loss/sft": sum(s["ce_sum"] for s in window) / max(n, 1),
+        "sft/token_acc": sum(s["correct"] for s in window) / max(n, 1),
+        "loss/active_tokens": n / len(window),
+        "loss/nonfinite": float(not all(s["finite"] for s in window)),
+        "policy/grad_norm": sum(s["grad_norm"] for s in window) / len(window),
+        "policy/lr": lr,
+        "sft/tokens_per_s": sum(s["tokens"] for s in window) / max(seconds, 1e-9),
+        "sft/epoch": epoch,
+        "perf/cpu_time_s": cpu_seconds(),
+        "perf/peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+    }
+
+
+def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer) -> Path:
+    return save_checkpoint(
+        paths.checkpoints, step, model, tokenizer, optimizer,
+        data_state={"step": step}, extra={"stage": cfg.stage}, keep_last=cfg.run.keep_checkpoints,
+    )  # fmt: skip
+
+
+def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks, conditions,
+          paths: RunPaths, logger: RunLogger, resume: Path | None = None) -> dict:  # fmt: skip
+    """The optimisation loop (module docstring); returns the final evaluation metrics."""
+    from tqdm.auto import tqdm
+
+    from rcgrpo.policy.models import save_policy
+    from rcgrpo.train.checkpoint import set_rng_state
+
+    if not examples:
+        raise ValueError("examples is empty: no training sequence survived the filters")
+    opt, o = None, cfg.optim
+    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
+    per_epoch = math.ceil(len(examples) / cfg.sft.batch_size)
+    total = cfg.run.steps or math.ceil(cfg.sft.epochs * per_epoch)
+    step = 0
+    if resume is not None:
+        state = load_trainer_state(resume)
+        opt.load_state_dict(state["optimizer"])
+        set_rng_state(state["rng"])
+        step = state["step"]
+    weak_step = round(cfg.sft.weak_snapshot_frac * total) or None
+    lengths, schedules = [len(e.ids) for e in examples], {}
+    window, bad_streak, metrics = [], 0, {}
+    model.train()
+    bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
+    t_window = time.perf_counter()
+    while step < total:
+        epoch, k = divmod(step, per_epoch)
+        if epoch not in schedules:
+            schedules = {epoch: batch_schedule(lengths, cfg.sft.batch_size, cfg.run.seed, epoch)}
+        batch = collate([examples[i] for i in schedules[epoch][k]], tokenizer.pad_token_id)
+        f = lr_factor(step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio)
+        stats = train_step(model, opt, batch, o.lr * f, o.max_grad_norm)
+        window.append(stats)
+        bad_streak = 0 if stats["finite"] else bad_streak + 1
+        if bad_streak >= cfg.run.max_nonfinite:
+            raise FloatingPointError(f"{bad_streak} consecutive non-finite steps at step {step}")
+        step += 1
+        bar.update(1)
+        last = step == total
+        if step % cfg.run.log_every == 0 or last:
+            metrics = window_metrics(
+                window, time.perf_counter() - t_window, o.lr * f, step / per_epoch
+            )
+            bar.set_postfix(
+                loss=f"{metrics['loss/sft']:.3f}", acc=f"{metrics['sft/token_acc']:.3f}"
+            )
+            if (cfg.run.eval_every and step % cfg.run.eval_every == 0) or last:
+                metrics |= evaluate(cfg, model, tokenizer, eval_tasks, conditions)[0]
+            logger.log(step, metrics)
+            window, t_window = [], time.perf_counter()
+        if step == weak_step:
+            save_policy(model, tokenizer, paths.root / "weak")
+        if (cfg.run.checkpoint_every and step % cfg.run.checkpoint_every == 0) or last:
+            save_step(cfg, paths, step, model, tokenizer, opt)
+    bar.close()
+    save_policy(model, tokenizer, paths.root / "final")
+    return metrics
+
+
+# --------------------------------------------------------------------------- run
+def run_sft(cfg: SFTConfig) -> dict:
+    """Plain SFT on expert trajectories (no reward token); returns the run summary."""
+    cfg.validate()
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    paths, logger, resume = setup_run(cfg)
+    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
+    model, tokenizer = init_policy(cfg, train_tasks, resume)
+    trajs = expert_data(cfg, train_tasks, tokenizer)
+    experts = [t for t in trajs if t.reward == 1]
+    examples, dropped = encode_examples(experts, tokenizer, False, cfg.sft.max_length)
+    data = {"expert_trajectories": len(trajs), "expert_reward_0": len(trajs) - len(experts),
+            "examples": len(examples), "dropped_too_long": dropped}  # fmt: skip
+    metrics = train(cfg, model, tokenizer, examples, eval_tasks, ("none",), paths, logger, resume)
+    return finish(cfg, paths, logger, data, metrics, cpu0, wall0)
+
+
+def finish(cfg: SFTConfig, paths: RunPaths, logger: RunLogger, data: dict, metrics: dict,
+           cpu0: float, wall0: float) -> dict:  # fmt: skip
+    """Write ``summary.json`` (data counts, final metrics, CPU and wall time); close the logger."""
+    logger.close()
+    summary = {
+        "stage": cfg.stage,
+        "run": str(paths.root),
+        "final_model": str(paths.root / "final"),
+        "data": data,
+        "final_metrics": metrics,
+        "cpu_s": cpu_seconds() - cpu0,
+        "wall_s": time.perf_counter() - wall0,
+        "config": to_dict(cfg),
+    }
+    (paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def parse_cli(argv: list[str], stage: str, prog: str) -> SFTConfig:
+    """``--preset NAME`` → ``--config FILE`` → flags (module docstring of sft_config)."""
+    import tyro
+
+    from rcgrpo.train.config import load_json_config
+    from rcgrpo.train.sft_config import PRESETS, preset
+
+    rest, name, config_file = [], f"{stage}-synth-cpu", None
+    it = iter(argv)
+    for arg in it:
+        if arg in ("--preset", "--config"):
+            value = next(it, None)
+            if value is None:
+                raise SystemExit(f"{prog}: {arg} needs a value")
+            name, config_file = (value, config_file) if arg == "--preset" else (name, value)
+        else:
+            rest.append(arg)
+    if "-h" in rest or "--help" in rest:
+        print(f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
+              f"--config FILE   JSON overrides (strict keys)\n")  # fmt: skip
+    base = preset(name)
+    if config_file:
+        base = load_json_config(SFTConfig, config_file, base=base)
+    cfg = tyro.cli(SFTConfig, args=rest, default=base, prog=prog)
+    if cfg.stage != stage:
+        raise SystemExit(f"{prog}: the config has stage={cfg.stage!r}; use the {cfg.stage} command")
+    return cfg.validate()
+
+
+def print_summary(summary: dict) -> None:
+    m = summary["final_metrics"]
+    evals = {k: round(v, 4) for k, v in m.items() if k.startswith(("sft/eval", "reward/eval"))}
+    print(json.dumps({"run": summary["run"], "final_model": summary["final_model"],
+                      "cpu_s": round(summary["cpu_s"], 1), "data": summary["data"], **evals}))  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    """``python -m rcgrpo sft [--preset NAME] [--config FILE] [--section.field VALUE ...]``."""
+    print_summary(run_sft(parse_cli(argv, "sft", "python -m rcgrpo sft")))
+    return 0

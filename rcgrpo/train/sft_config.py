@@ -1,0 +1,226 @@
+"""Config of Stage 1 (SFT and RCTP-FT): shared sections of :mod:`rcgrpo.train.config` plus
+two of its own, and named presets.
+
+Loading order (as for every rcgrpo config): ``--preset NAME`` → ``--config file.json``
+(strict: an unknown key is an error naming its dotted path) → command-line flags (tyro, e.g.
+``--optim.lr 3e-4 --sft.epochs 1``). The resolved config is written to the run folder.
+
+Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, batch 16,
+2 epochs; RCTP-FT lr 1e-5, batch 16, 5 epochs; AdamW. The ``*-bfcl-gpu`` presets use them.
+The ``*-synth-cpu`` presets train the tiny Qwen2 FROM SCRATCH (no pretrained weights exist
+here), which needs a larger learning rate and more epochs; their values were chosen by the
+measurements in the README section "Stage 1: SFT and RCTP-FT".
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from rcgrpo.train.config import ModelConfig, OptimConfig, RunConfig, TaskConfig, from_dict
+
+STAGES = ("sft", "rctp")
+SCHEDULES = ("cosine", "linear", "constant")
+EPISODE_MODES = ("multi_turn", "combined")
+EVAL_CONDITIONS = ("none", "high", "low")
+
+
+@dataclass
+class StageConfig:
+    """Data, schedule and evaluation of one supervised stage (SFT or RCTP-FT)."""
+
+    epochs: float = 2.0
+    """Passes over the training examples (paper: SFT 2, RCTP-FT 5); ``run.steps`` > 0
+    overrides it with a fixed number of optimizer steps."""
+    batch_size: int = 16
+    """Sequences per optimizer step (paper: 16)."""
+    schedule: str = "cosine"
+    """Learning-rate decay after the linear warm-up (``optim.warmup_steps``):
+    cosine | linear | constant."""
+    min_lr_ratio: float = 0.1
+    """Final learning rate as a fraction of ``optim.lr`` (cosine / linear)."""
+    modes: tuple[str, ...] = ("multi_turn", "combined")
+    """Episode modes every training trajectory is rendered in. The paper trains Stage 1 on
+    separate turns (multi_turn) and runs RL on combined prompts; a model trained from
+    scratch has never seen a combined prompt, so the CPU presets use both renderings (one
+    example per task and mode) and RL starts on-distribution."""
+    max_length: int = 1024
+    """Drop training sequences longer than this many tokens (the count is logged)."""
+    synth_preset: str = "tiny"
+    """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from
+    (``tasks.max_turns`` / ``tasks.max_calls_per_turn`` cap its ranges)."""
+    vocab_size: int = 1024
+    """From-scratch models only: BPE vocabulary trained on the training tasks' texts and
+    their rendered expert conversations (reward tokens included)."""
+    eval_modes: tuple[str, ...] = ("multi_turn", "combined")
+    """Episode modes of the held-out evaluations (greedy unless ``eval_temperature`` > 0)."""
+    eval_temperature: float = 0.0
+    """Sampling temperature of held-out evaluation (0 = greedy)."""
+    eval_max_new_tokens: int = 96
+    """Cap per assistant message during evaluation."""
+    eval_max_context: int = 1024
+    """Cap per evaluated conversation in tokens."""
+    eval_batch_size: int = 32
+    """Episodes generated in parallel during evaluation."""
+    weak_snapshot_frac: float = 0.0
+    """Save a copy of the model to ``<run>/weak`` after this fraction of the steps (0 = off):
+    an early, weaker policy whose reward-0 rollouts make RCTP-FT failure data."""
+    threads: int = 0
+    """torch CPU threads (0 = torch's default)."""
+
+
+@dataclass
+class FailureConfig:
+    """RCTP-FT failure trajectories: rollouts of a weaker policy kept when their reward is 0."""
+
+    policy: str = ""
+    """Checkpoint sampled for failures ("" = the starting model ``model.path``)."""
+    temperature: float = 1.0
+    """Sampling temperature (paper: 0.7 with Qwen2.5-7B-Instruct)."""
+    top_p: float = 1.0
+    """Nucleus threshold."""
+    max_new_tokens: int = 96
+    """Cap per sampled assistant message."""
+    max_context: int = 1024
+    """Cap per sampled conversation (a truncated episode has reward 0: a failure)."""
+    max_rounds: int = 3
+    """Sampling passes over the training tasks (new seed each) while failures are fewer
+    than successes."""
+    num_tasks: int = 0
+    """Training tasks used by RCTP-FT (0 = all ``tasks.num_train``)."""
+    rollout_successes: bool = False
+    """Also count the weak policy's reward-1 rollouts as successes (default: experts only,
+    as the paper's 800 expert trajectories)."""
+    batch_size: int = 32
+    """Episodes sampled in parallel."""
+
+
+@dataclass
+class SFTConfig:
+    """Stage 1: plain SFT on expert trajectories, or RCTP-FT on a 1:1 success/failure mix."""
+
+    stage: str = "sft"
+    """sft (expert trajectories, no reward token) | rctp (1:1 mix, reward goal by label)."""
+    model: ModelConfig = field(default_factory=ModelConfig)
+    """Starting model: a preset name of ``rcgrpo.policy.models.PRESETS`` (tiny | small |
+    micro) trains from scratch; otherwise a checkpoint folder or Hugging Face path (RCTP-FT:
+    the SFT checkpoint)."""
+    tasks: TaskConfig = field(default_factory=lambda: TaskConfig(max_turns=2))
+    sft: StageConfig = field(default_factory=StageConfig)
+    failures: FailureConfig = field(default_factory=FailureConfig)
+    optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=1e-5))
+    """AdamW. ``inner_epochs`` and ``minibatches`` are RL-only and ignored here."""
+    run: RunConfig = field(default_factory=lambda: RunConfig(steps=0, eval_every=0))
+
+    def validate(self) -> SFTConfig:
+        """Check the enums and ranges; returns self."""
+        _choice("stage", self.stage, STAGES)
+        _choice("sft.schedule", self.sft.schedule, SCHEDULES)
+        _choice("tasks.source", self.tasks.source, ("synth", "bfcl"))
+        _choice("tasks.mode", self.tasks.mode, EPISODE_MODES)
+        for name in ("modes", "eval_modes"):
+            values = getattr(self.sft, name)
+            if not values or any(m not in EPISODE_MODES for m in values):
+                raise ValueError(f"sft.{name} must be a non-empty subset of {EPISODE_MODES}")
+        for name in ("batch_size", "max_length", "eval_max_new_tokens", "eval_batch_size"):
+            if getattr(self.sft, name) < 1:
+                raise ValueError(f"sft.{name} must be >= 1")
+        if not (self.sft.epochs > 0 or self.run.steps > 0):
+            raise ValueError("sft.epochs must be > 0 (or run.steps > 0)")
+        if not 0.0 <= self.sft.weak_snapshot_frac < 1.0:
+            raise ValueError("sft.weak_snapshot_frac must be in [0, 1)")
+        if not 0.0 <= self.sft.min_lr_ratio <= 1.0:
+            raise ValueError("sft.min_lr_ratio must be in [0, 1]")
+        if self.failures.max_rounds < 1 or self.failures.temperature < 0:
+            raise ValueError("failures.max_rounds must be >= 1 and failures.temperature >= 0")
+        return self
+
+
+def _choice(name: str, value: Any, options: tuple[str, ...]) -> None:
+    if value not in options:
+        raise ValueError(f"{name} must be one of {options}, got {value!r}")
+
+
+def _preset(**sections: dict[str, Any]) -> SFTConfig:
+    return from_dict(SFTConfig, sections)
+
+
+_SYNTH_TASKS = {
+    "source": "synth",
+    "mode": "combined",
+    "prompt_style": "compact",
+    "num_train": 6000,
+    "num_eval": 200,
+    "max_turns": 2,
+    "max_calls_per_turn": 2,
+}
+_BFCL_GPU_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "bfcl"}
+_BFCL_TINY_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "compact"}
+_GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
+_PAPER_OPTIM = {"lr": 1e-5, "weight_decay": 0.0, "warmup_steps": 10}
+_GPU_SFT = {
+    "batch_size": 16,
+    "modes": ["multi_turn"],
+    "eval_modes": ["multi_turn", "combined"],
+    "max_length": 16384,
+    "eval_max_new_tokens": 512,
+    "eval_max_context": 16384,
+}
+
+PRESETS: dict[str, SFTConfig] = {
+    # CPU: the tiny Qwen2 from scratch on the synth suite (issue 5 targets).
+    "sft-synth-cpu": _preset(
+        stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
+        sft={"epochs": 2.0, "batch_size": 16, "weak_snapshot_frac": 0.25, "vocab_size": 1024},
+        optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 100},
+        run={"name": "sft-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
+    ),
+    "rctp-synth-cpu": _preset(
+        stage="rctp", model={"path": "runs/stage1/sft-synth/final"}, tasks=_SYNTH_TASKS,
+        sft={"epochs": 2.0, "batch_size": 16},
+        failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
+        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
+        run={"name": "rctp-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
+    ),
+    # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
+    "sft-bfcl-tiny": _preset(
+        stage="sft", model={"path": "tiny"}, tasks=_BFCL_TINY_TASKS,
+        sft={"epochs": 4.0, "batch_size": 8, "max_length": 4096, "eval_max_context": 4096,
+             "eval_max_new_tokens": 128},
+        optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 30},
+        run={"name": "sft-bfcl-tiny", "steps": 0, "eval_every": 0, "checkpoint_every": 0},
+    ),
+    "rctp-bfcl-tiny": _preset(
+        stage="rctp", model={"path": "runs/stage1/sft-bfcl-tiny/final"}, tasks=_BFCL_TINY_TASKS,
+        sft={"epochs": 2.0, "batch_size": 8, "max_length": 4096, "eval_max_context": 4096,
+             "eval_max_new_tokens": 128},
+        failures={"temperature": 1.0, "max_context": 4096, "max_new_tokens": 128},
+        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 10},
+        run={"name": "rctp-bfcl-tiny", "steps": 0, "eval_every": 0, "checkpoint_every": 0},
+    ),
+    # GPU: the paper's Stage 1 on BFCL with a real model (separate turns, paper values).
+    "sft-bfcl-gpu": _preset(
+        stage="sft", model=_GPU_MODEL, tasks=_BFCL_GPU_TASKS, sft={**_GPU_SFT, "epochs": 2.0},
+        optim=_PAPER_OPTIM, run={"name": "sft-bfcl", "checkpoint_every": 0},
+    ),
+    "rctp-bfcl-gpu": _preset(
+        stage="rctp", model=_GPU_MODEL, tasks=_BFCL_GPU_TASKS, sft={**_GPU_SFT, "epochs": 5.0},
+        failures={"temperature": 0.7, "max_new_tokens": 512, "max_context": 16384},
+        optim=_PAPER_OPTIM, run={"name": "rctp-bfcl", "checkpoint_every": 0},
+    ),
+}  # fmt: skip
+"""Named configs; ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the
+experts, as the paper does (its failures are the base model's rollouts at τ = 0.7)."""
+
+
+def preset(name: str) -> SFTConfig:
+    """A fresh copy of preset ``name``."""
+    _choice("preset", name, tuple(PRESETS))
+    return copy.deepcopy(PRESETS[name])
+
+
+def with_overrides(cfg: SFTConfig, **sections: dict[str, Any]) -> SFTConfig:
+    """``cfg`` updated section-wise (strict keys), e.g. ``with_overrides(c, run={"seed": 1})``."""
+    return from_dict(SFTConfig, sections, base=dataclasses.replace(cfg))

@@ -1,0 +1,219 @@
+"""Stage-1 data: expert and failure trajectories, their labels, and the RCTP-FT 1:1 mix.
+
+Every trajectory is a REAL episode: its replies are stepped through ``rcgrpo.env.Episode``
+by the batched rollout engine (real backends, real tool outputs, the policy's prompt
+rendering), and its label is the reward the engine scored with ``score_trajectory`` —
+never an assumption. Sources:
+
+- **expert**: :func:`expert_script` replayed by a ``ScriptedPolicy`` (the task's ground
+  truth). multi_turn: a turn's calls in one reply, then a reply without calls (ends the
+  turn); combined: every call of every turn in one reply, then ``[done()]`` as the combined
+  prompt asks. An expert trajectory that does not score 1 (e.g. cut by ``max_context``) is
+  kept with its real label 0 and never used as a failure.
+- **rollout**: samples of a (weaker) model at temperature τ (paper: failures of the base
+  model at τ = 0.7), labelled by their own reward.
+
+Conversations are stored WITHOUT a reward goal; :func:`encode_trajectory` adds
+``[Reward Goal: <|high_reward|>]`` / ``<|low_reward|>`` from the ACTUAL reward, once, to the
+first user message (``render.with_reward_goal``, exactly as rollouts are rendered), and
+tokenizes with ``ChatEncoder.encode_conversation`` (the rollout tokenization; loss mask 1 on
+assistant tokens only). Failure modes: :mod:`rcgrpo.train.failure_modes`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
+from rcgrpo.policy.chat import ChatEncoder
+from rcgrpo.policy.policies import ModelPolicy, ScriptedPolicy, StepView, format_calls
+from rcgrpo.policy.render import with_reward_goal
+from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
+from rcgrpo.train.failure_modes import classify_failure
+
+DONE_REPLY = "[done()]"
+NO_CALL_REPLY = "Done."
+SOURCES = ("expert", "rollout")
+
+
+def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list]:
+    """(train, held-out) tasks of a :class:`~rcgrpo.train.config.TaskConfig`.
+
+    bfcl: the 720 / 80 id-level split (``split_seed``); synth: ``num_train`` train-split and
+    ``num_eval`` test-split tasks of preset ``synth_preset`` with its turn and call ranges
+    capped at ``max_turns`` / ``max_calls_per_turn`` (generator seed ``split_seed``).
+    """
+    if tasks.source == "bfcl":
+        from rcgrpo.env import load_bfcl_tasks, split_tasks
+
+        return split_tasks(load_bfcl_tasks(), test_fraction=0.1, seed=tasks.split_seed)
+    from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
+
+    if synth_preset not in SYNTH_PRESETS:
+        raise ValueError(f"synth_preset must be one of {sorted(SYNTH_PRESETS)}")
+    base = SYNTH_PRESETS[synth_preset]
+    knobs = {
+        "turns": (min(base.turns[0], tasks.max_turns), tasks.max_turns),
+        "calls_per_turn": (min(base.calls_per_turn[0], tasks.max_calls_per_turn),
+                           tasks.max_calls_per_turn),
+    }  # fmt: skip
+    make = generate_synth_tasks
+    train = make(tasks.num_train, "train", seed=tasks.split_seed, config=base, **knobs)
+    return train, make(tasks.num_eval, "test", seed=tasks.split_seed, config=base, **knobs)
+
+
+def expert_script(view: StepView) -> str:
+    """The ground truth as replies (module docstring)."""
+    gt = view.task.ground_truth
+    if view.mode == "combined":
+        calls = [c for turn in gt for c in turn]
+        return format_calls(calls) if view.step_in_turn == 0 and calls else DONE_REPLY
+    calls = list(gt[view.turn_index]) if view.turn_index < len(gt) else []
+    return format_calls(calls) if view.step_in_turn == 0 and calls else NO_CALL_REPLY
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """One labelled episode (no reward goal in its messages)."""
+
+    task_id: str
+    category: str
+    mode: str
+    """Episode mode: multi_turn | combined."""
+    source: str
+    """expert | rollout."""
+    messages: tuple[dict, ...]
+    """System prompt, user turns, assistant replies and tool outputs, as rendered."""
+    reward: int
+    """The environment's R = R_state · R_action of this episode (0 or 1)."""
+    failure_mode: str | None
+    """:func:`classify_failure` of a reward-0 episode; None when reward is 1."""
+    truncated: bool
+    """Cut by the context cap or BFCL's step limit."""
+    calls_per_turn: tuple[tuple[str, ...], ...] = ()
+    """Executed call strings per turn, as the environment recorded them."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One tokenized training sequence."""
+
+    ids: list[int]
+    mask: list[int]
+    """1 exactly on assistant tokens (content + end-of-message), 0 elsewhere."""
+    high: bool | None
+    """Reward goal rendered: True high, False low, None none (plain SFT)."""
+    task_id: str
+    mode: str
+    source: str
+
+
+def from_rollout(task: Any, rollout: Any, mode: str, source: str) -> Trajectory:
+    """Label a rollout by its own scored reward (and failure mode if it failed)."""
+    if rollout.reward_high is not None:
+        raise ValueError("rollout was conditioned on a reward token; sample failures with none")
+    reward = int(rollout.reward)
+    return Trajectory(
+        task_id=rollout.task_id,
+        category=rollout.category,
+        mode=mode,
+        source=source,
+        messages=tuple(dict(m) for m in rollout.messages),
+        reward=reward,
+        failure_mode=None if reward == 1 else classify_failure(task, rollout, mode),
+        truncated=bool(rollout.truncated or rollout.record.truncated),
+        calls_per_turn=tuple(tuple(turn) for turn in rollout.calls_per_turn),
+    )
+
+
+def _engine(policy, encoder: ChatEncoder, mode: str, opts: dict[str, Any]) -> RolloutEngine:
+    from rcgrpo.env import Episode
+
+    return RolloutEngine(policy, encoder, Episode, mode=mode, **opts)
+
+
+def expert_trajectories(
+    tasks: Sequence[Any], encoder: ChatEncoder, mode: str, **engine_opts: Any
+) -> list[Trajectory]:
+    """Replay every task's ground truth through the real environment (one per task).
+
+    ``engine_opts``: ``prompt_style``, ``max_new_tokens``, ``max_context``, ``max_batch`` of
+    :class:`~rcgrpo.policy.rollout.RolloutEngine` (``max_context`` is required).
+    """
+    engine = _engine(ScriptedPolicy(encoder, expert_script), encoder, mode, engine_opts)
+    rollouts = engine.run([RolloutJob(t) for t in tasks])
+    return [from_rollout(t, r, mode, "expert") for t, r in zip(tasks, rollouts, strict=True)]
+
+
+@torch.no_grad()
+def policy_trajectories(
+    model,
+    tokenizer,
+    tasks: Sequence[Any],
+    mode: str,
+    temperature: float,
+    top_p: float = 1.0,
+    seed: int = 0,
+    **engine_opts: Any,
+) -> list[Trajectory]:
+    """One sampled episode per task from ``model`` (no reward token), labelled by reward."""
+    encoder = ChatEncoder(tokenizer)
+    was_training = model.training
+    model.eval()
+    policy = ModelPolicy(
+        model, sorted(encoder.stop_ids), temperature, top_p, tokenizer.pad_token_id
+    )
+    try:
+        rollouts = _engine(policy, encoder, mode, engine_opts).run(
+            [RolloutJob(t) for t in tasks], seed=seed
+        )
+    finally:
+        model.train(was_training)
+    return [from_rollout(t, r, mode, "rollout") for t, r in zip(tasks, rollouts, strict=True)]
+
+
+def rctp_mix(
+    successes: Sequence[Trajectory], failures: Sequence[Trajectory], seed: int = 0
+) -> list[Trajectory]:
+    """Exactly 1:1 successes and failures within every mode (paper §2: a 1:1 mix).
+
+    Per mode, n = min(#successes, #failures) of each are drawn without replacement
+    (deterministic in ``seed``); the result is shuffled. Labels are checked, not trusted.
+    """
+    if any(t.reward != 1 for t in successes):
+        raise ValueError("successes must all have reward 1")
+    if any(t.reward != 0 for t in failures):
+        raise ValueError("failures must all have reward 0")
+    rng = random.Random(f"rctp-mix/{seed}")
+    out: list[Trajectory] = []
+    for mode in sorted({t.mode for t in successes} | {t.mode for t in failures}):
+        good = [t for t in successes if t.mode == mode]
+        bad = [t for t in failures if t.mode == mode]
+        n = min(len(good), len(bad))
+        out += rng.sample(good, n) + rng.sample(bad, n)
+    rng.shuffle(out)
+    return out
+
+
+def encode_trajectory(encoder: ChatEncoder, traj: Trajectory, conditioned: bool) -> Example:
+    """Token ids + assistant-only loss mask; with ``conditioned`` the goal of its reward."""
+    high = bool(traj.reward == 1) if conditioned else None
+    for message in traj.messages:
+        if HIGH_TOKEN in message["content"] or LOW_TOKEN in message["content"]:
+            raise ValueError(f"trajectory {traj.task_id} already holds a reward token")
+    ids, mask = encoder.encode_conversation(with_reward_goal(traj.messages, high))
+    return Example(ids, mask, high, traj.task_id, traj.mode, traj.source)
+
+
+def trajectory_row(traj: Trajectory) -> dict[str, Any]:
+    """Plain-data summary for ``trajectories.jsonl`` (messages included)."""
+    return dataclasses.asdict(traj) | {
+        "messages": list(traj.messages),
+        "calls_per_turn": [list(turn) for turn in traj.calls_per_turn],
+    }

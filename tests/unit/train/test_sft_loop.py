@@ -1,0 +1,111 @@
+"""SFT maths and loop pieces: the masked loss, the lr schedule, batching, config presets."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from rcgrpo.metrics import validate_metric_names
+from rcgrpo.train.sft import batch_schedule, lr_factor, parse_cli, sft_loss, window_metrics
+from rcgrpo.train.sft_config import PRESETS, SFTConfig, preset, with_overrides
+
+
+def test_sft_loss_hand_computed():
+    # V = 4. Row 0 logits at t=0 are uniform -> CE = log 4; at t=1 the target (id 2) has
+    # logit ln 3 vs 0 for the other three -> p = 3/6 -> CE = log 2. Row 1 is masked out.
+    logits = torch.zeros(2, 3, 4)
+    logits[0, 1, 2] = math.log(3.0)
+    ids = torch.tensor([[0, 1, 2], [3, 3, 3]])
+    mask = torch.tensor([[0, 1, 1], [0, 0, 0]], dtype=torch.bool)
+    loss, n, correct = sft_loss(logits, ids, mask)
+    assert n.item() == 2
+    assert loss.item() == pytest.approx((math.log(4) + math.log(2)) / 2)
+    # argmax at t=0 is id 0 (ties -> first) != 1; at t=1 it is 2 == target
+    assert correct.item() == 1
+
+
+def test_sft_loss_ignores_unmasked_positions_and_empty_mask_is_zero():
+    logits = torch.randn(2, 5, 7, requires_grad=True)
+    ids = torch.randint(0, 7, (2, 5))
+    mask = torch.zeros(2, 5, dtype=torch.bool)
+    loss, n, _ = sft_loss(logits, ids, mask)
+    assert loss.item() == 0.0 and n.item() == 0
+    mask[1, 3] = True  # only logits[1, 2] may receive gradient
+    loss, _, _ = sft_loss(logits, ids, mask)
+    loss.backward()
+    grad = logits.grad.abs().sum(-1)
+    assert grad[1, 2] > 0 and grad.sum() == grad[1, 2]
+    assert loss.item() == pytest.approx(-logits[1, 2].log_softmax(-1)[ids[1, 3]].item())
+
+
+def test_sft_loss_rejects_bad_shapes():
+    with pytest.raises(ValueError, match="logits"):
+        sft_loss(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long), torch.ones(2, 3))
+    with pytest.raises(ValueError, match="loss_mask"):
+        sft_loss(torch.zeros(2, 3, 4), torch.zeros(2, 3, dtype=torch.long), torch.ones(2, 2))
+
+
+def test_lr_factor_warmup_cosine_linear_constant():
+    # warm-up 4 steps: (s+1)/4; then cosine from 1 to min 0.1 over the remaining 10 steps
+    assert [lr_factor(s, 14, 4, "cosine", 0.1) for s in range(4)] == [0.25, 0.5, 0.75, 1.0]
+    assert lr_factor(4, 14, 4, "cosine", 0.1) == pytest.approx(1.0)
+    assert lr_factor(9, 14, 4, "cosine", 0.1) == pytest.approx(0.55)  # half-way: 0.1 + 0.9/2
+    assert lr_factor(14, 14, 4, "cosine", 0.1) == pytest.approx(0.1)
+    assert lr_factor(9, 14, 4, "linear", 0.0) == pytest.approx(0.5)
+    assert lr_factor(13, 14, 4, "constant", 0.1) == 1.0
+
+
+def test_batch_schedule_is_a_deterministic_partition_with_little_padding():
+    lengths = [(i * 37) % 101 + 10 for i in range(300)]
+    a = batch_schedule(lengths, 8, seed=0, epoch=0)
+    assert sorted(i for b in a for i in b) == list(range(300))
+    assert all(len(b) == 8 for b in a[:-1]) or sum(len(b) < 8 for b in a) <= 2
+    assert a == batch_schedule(lengths, 8, seed=0, epoch=0)
+    assert a != batch_schedule(lengths, 8, seed=0, epoch=1)
+    padded = sum(len(b) * max(lengths[i] for i in b) for b in a)
+    assert padded < 1.1 * sum(lengths)  # bucketing keeps padding under 10% here
+
+
+def test_window_metrics_are_registry_names_and_token_weighted():
+    window = [
+        {"ce_sum": 6.0, "n": 3, "correct": 3, "grad_norm": 1.0, "finite": True, "tokens": 10},
+        {"ce_sum": 1.0, "n": 1, "correct": 0, "grad_norm": 3.0, "finite": True, "tokens": 10},
+    ]
+    m = window_metrics(window, seconds=4.0, lr=1e-3, epoch=0.5)
+    validate_metric_names(m)
+    assert m["loss/sft"] == pytest.approx(7 / 4) and m["sft/token_acc"] == pytest.approx(3 / 4)
+    assert m["sft/tokens_per_s"] == pytest.approx(5.0) and m["policy/grad_norm"] == 2.0
+
+
+def test_presets_validate_and_gpu_presets_carry_the_paper_values():
+    for name in PRESETS:
+        cfg = preset(name).validate()
+        assert cfg.stage == name.split("-")[0]
+    sft, rctp = preset("sft-bfcl-gpu"), preset("rctp-bfcl-gpu")
+    assert (sft.optim.lr, sft.sft.batch_size, sft.sft.epochs) == (1e-5, 16, 2.0)
+    assert (rctp.optim.lr, rctp.sft.batch_size, rctp.sft.epochs) == (1e-5, 16, 5.0)
+    assert sft.sft.modes == ("multi_turn",) and rctp.failures.temperature == 0.7
+    assert preset("sft-synth-cpu").sft.modes == ("multi_turn", "combined")
+
+
+def test_config_loading_is_strict_and_validated():
+    with pytest.raises(ValueError, match=r"unknown config key 'sft\.epoch'"):
+        with_overrides(SFTConfig(), sft={"epoch": 1})
+    with pytest.raises(ValueError, match="sft.modes"):
+        with_overrides(SFTConfig(), sft={"modes": ["both"]}).validate()
+    with pytest.raises(ValueError, match="sft.schedule"):
+        with_overrides(SFTConfig(), sft={"schedule": "step"}).validate()
+    cfg = with_overrides(preset("sft-synth-cpu"), run={"seed": 3}, sft={"modes": ["combined"]})
+    assert cfg.run.seed == 3 and cfg.sft.modes == ("combined",)
+
+
+def test_cli_preset_then_file_then_flags(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text('{"optim": {"lr": 0.01}, "run": {"seed": 7}}')
+    argv = ["--preset", "sft-bfcl-tiny", "--config", str(path), "--run.seed", "9"]
+    cfg = parse_cli(argv, "sft", "test")
+    assert cfg.tasks.source == "bfcl" and cfg.optim.lr == 0.01 and cfg.run.seed == 9
+    with pytest.raises(SystemExit):
+        parse_cli(["--preset", "rctp-synth-cpu"], "sft", "test")  # stage mismatch
