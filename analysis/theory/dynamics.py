@@ -132,7 +132,7 @@ def closed_form_variance(logits, group_size: int, p: float, scheme: str, tau: fl
     return expected_group_variance_stratified(high, low, k, group_size)
 
 
-def _check_config(res, cfg: dict, gen, num_mc: int) -> None:
+def _check_config(res, cfg: dict, gen, num_mc: int, bound_scale: float) -> None:
     z, group_size, p, scheme, tau = cfg["logits"], cfg["G"], cfg["p"], cfg["scheme"], cfg["tau"]
     st = expected_statistics(np.array(z), group_size, p, scheme, tau)
     res.add("total probability", "==", 1.0, st["total_prob"], exact_tol(1.0), "exact", cfg)
@@ -160,7 +160,7 @@ def _check_config(res, cfg: dict, gen, num_mc: int) -> None:
     res.add(
         "E||g|| <= 2 sqrt(G-1)/tau sum f s(1-s)",
         "<=",
-        st["grad_norm_bound"],
+        bound_scale * st["grad_norm_bound"],
         st["mean_grad_norm"],
         exact_tol(1.0),
         "exact",
@@ -242,14 +242,21 @@ def inverted_conditioning_example(group_size: int = 5, p: float = 0.5) -> dict:
 
 
 def check(
-    num_configs: int = 200, seed: int = 0, num_mc: int = 2000, steps: int = 400
+    num_configs: int = 200,
+    seed: int = 0,
+    num_mc: int = 8000,
+    steps: int = 400,
+    bound_scale: float = 1.0,
 ) -> StatementResult:
-    """Remark 4.4: exact two-mode statistics on random configs, and the G = 5, p = ½ runs."""
+    """Remark 4.4: exact two-mode statistics on random configs, and the G = 5, p = ½ runs.
+
+    ``bound_scale`` multiplies the update-norm bound (tests pass a too small one).
+    """
     rng = np.random.default_rng(seed)
     gen = torch.Generator().manual_seed(seed)
     res = StatementResult("remark_4_4", "Remark 4.4 two-mode dynamics: variance vs update")
     for _ in range(num_configs):
-        _check_config(res, _random_config(rng), gen, num_mc)
+        _check_config(res, _random_config(rng), gen, num_mc, bound_scale)
         res.configs += 1
     runs = {name: (m, simulate(m, steps)) for name, m in default_methods().items()}
     _check_runs(res, runs, 5, 0.5)

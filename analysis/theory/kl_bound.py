@@ -49,30 +49,35 @@ def _random_policy(rng: np.random.Generator) -> tuple[np.ndarray, int]:
     return pi / pi.sum(), int(rng.integers(num_actions))
 
 
-def _check_one(res: StatementResult, pi: np.ndarray, a_star: int, margin: float) -> None:
+def _check_one(res: StatementResult, pi: np.ndarray, a_star: int, margin: float, bounds) -> None:
     cfg = {"A": pi.size, "pi_a_star": float(pi[a_star]), "margin": margin}
     kl = kl_dirac(pi, a_star)
     closed = -math.log(pi[a_star])
     res.add("KL(delta||pi) vs -log pi(a*)", "==", closed, kl, exact_tol(closed), "exact", cfg)
     eps = kl + margin
-    exp_bound, linear_bound = probability_lower_bounds(eps)
+    exp_bound, linear_bound = bounds(eps)
     # pi(a*) >= e^{-eps}: equality at margin 0, so allow the rounding of exp(log(x)).
     res.add("pi(a*) >= exp(-eps)", ">=", exp_bound, pi[a_star], 1e-13 * pi[a_star], "exact", cfg)
     res.add("exp(-eps) >= 1 - eps", ">=", linear_bound, exp_bound, exact_tol(1.0), "exact", cfg)
 
 
-def check(num_configs: int = 200, seed: int = 0) -> StatementResult:
-    """Lemma A.2 on random policies (peaked to flat, A in [2, 64]), margins ε − KL >= 0."""
+def check(
+    num_configs: int = 200, seed: int = 0, bounds=probability_lower_bounds
+) -> StatementResult:
+    """Lemma A.2 on random policies (peaked to flat, A in [2, 64]), margins ε − KL >= 0.
+
+    ``bounds(eps)`` replaces (e^{-ε}, 1 − ε) (tests pass wrong ones).
+    """
     rng = np.random.default_rng(seed)
     res = StatementResult("lemma_a_2", "Lemma A.2 KL(delta||pi) = -log pi(a*), pi(a*) >= e^-eps")
     fixed = [(np.array([1.0 - 1e-3, 1e-3]), 0), (np.array([0.5, 0.5]), 1), (np.array([1.0]), 0)]
     for pi, a_star in fixed:
-        _check_one(res, pi, a_star, 0.0)
+        _check_one(res, pi, a_star, 0.0, bounds)
         res.configs += 1
     for _ in range(num_configs):
         pi, a_star = _random_policy(rng)
         margin = 0.0 if rng.random() < 0.5 else float(rng.exponential(0.5))
-        _check_one(res, pi, a_star, margin)
+        _check_one(res, pi, a_star, margin, bounds)
         res.configs += 1
     res.notes.append(
         "Exact; the bound pi(a*) >= e^-eps is tight (equality at eps = KL), "

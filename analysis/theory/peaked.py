@@ -115,6 +115,11 @@ def _check_tree(res, tree, rewards, eps_sft, group_size, gen, num_mc, bounds) ->
             "exact",
             cfg,
         )
+        power_value, linear_value = (
+            power(depth, eps_sft, group_size),
+            linear(depth, eps_sft, group_size),
+        )
+        res.add("(1-T eps)^G >= 1 - G T eps", ">=", linear_value, power_value, tol, "exact", cfg)
     res.add(
         "P(all = tau*) >= 1 - G T eps",
         ">=",
@@ -167,7 +172,7 @@ def _check_tree(res, tree, rewards, eps_sft, group_size, gen, num_mc, bounds) ->
 def check(
     num_configs: int = 200,
     seed: int = 0,
-    num_mc: int = 1000,
+    num_mc: int = 4000,
     power: Callable[[int, float, int], float] = power_bound,
     linear: Callable[[int, float, int], float] = linear_bound,
 ) -> StatementResult:

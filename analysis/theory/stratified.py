@@ -116,7 +116,7 @@ def _check_setting(res: StatementResult, setting: dict, gen, num_mc: int, kappa_
 
 
 def check(
-    num_configs: int = 200, seed: int = 0, num_mc: int = 4000, kappa_fn=kappa_stratified
+    num_configs: int = 200, seed: int = 0, num_mc: int = 16000, kappa_fn=kappa_stratified
 ) -> StatementResult:
     """Statement 6 on random (G, p, conditionals) plus G = 5, p = ½.
 

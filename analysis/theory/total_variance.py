@@ -106,7 +106,7 @@ def _check_config(res: StatementResult, cfg: dict, gen, num_mc: int, factor) -> 
 
 
 def check(
-    num_configs: int = 200, seed: int = 0, num_mc: int = 2000, factor=None
+    num_configs: int = 200, seed: int = 0, num_mc: int = 8000, factor=None
 ) -> StatementResult:
     """Lemmas A.3/A.4 on random rational joint tables (m, K <= 4) and G in [2, 6].
 

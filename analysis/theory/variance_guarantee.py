@@ -220,7 +220,7 @@ def _check_setting(res, setting: dict, gen, num_mc: int, kappa_fn) -> None:
 
 
 def check(
-    num_configs: int = 200, seed: int = 0, num_mc: int = 4000, kappa_fn=kappa
+    num_configs: int = 200, seed: int = 0, num_mc: int = 16000, kappa_fn=kappa
 ) -> StatementResult:
     """Prop. 4.3 on random (G, p, conditional reward distributions) plus G = 5, p = ½.
 

@@ -89,3 +89,47 @@ def test_monte_carlo_through_group_advantages(high, low, p, group_size, scheme, 
         )
     # tolerance: empirical Bernstein, sigma_g^2 in [0, 1/4] for rewards in [0, 1], delta = 1e-6
     assert abs(samples.mean() - exact) <= bernstein_halfwidth(samples, 0.25, DELTA)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    ab=st.tuples(*[st.floats(0.2, 5.0)] * 4),
+    p=st.floats(0.0, 1.0),
+    group_size=st.integers(2, 12),
+    scheme=st.sampled_from(["iid", "stratified"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_continuous_conditionals_closed_form(ab, p, group_size, scheme, seed):
+    """Beta(a, b) conditional rewards: the closed forms need only the conditional moments."""
+    from rcgrpo import group_advantages, sample_reward_tokens
+
+    a_h, b_h, a_l, b_l = ab
+
+    def beta_moments(a, b):
+        return a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1))
+
+    (mu_h, v_h), (mu_l, v_l) = beta_moments(a_h, b_h), beta_moments(a_l, b_l)
+
+    # a two-atom distribution with the same mean and variance stands in for Beta in the closed form
+    def atoms(mu, v):
+        sd = np.sqrt(v)
+        return np.array([mu - sd, mu + sd]), np.array([0.5, 0.5])
+
+    n = 4000
+    gen = torch.Generator().manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    tokens = sample_reward_tokens(n, group_size, p=p, scheme=scheme, generator=gen)
+    x = np.where(
+        tokens.numpy(), rng.beta(a_h, b_h, (n, group_size)), rng.beta(a_l, b_l, (n, group_size))
+    )
+    samples = (group_advantages(torch.from_numpy(x), scale="none") ** 2).mean(dim=1).numpy()
+    if scheme == "iid":
+        exact = vg.expected_group_variance_iid(atoms(mu_h, v_h), atoms(mu_l, v_l), p, group_size)
+    else:
+        k = stratified_count(p, group_size)
+        exact = vg.expected_group_variance_stratified(
+            atoms(mu_h, v_h), atoms(mu_l, v_l), k, group_size
+        )
+    # tolerance: empirical Bernstein, sigma_g^2 in [0, 1/4], delta = 1e-6
+    assert abs(samples.mean() - exact) <= bernstein_halfwidth(samples, 0.25, DELTA)
+    assert exact >= vg.kappa(group_size, p) * (mu_h - mu_l) ** 2 - 1e-12 or scheme == "stratified"
