@@ -162,7 +162,8 @@ class EvalArgs:
     limit: int | None = None
     """evaluate only the first N tasks (synth: number of tasks generated, default 200)"""
     synth_options: str = "{}"
-    """JSON object of SynthConfig overrides for --tasks synth, e.g. '{"turns": [1, 2]}'"""
+    """JSON options of --tasks synth: a SYNTH_PRESETS name and SynthConfig overrides,
+    e.g. '{"preset": "tiny", "turns": [1, 2]}'"""
     mode: Literal["multi_turn", "combined"] = "multi_turn"
     """episode mode: BFCL's multi_turn or the paper's combined RL prompt"""
     prompt_style: Literal["compact", "bfcl", "bare"] = "compact"

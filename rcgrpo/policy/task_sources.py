@@ -7,8 +7,9 @@ A source is a function ``(split, seed, limit, **options) -> list[Task]``; regist
   ``train`` (720) | ``test`` (80) | ``all``; ``seed`` is the split seed.
 - ``synth``: the procedural suite (``rcgrpo.env.synth.generate_synth_tasks``): ``train`` |
   ``test``; ``seed`` is the generator seed, ``limit`` the number of tasks (default
-  :data:`SYNTH_DEFAULT_COUNT`), ``options`` override ``SynthConfig`` fields (lists become
-  tuples, so JSON from the command line works).
+  :data:`SYNTH_DEFAULT_COUNT`); ``options``: ``preset`` (a name of ``SYNTH_PRESETS``,
+  default ``default``) and ``SynthConfig`` field overrides (lists become tuples, so JSON
+  from the command line works), e.g. ``{"preset": "tiny", "turns": [1, 1]}``.
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ def _bfcl(split: str, seed: int = 0, limit: int | None = None, **options: Any) -
 
 
 def _synth(split: str, seed: int = 0, limit: int | None = None, **options: Any) -> list:
-    from rcgrpo.env.synth import generate_synth_tasks
+    from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
 
     check_choice("split", split, ("train", "test"))
+    preset = options.pop("preset", "default")
+    check_choice("preset", preset, SYNTH_PRESETS)
     knobs = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
     count = SYNTH_DEFAULT_COUNT if limit is None else limit
-    return generate_synth_tasks(count, split=split, seed=seed, **knobs)
+    return generate_synth_tasks(count, split, seed, SYNTH_PRESETS[preset], **knobs)
 
 
 TASK_SOURCES: dict[str, TaskSource] = {"bfcl": _bfcl, "synth": _synth}

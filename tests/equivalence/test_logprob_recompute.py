@@ -87,14 +87,14 @@ def tiny():
     return model, tokenizer
 
 
-def _run(policy, tokenizer, mode, max_context=360, seed=3):
+def _run(policy, tokenizer, mode, max_context=360, seed=3, num_tasks=4):
     encoder = ChatEncoder(tokenizer)
     engine = RolloutEngine(
         policy, encoder, EchoEpisode, mode=mode, max_new_tokens=12,
         max_context=max_context, max_batch=3,
     )  # fmt: skip
-    tasks = [EchoTask(f"e{i}", steps=2 + (3 * i) % 7) for i in range(4)]
-    return engine.run_groups(tasks, 2, torch.tensor([[True, False]] * 4), seed=seed)
+    tasks = [EchoTask(f"e{i}", steps=2 + (3 * i) % 7) for i in range(num_tasks)]
+    return engine.run_groups(tasks, 2, torch.tensor([[True, False]] * num_tasks), seed=seed)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_greedy_engine_equals_generate_reencoding(tiny):
 def test_same_seed_same_rollouts_other_seed_differs(tiny):
     model, tokenizer = tiny
     policy = ModelPolicy(model, [tokenizer.eos_token_id], 1.0, 1.0, tokenizer.pad_token_id)
-    first, again = (_run(policy, tokenizer, "combined", seed=5) for _ in range(2))
-    other = _run(policy, tokenizer, "combined", seed=6)
+    first, again = (_run(policy, tokenizer, "combined", seed=5, num_tasks=2) for _ in range(2))
+    other = _run(policy, tokenizer, "combined", seed=6, num_tasks=2)
     ids = [[r.input_ids.tolist() for r in b.rollouts] for b in (first, again, other)]
     assert ids[0] == ids[1] and ids[0] != ids[2]

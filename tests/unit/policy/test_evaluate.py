@@ -68,4 +68,8 @@ def test_registry_hook_and_errors():
         load_tasks("nope", "test")
     with pytest.raises(ValueError, match="limit"):
         load_tasks("synth", "test", limit=0)
-    assert [t.category.split("/")[0] for t in load_tasks("synth", "test", limit=2)] == ["synth"] * 2
+    synth = load_tasks("synth", "test", limit=3, preset="tiny", turns=[1, 1])
+    assert [t.category.split("/")[0] for t in synth] == ["synth"] * 3
+    assert all(t.num_turns == 1 for t in synth)
+    with pytest.raises(ValueError, match="preset"):
+        load_tasks("synth", "test", limit=1, preset="giant")
