@@ -263,7 +263,8 @@ def check(
     res.configs += len(runs)
     summary = []
     for name, (_, out) in runs.items():
-        reach = steps_to(out["success"], 0.5)
+        hit = steps_to(out["success"], 0.5)
+        reach = "never" if hit is None else hit
         summary.append(
             f"{name}: success {out['success'][0]:.3f} -> {out['success'][-1]:.3f} (0.5 at step "
             f"{reach}), update {out['update_norm'][0]:.1e} -> {out['update_norm'][-1]:.1e}, "
