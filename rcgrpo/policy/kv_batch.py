@@ -104,7 +104,8 @@ class KVBatch:
         self.valid = self.valid[index]
         self.lengths = self.lengths[index]
         for layer in self._layers():
-            layer.set(layer.keys[index], layer.values[index])
+            on_device = index.to(layer.keys.device)
+            layer.set(layer.keys[on_device], layer.values[on_device])
 
     def compact(self) -> None:
         """Move each row's real slots to the right end, in order; drop all-hole columns."""
@@ -119,7 +120,7 @@ class KVBatch:
         self.valid = self.valid.gather(1, index)
         for layer in self._layers():
             heads, dim = layer.keys.shape[1], layer.keys.shape[3]
-            gather_index = index[:, None, :, None].expand(-1, heads, -1, dim)
+            gather_index = index[:, None, :, None].expand(-1, heads, -1, dim).to(layer.keys.device)
             layer.set(layer.keys.gather(2, gather_index), layer.values.gather(2, gather_index))
 
     def _attention_mask(self, new_valid: torch.Tensor) -> torch.Tensor:
@@ -139,7 +140,8 @@ class KVBatch:
     @torch.no_grad()
     def extend(self, tokens: list[list[int]]) -> torch.Tensor:
         """Feed row r the ids ``tokens[r]`` (an empty list feeds one hole); return the logits
-        after each row's last fed token, [R, V] float32 (garbage for rows fed nothing).
+        after each row's last fed token, [R, V] float32 on the model's device (garbage for
+        rows fed nothing).
 
         Rows whose chunks differ much in length are fed in several forward passes
         (:func:`plan_buckets`), so short chunks are not padded to the longest one."""
@@ -204,7 +206,7 @@ class KVBatch:
         )
         self.valid = torch.cat([self.valid, new_valid], dim=1)
         self.lengths = self.lengths + new_valid.sum(dim=1)
-        return out.logits[:, -1, :].float().cpu()
+        return out.logits[:, -1, :].float()
 
 
 def plan_buckets(counts: list[int], overhead: int) -> list[list[int]]:

@@ -94,7 +94,7 @@ class ModelPolicy:
         self.begin_run(0)
 
     def begin_run(self, seed: int) -> None:
-        self.generator = torch.Generator().manual_seed(seed)
+        self.generator = torch.Generator(device=self.model.device).manual_seed(seed)
         self.kv = KVBatch(self.model, self.pad_id)
         self.row_slots: list[int] = []
         self.unfed: dict[int, int] = {}  # slot -> last sampled id, not yet in the cache
