@@ -44,6 +44,22 @@ def point(x: float):
     return np.array([x]), np.array([1.0])
 
 
+def _mc_points(ax, num_groups: int) -> None:
+    """Monte Carlo E[σ_g²] through sample_reward_tokens + group_advantages, ±5σ bars."""
+    gen = torch.Generator().manual_seed(0)
+    pts = np.linspace(0.1, 1.0, 7)
+    for scheme, color in (("iid", fs.EXACT), ("stratified", fs.STRATIFIED)):
+        samples = [
+            group_variance_mc(bernoulli(d), bernoulli(0.0), P, GROUP, scheme, num_groups, gen)
+            for d in pts
+        ]
+        means = np.array([s.mean() for s in samples])
+        errs = np.array([5 * s.std(ddof=1) / np.sqrt(s.size) for s in samples])
+        label = "Monte Carlo" if scheme == "iid" else None
+        style = {"fmt": "o", "ms": 3.5, "mec": fs.BLACK, "mew": 0.6, "capsize": 2, "lw": 1.0}
+        ax.errorbar(pts, means, yerr=errs, color=color, label=label, **style)
+
+
 def _panel_delta(ax, num_groups: int = 20_000) -> None:
     k = stratified_count(P, GROUP)
     delta = np.linspace(0.0, 1.0, 201)
@@ -67,28 +83,7 @@ def _panel_delta(ax, num_groups: int = 20_000) -> None:
         ls="--",
         label=r"bound $\frac{k(G-k)}{G^2}\Delta^2=0.24\Delta^2$",
     )
-    gen = torch.Generator().manual_seed(0)
-    for scheme, color in (("iid", fs.EXACT), ("stratified", fs.STRATIFIED)):
-        pts = np.linspace(0.1, 1.0, 7)
-        samples = [
-            group_variance_mc(bernoulli(d), bernoulli(0.0), P, GROUP, scheme, num_groups, gen)
-            for d in pts
-        ]
-        means = np.array([s.mean() for s in samples])
-        errs = np.array([5 * s.std(ddof=1) / np.sqrt(s.size) for s in samples])
-        ax.errorbar(
-            pts,
-            means,
-            yerr=errs,
-            fmt="o",
-            ms=3.5,
-            color=color,
-            mec=fs.BLACK,
-            mew=0.6,
-            capsize=2,
-            lw=1.0,
-            label="Monte Carlo" if scheme == "iid" else None,
-        )
+    _mc_points(ax, num_groups)
     ax.text(
         0.98,
         0.02,

@@ -24,6 +24,7 @@ convergence (s_high → 1), but with inverted conditioning (s_high = 10⁻³, s_
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
@@ -135,55 +136,30 @@ def closed_form_variance(logits, group_size: int, p: float, scheme: str, tau: fl
 def _check_config(res, cfg: dict, gen, num_mc: int, bound_scale: float) -> None:
     z, group_size, p, scheme, tau = cfg["logits"], cfg["G"], cfg["p"], cfg["scheme"], cfg["tau"]
     st = expected_statistics(np.array(z), group_size, p, scheme, tau)
-    res.add("total probability", "==", 1.0, st["total_prob"], exact_tol(1.0), "exact", cfg)
+    exact, tol = partial(res.add, method="exact", config=cfg), exact_tol(1.0)
+    exact("total probability", "==", 1.0, st["total_prob"], tol)
     closed = closed_form_variance(z, group_size, p, scheme, tau)
-    res.add(
-        "E[sigma_g^2]: table vs closed form",
-        "==",
-        closed,
-        st["expected_variance"],
-        exact_tol(closed),
-        "exact",
-        cfg,
-    )
+    exact("E[sigma_g^2]: table vs closed form", "==", closed, st["expected_variance"], tol)
     if scheme == "iid":
-        delta = st["success"][1] - st["success"][0]
-        res.add(
-            "E[sigma_g^2] >= kappa Delta^2",
-            ">=",
-            kappa(group_size, p) * delta**2,
-            st["expected_variance"],
-            exact_tol(1.0),
-            "exact",
-            cfg,
-        )
-    res.add(
-        "E||g|| <= 2 sqrt(G-1)/tau sum f s(1-s)",
-        "<=",
-        bound_scale * st["grad_norm_bound"],
+        bound = kappa(group_size, p) * (st["success"][1] - st["success"][0]) ** 2
+        exact("E[sigma_g^2] >= kappa Delta^2", ">=", bound, st["expected_variance"], tol)
+    bound = bound_scale * st["grad_norm_bound"]
+    exact("E||g|| <= 2 sqrt(G-1)/tau sum f s(1-s)", "<=", bound, st["mean_grad_norm"], tol)
+    if not num_mc:
+        return
+    mc = partial(res.add, method="monte carlo", config=cfg)
+    grads = sample_group_gradients(np.array(z), group_size, p, scheme, tau, num_mc, gen)
+    for r, name in enumerate(("low", "high")):  # g_r in [-1/tau, 1/tau]
+        hw = bernstein_halfwidth(grads[:, r], 2.0 / tau)
+        mc(f"E[g_{name}]: exact vs MC", "==", st["mean_grad"][r], grads[:, r].mean(), hw)
+    norms = np.linalg.norm(grads, axis=1)  # ||g|| in [0, 1/tau]
+    mc(
+        "E||g||: exact vs MC",
+        "==",
         st["mean_grad_norm"],
-        exact_tol(1.0),
-        "exact",
-        cfg,
+        norms.mean(),
+        bernstein_halfwidth(norms, 1.0 / tau),
     )
-    if num_mc:
-        grads = sample_group_gradients(np.array(z), group_size, p, scheme, tau, num_mc, gen)
-        for r, name in enumerate(("low", "high")):
-            hw = bernstein_halfwidth(grads[:, r], 2.0 / tau)
-            res.add(
-                f"E[g_{name}]: exact vs MC",
-                "==",
-                st["mean_grad"][r],
-                grads[:, r].mean(),
-                hw,
-                "monte carlo",
-                cfg,
-            )
-        norms = np.linalg.norm(grads, axis=1)
-        hw = bernstein_halfwidth(norms, 1.0 / tau)
-        res.add(
-            "E||g||: exact vs MC", "==", st["mean_grad_norm"], norms.mean(), hw, "monte carlo", cfg
-        )
 
 
 def _random_config(rng: np.random.Generator) -> dict:
@@ -197,30 +173,22 @@ def _random_config(rng: np.random.Generator) -> dict:
 
 
 def _check_runs(res: StatementResult, runs: dict, group_size: int, p: float) -> None:
-    k = kappa(group_size, p)
+    """Per step of the G = 5 runs: κΔ² for RC-GRPO, the Prop. 4.2 update bound for GRPO."""
+    k, tol = kappa(group_size, p), exact_tol(1.0)
     for name, (method, out) in runs.items():
-        cfg = {"run": name, "G": group_size, "p": p}
         for t in range(len(out["variance"])):
+            add = partial(res.add, method="exact", config={"run": name, "G": group_size, "step": t})
             if method.scheme == "iid":
-                res.add(
-                    "run: E[sigma_g^2] >= kappa Delta^2",
-                    ">=",
-                    k * out["separation"][t] ** 2,
-                    out["variance"][t],
-                    exact_tol(1.0),
-                    "exact",
-                    cfg | {"step": t},
-                )
+                bound = k * out["separation"][t] ** 2
+                add("run: E[sigma_g^2] >= kappa Delta^2", ">=", bound, out["variance"][t], tol)
             if method.scheme == "high":
                 bound = (1.0 - out["p_collapse"][t]) / (2.0 * method.tau)
-                res.add(
+                add(
                     "run: E||g|| <= (1 - P(collapse))/(2 tau)",
                     "<=",
                     bound,
                     out["grad_norm"][t],
-                    exact_tol(1.0),
-                    "exact",
-                    cfg | {"step": t},
+                    tol,
                 )
 
 

@@ -37,6 +37,7 @@ Where the statement needs more than it says (counterexamples in :func:`counterex
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import torch
@@ -94,79 +95,58 @@ def _random_tree(rng: np.random.Generator) -> tuple:
     return tree, rewards, eps_sft, int(rng.integers(2, 9))
 
 
-def _check_tree(res, tree, rewards, eps_sft, group_size, gen, num_mc, bounds) -> None:
+def _check_chain(res, tree, eps_sft: float, group_size: int, bounds, cfg: dict) -> None:
+    """Recursion vs leaves, and every link of P(equal) >= P(all = τ*) >= (1-Tε)^G >= 1-GTε."""
     power, linear = bounds
-    depth = tree.depth
-    cfg = {"T": depth, "A": tree.num_actions, "G": group_size, "eps_sft": eps_sft}
+    depth, tol = tree.depth, exact_tol(1.0)
+    add = partial(res.add, method="exact", config=cfg)
     p_equal = collapse_probability_tree(tree, group_size)
     leaf_p = leaf_probabilities(tree)
-    direct = float(np.sum(leaf_p**group_size))
-    res.add("sum_tau P^G: recursion vs leaves", "==", direct, p_equal, exact_tol(1.0), "exact", cfg)
+    add("sum_tau P^G: recursion vs leaves", "==", float(np.sum(leaf_p**group_size)), p_equal, tol)
     p_star = float(leaf_p[0] ** group_size)
-    tol = exact_tol(1.0)
-    res.add("P(all equal) >= P(all = tau*)", ">=", p_star, p_equal, tol, "exact", cfg)
-    if depth * eps_sft <= 1.0:  # extra assumption, see the module docstring
-        res.add(
-            "P(all = tau*) >= (1-T eps)^G",
-            ">=",
-            power(depth, eps_sft, group_size),
-            p_star,
-            tol,
-            "exact",
-            cfg,
-        )
-        power_value, linear_value = (
-            power(depth, eps_sft, group_size),
-            linear(depth, eps_sft, group_size),
-        )
-        res.add("(1-T eps)^G >= 1 - G T eps", ">=", linear_value, power_value, tol, "exact", cfg)
-    res.add(
-        "P(all = tau*) >= 1 - G T eps",
-        ">=",
+    add("P(all equal) >= P(all = tau*)", ">=", p_star, p_equal, tol)
+    power_value, linear_value = (
+        power(depth, eps_sft, group_size),
         linear(depth, eps_sft, group_size),
-        p_star,
-        tol,
-        "exact",
-        cfg,
     )
+    if depth * eps_sft <= 1.0:  # extra assumption, see the module docstring
+        add("P(all = tau*) >= (1-T eps)^G", ">=", power_value, p_star, tol)
+        add("(1-T eps)^G >= 1 - G T eps", ">=", linear_value, power_value, tol)
+    add("P(all = tau*) >= 1 - G T eps", ">=", linear_value, p_star, tol)
     if path_kl(tree).max() > eps_sft * (1 + 1e-12):
         raise AssertionError("tree construction broke the per-step KL budget")
-    p_success = float(leaf_p @ rewards)
+
+
+def _check_gradient(res, tree, rewards, group_size: int, gen, num_mc: int, cfg: dict) -> None:
+    """E‖g‖ <= sqrt(2T)(1 − P(R equal)), exact for small trees, Monte Carlo otherwise."""
+    exact = partial(res.add, method="exact", config=cfg)
+    p_success = float(leaf_probabilities(tree) @ rewards)
     p_rewards_equal = p_success**group_size + (1.0 - p_success) ** group_size
-    bound = gradient_norm_bound(depth, p_rewards_equal)
+    bound = gradient_norm_bound(tree.depth, p_rewards_equal)
+    name = "E||g|| <= sqrt(2T)(1-P(R equal))"
     if num_multisets(tree.num_leaves, group_size) <= MAX_EXACT_GROUPS:
         ex = grpo_gradient_exact(tree, rewards, group_size)
-        res.add(
-            "E||g|| <= sqrt(2T)(1-P(R equal))",
-            "<=",
-            bound,
-            ex["mean_norm"],
-            exact_tol(bound),
-            "exact",
-            cfg,
+        exact(name, "<=", bound, ex["mean_norm"], exact_tol(bound))
+        exact("||g|| on collapsed groups", "==", 0.0, ex["max_norm_collapsed"], 0.0)
+        exact(
+            "P(R equal): closed form vs groups", "==", p_rewards_equal, ex["p_rewards_equal"], 1e-9
         )
-        res.add("||g|| on collapsed groups", "==", 0.0, ex["max_norm_collapsed"], 0.0, "exact", cfg)
-        res.add(
-            "P(R equal): closed form vs groups",
-            "==",
-            p_rewards_equal,
-            ex["p_rewards_equal"],
-            1e-9,
-            "exact",
-            cfg,
-        )
-        if num_mc and tree.num_leaves <= 8:
-            norms = grpo_gradient_mc(tree, rewards, group_size, num_mc, gen)
-            hw = bernstein_halfwidth(norms, np.sqrt(2.0 * depth))
-            res.add(
-                "E||g||: MC vs exact", "==", ex["mean_norm"], norms.mean(), hw, "monte carlo", cfg
-            )
+        if not (num_mc and tree.num_leaves <= 8):
+            return
+        name, predicted, relation = "E||g||: MC vs exact", ex["mean_norm"], "=="
     elif num_mc:
-        norms = grpo_gradient_mc(tree, rewards, group_size, num_mc, gen)
-        hw = bernstein_halfwidth(norms, np.sqrt(2.0 * depth))
-        res.add(
-            "E||g|| <= sqrt(2T)(1-P(R equal))", "<=", bound, norms.mean(), hw, "monte carlo", cfg
-        )
+        predicted, relation = bound, "<="
+    else:
+        return
+    norms = grpo_gradient_mc(tree, rewards, group_size, num_mc, gen)
+    hw = bernstein_halfwidth(norms, np.sqrt(2.0 * tree.depth))
+    res.add(name, relation, predicted, norms.mean(), hw, "monte carlo", cfg)
+
+
+def _check_tree(res, tree, rewards, eps_sft, group_size, gen, num_mc, bounds) -> None:
+    cfg = {"T": tree.depth, "A": tree.num_actions, "G": group_size, "eps_sft": eps_sft}
+    _check_chain(res, tree, eps_sft, group_size, bounds, cfg)
+    _check_gradient(res, tree, rewards, group_size, gen, num_mc, cfg)
 
 
 def check(
