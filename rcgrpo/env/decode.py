@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
@@ -154,10 +155,17 @@ def _sources(body: str, nodes: list[ast.expr]) -> list[str]:
     ]
 
 
+def _quiet_parse(body: str, mode: str) -> ast.AST:
+    """``ast.parse`` without the SyntaxWarnings model text provokes (``1st``, ``"\\d"``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        return ast.parse(body, mode=mode)
+
+
 def _elements(body: str) -> list[ast.expr] | Decoded:
     """The element nodes of the bracketed reply, or a rejection."""
     try:
-        tree = ast.parse(body, mode="eval")
+        tree = _quiet_parse(body, "eval")
     except Exception as exc:  # SyntaxError, ValueError (int digits, NUL), RecursionError, ...
         return Decoded(
             "rejected", error=f"could not parse the reply as a list of calls ({_short(exc)})"
@@ -189,7 +197,7 @@ _ACTING = (
 
 def _acts_like_code(body: str) -> bool:
     try:
-        module = ast.parse(body, mode="exec")
+        module = _quiet_parse(body, "exec")
     except Exception:  # prose: SyntaxError (or a NUL byte, recursion, ...)
         return False
     if any(not isinstance(statement, ast.Expr) for statement in module.body):

@@ -131,3 +131,12 @@ def test_deep_nesting_and_long_chains_never_raise():
 def test_text_must_be_a_str():
     with pytest.raises(ValueError, match="text must be a str"):
         decode_reply(b"[ls()]", ALLOWED)
+
+
+def test_model_text_provoking_syntax_warnings_is_parsed_quietly():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a SyntaxWarning would raise here
+        for text in ("[f(a=1st)]", '[f(a="\\d")]', "[f(a=1)] is 1"):
+            decode_reply(text, {"f"})
