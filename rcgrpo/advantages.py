@@ -13,17 +13,18 @@ from rcgrpo.validation import check_choice, check_group_tensor, check_nonnegativ
 SCALES = ("group", "batch", "none")
 
 
-def _std(x: torch.Tensor, ddof: int) -> torch.Tensor:
-    """Std along dim 1 (keepdim), computed on x scaled to [-1, 1] around its mean.
+def _scaled_std(x: torch.Tensor, ddof: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(m, σ(x)/m) along dim 1 (keepdim) with m = max|x - mean| (1 for a constant row).
 
-    The std is positively homogeneous, σ(c) = m·σ(c/m) with m = max|c - mean|. Squaring the
-    scaled values cannot underflow or overflow, so a non-constant row always gets σ > 0
-    (plain ``std`` turns rewards 1e-200 apart into σ = 0 and ±inf advantages at eps_stab = 0).
+    The std is positively homogeneous, σ(x) = m·σ(x/m). Working with x/m ∈ [-1, 1] means
+    squares cannot underflow or overflow, so a non-constant row always gets σ/m > 0 (plain
+    ``std`` turns rewards 1e-200 apart into σ = 0, and even m·σ(x/m) underflows for rewards
+    (0, 5e-324)); callers divide in the scaled space instead of forming σ itself.
     """
     c = x - x.mean(dim=1, keepdim=True)
     m = c.abs().amax(dim=1, keepdim=True)
     m = torch.where(m > 0, m, torch.ones_like(m))
-    return m * (c / m).std(dim=1, keepdim=True, correction=ddof)
+    return m, (c / m).std(dim=1, keepdim=True, correction=ddof)
 
 
 def group_advantages(
@@ -73,8 +74,12 @@ def group_advantages(
         return centred
     # "batch": one std over all P·G rewards, broadcast to every group
     rows = r if scale == "group" else r.reshape(1, -1)
-    std = _std(rows, ddof).expand(r.shape[0], 1)
+    m, unit_std = _scaled_std(rows, ddof)
+    m, unit_std = m.expand(r.shape[0], 1), unit_std.expand(r.shape[0], 1)
+    # (R - μ)/(σ + ε) = ((R - μ)/m) / (σ/m + ε/m): identical maths, no underflow of σ.
     # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
     # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
-    denom = torch.where(constant, torch.ones_like(std), std + eps_stab)
-    return centred / denom
+    # (torch evaluates scalar / m as scalar · (1/m): 0 · inf = NaN for subnormal m)
+    scaled_eps = eps_stab / m if eps_stab > 0 else torch.zeros_like(m)
+    denom = torch.where(constant, torch.ones_like(unit_std), unit_std + scaled_eps)
+    return (centred / m) / denom

@@ -95,3 +95,11 @@ def test_dtypes():
 def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         group_advantages(**kwargs)
+
+
+def test_subnormal_spread_with_zero_eps_is_finite():
+    # rewards (0, 5e-324): mean rounds to 0, σ = 2.5e-324 underflows to 0, so the plain
+    # formula divides by 0. In the scaled space (x/m, m = 5e-324) the group is (0, 1) with
+    # σ/m = 1/2, hence A = ((0, 1) - 0) / (1/2) = (0, 2).
+    adv = group_advantages(torch.tensor([[0.0, 5e-324]], dtype=torch.float64), eps_stab=0.0)
+    assert adv.tolist() == [[0.0, 2.0]]
