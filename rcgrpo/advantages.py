@@ -13,18 +13,10 @@ from rcgrpo.validation import check_choice, check_group_tensor, check_nonnegativ
 SCALES = ("group", "batch", "none")
 
 
-def _scaled_std(x: torch.Tensor, ddof: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(m, σ(x)/m) along dim 1 (keepdim) with m = max|x - mean| (1 for a constant row).
-
-    The std is positively homogeneous, σ(x) = m·σ(x/m). Working with x/m ∈ [-1, 1] means
-    squares cannot underflow or overflow, so a non-constant row always gets σ/m > 0 (plain
-    ``std`` turns rewards 1e-200 apart into σ = 0, and even m·σ(x/m) underflows for rewards
-    (0, 5e-324)); callers divide in the scaled space instead of forming σ itself.
-    """
-    c = x - x.mean(dim=1, keepdim=True)
-    m = c.abs().amax(dim=1, keepdim=True)
-    m = torch.where(m > 0, m, torch.ones_like(m))
-    return m, (c / m).std(dim=1, keepdim=True, correction=ddof)
+def _row_scale(x: torch.Tensor) -> torch.Tensor:
+    """m = max|x| per row (keepdim), 1 for an all-zero row."""
+    m = x.abs().amax(dim=1, keepdim=True)
+    return torch.where(m > 0, m, torch.ones_like(m))
 
 
 def group_advantages(
@@ -67,19 +59,22 @@ def group_advantages(
         raise ValueError(f"ddof must be 0 (population std, paper) or 1 (sample std), got {ddof!r}")
 
     r = rewards if rewards.is_floating_point() else rewards.float()
-    centred = r - r.mean(dim=1, keepdim=True)
     constant = r.amax(dim=1, keepdim=True) == r.amin(dim=1, keepdim=True)
+    # Work with y = R/m, m = max|R| (per group, or over the batch for scale="batch"):
+    # (R - μ)/(σ + ε) = (y - μ_y)/(σ_y + ε/m) is the same number, but y ∈ [-1, 1] cannot
+    # underflow or overflow when squared (plain std turns rewards 1e-200 apart into σ = 0,
+    # and the mean of (0, 5e-324) rounds to an endpoint).
+    m = _row_scale(r) if scale != "batch" else _row_scale(r.reshape(1, -1))
+    y = r / m
+    centred = y - y.mean(dim=1, keepdim=True)
     centred = torch.where(constant, torch.zeros_like(centred), centred)
     if scale == "none":
-        return centred
-    # "batch": one std over all P·G rewards, broadcast to every group
-    rows = r if scale == "group" else r.reshape(1, -1)
-    m, unit_std = _scaled_std(rows, ddof)
-    m, unit_std = m.expand(r.shape[0], 1), unit_std.expand(r.shape[0], 1)
-    # (R - μ)/(σ + ε) = ((R - μ)/m) / (σ/m + ε/m): identical maths, no underflow of σ.
-    # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
-    # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
+        return centred * m
+    rows = y if scale == "group" else y.reshape(1, -1)
+    std = rows.std(dim=1, keepdim=True, correction=ddof).expand(r.shape[0], 1)
     # (torch evaluates scalar / m as scalar · (1/m): 0 · inf = NaN for subnormal m)
     scaled_eps = eps_stab / m if eps_stab > 0 else torch.zeros_like(m)
-    denom = torch.where(constant, torch.ones_like(unit_std), unit_std + scaled_eps)
-    return (centred / m) / denom
+    # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
+    # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
+    denom = torch.where(constant, torch.ones_like(std), std + scaled_eps)
+    return centred / denom

@@ -98,8 +98,8 @@ def test_bad_input_raises_value_error_naming_the_argument(kwargs, match):
 
 
 def test_subnormal_spread_with_zero_eps_is_finite():
-    # rewards (0, 5e-324): mean rounds to 0, σ = 2.5e-324 underflows to 0, so the plain
-    # formula divides by 0. In the scaled space (x/m, m = 5e-324) the group is (0, 1) with
-    # σ/m = 1/2, hence A = ((0, 1) - 0) / (1/2) = (0, 2).
+    # rewards (0, 5e-324): the mean 2.5e-324 rounds to 0 and σ underflows to 0, so the plain
+    # formula divides by 0. In the scaled space y = R/m, m = 5e-324, the group is (0, 1) with
+    # σ/m = 1/2 and mean 1/2, hence A = ((0, 1) - 1/2) / (1/2) = (-1, 1).
     adv = group_advantages(torch.tensor([[0.0, 5e-324]], dtype=torch.float64), eps_stab=0.0)
-    assert adv.tolist() == [[0.0, 2.0]]
+    assert adv.tolist() == [[-1.0, 1.0]]
