@@ -176,9 +176,18 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
     ("rollout/turns_mean", "mean user turns reached per episode", "mean_j turns_j"),
     ("rollout/truncated_frac", "episodes cut by a length or step limit", "mean_j 1[truncated_j]"),
     ("rollout/extra_batches", "extra generation rounds of dynamic sampling", "count"),
+    (
+        "rollout/capped_frac",
+        "episodes with a message cut by the per-message token cap",
+        "mean_j 1[capped_j > 0]",
+    ),
     # tools/
     ("tools/calls_mean", "mean executed tool calls per episode", "mean_j calls_j"),
-    ("tools/error_rate", "tool calls that returned an error", "Σ errors / Σ calls"),
+    (
+        "tools/error_rate",
+        "tool observations that are errors (failed calls, rejected replies)",
+        "Σ error observations / Σ tool observations",
+    ),
     (
         "tools/no_call_frac",
         "episodes without any tool call (policy skipping tools)",

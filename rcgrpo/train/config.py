@@ -55,6 +55,16 @@ class TaskConfig:
 
 
 @dataclass
+class RLTaskConfig(TaskConfig):
+    """Tasks of the RL stage: the shared fields plus the synth difficulty preset (Stage 1
+    keeps its copy in ``sft.synth_preset``; RL must use the one its checkpoint was trained on)."""
+
+    synth_preset: str = "tiny"
+    """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from
+    (``max_turns`` / ``max_calls_per_turn`` cap its ranges), as in Stage 1."""
+
+
+@dataclass
 class RolloutConfig:
     group_size: int = 5
     """G: rollouts per prompt (paper: 5)."""
@@ -72,6 +82,13 @@ class RolloutConfig:
     """BFCL force-quit: more executing steps than this in one turn ends the episode."""
     eval_temperature: float = 0.0
     """Temperature of held-out evaluation (0 = greedy)."""
+    max_batch: int = 64
+    """Episodes generated in parallel by the rollout engine (training and evaluation)."""
+    seed_block: int = 0
+    """Prompts per independently seeded rollout batch. 0 = all of a rank's prompts in one
+    batch (fastest; the samples then depend on the world size). k > 0: the rollouts of a
+    step depend only on (seed, step, block of k prompts), so any world size whose per-rank
+    share is a multiple of k samples exactly the same rollouts (multi-process tests)."""
 
 
 @dataclass
@@ -90,7 +107,10 @@ class AlgoConfig:
     eps_stab: float = 1e-6
     """ε_stab added to the group std (paper: unstated; verl 1e-6, TRL 1e-4)."""
     ratio: str = "token"
-    """token (π_θ/π_old per token; TRL, verl) | trajectory (paper as printed, Σ_t log-ratio)."""
+    """token (π_θ/π_old per token; TRL, verl) | trajectory (paper as printed, Σ_t log-ratio)
+    | sequence (GSPO: the length-normalised Σ_t log-ratio)."""
+    ratio_against: str = "old"
+    """old (the behaviour policy π_old; TRL, verl) | ref (π_ref, the paper as printed)."""
     clip_low: float = 0.2
     """ε_low of the clipped surrogate (paper: 0.2)."""
     clip_high: float = 0.2
@@ -102,6 +122,9 @@ class AlgoConfig:
     loss_agg: str = "token-mean"
     """token-mean (DAPO, TRL default) | seq-mean-token-mean (original GRPO) |
     seq-mean-token-sum-norm (Dr. GRPO)."""
+    norm_length: int = 0
+    """Dr. GRPO's constant L of seq-mean-token-sum-norm (0 = ``rollout.max_context``); a
+    constant, not the batch's padded width, so the loss does not depend on the batch."""
     entropy_coef: float = 0.0
     """Entropy bonus coefficient (a collapse baseline; 0 = off)."""
     group_filter: str = "none"
@@ -109,6 +132,9 @@ class AlgoConfig:
     resample until the batch is full, up to ``max_resample_rounds``)."""
     max_resample_rounds: int = 3
     """DAPO: extra generation rounds before training on a partial batch."""
+    eval_low: bool = False
+    """Also evaluate held-out tasks under <|low_reward|> (reward/eval_success_low: mode
+    separation on unseen tasks)."""
 
 
 @dataclass
@@ -127,6 +153,9 @@ class OptimConfig:
     """Optimizer steps per pass (the batch is split by whole groups)."""
     warmup_steps: int = 0
     """Linear learning-rate warm-up steps."""
+    micro_batch: int = 0
+    """RL: rollouts per forward/backward pass (gradient accumulation with the minibatch's
+    global loss denominator, so the update does not change); 0 = the whole minibatch."""
 
 
 @dataclass
@@ -162,9 +191,12 @@ class TrainConfig:
     """GRPO / RC-GRPO (Stage 2). ``init`` is also the frozen reference policy π_ref."""
 
     init: str = "tiny"
-    """Starting checkpoint (an SFT or RCTP-FT folder, or an HF model path)."""
+    """Starting checkpoint (an SFT or RCTP-FT folder, or an HF model path), or a tiny model
+    preset name (tiny | small | micro: random initialisation, for tests)."""
+    preset: str = ""
+    """Name of the preset this config started from (recorded in config.json; '' = none)."""
     model: ModelConfig = field(default_factory=ModelConfig)
-    tasks: TaskConfig = field(default_factory=TaskConfig)
+    tasks: RLTaskConfig = field(default_factory=RLTaskConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     algo: AlgoConfig = field(default_factory=AlgoConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)

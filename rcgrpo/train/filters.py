@@ -1,0 +1,169 @@
+"""Group filters and DAPO dynamic sampling: which generated groups an RL step trains on.
+
+A group filter is a pure function ``rewards [P, G] -> keep [P] (bool)``; the registry
+:data:`GROUP_FILTERS` maps ``algo.group_filter`` names to them:
+
+- ``none``: keep every group (GRPO, RC-GRPO).
+- ``dapo``: DAPO dynamic sampling (Yu et al. 2025, §3.2; verl's recipe): keep a group only
+  if its BINARY outcome 1[R_j = 1] varies, i.e. 0 < #successes < G. A shaped score would
+  let all-fail groups through, so the filter looks at the outcome, not the reward value.
+
+:func:`collect_groups` runs generation rounds until the kept groups fill the batch:
+round 0 is the ordinary batch of P prompts; while fewer than P groups are kept, another
+round of P fresh prompts is generated, at most ``max_rounds`` extra rounds. The kept groups
+are taken in (round, prompt) order and cut at P; if the cap is reached first the step
+trains on the partial batch (fewer groups, same per-token normalisation). Every decision
+uses the GLOBAL reward grid, so all ranks of a data-parallel job agree without talking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from rcgrpo.advantages import group_advantages
+from rcgrpo.validation import check_group_tensor
+
+
+def keep_all(rewards: torch.Tensor, success_value: float = 1.0) -> torch.Tensor:
+    """Every group: bool [P] of True."""
+    check_group_tensor("rewards", rewards)
+    return torch.ones(rewards.shape[0], dtype=torch.bool)
+
+
+def keep_outcome_varied(rewards: torch.Tensor, success_value: float = 1.0) -> torch.Tensor:
+    """DAPO: groups whose binary outcome 1[R_j = success_value] is not constant, bool [P]."""
+    check_group_tensor("rewards", rewards)
+    success = rewards == success_value
+    return success.any(dim=1) & ~success.all(dim=1)
+
+
+GROUP_FILTERS: dict[str, Callable[..., torch.Tensor]] = {
+    "none": keep_all,
+    "dapo": keep_outcome_varied,
+}
+"""``algo.group_filter`` name -> filter (module docstring)."""
+
+
+@dataclass
+class Round:
+    """One generation round, as every rank sees it."""
+
+    rewards: torch.Tensor
+    """[P, G] rewards of ALL groups of the round (gathered over ranks)."""
+    high: torch.Tensor | None
+    """[P, G] bool reward tokens (True = high), None without tokens."""
+    rows: list[dict[str, Any]]
+    """P·G per-rollout table rows of the round, row-major (gathered over ranks)."""
+    local: dict[int, list[Any]]
+    """This rank's rollouts: round prompt index -> its G rollouts."""
+
+
+@dataclass
+class Collected:
+    """The generated groups of one step and the ones it trains on."""
+
+    rounds: list[Round] = field(default_factory=list)
+    keep: list[torch.Tensor] = field(default_factory=list)
+    """Per round, bool [P]: the group is in the training batch (after the cut at P)."""
+
+    @property
+    def rewards(self) -> torch.Tensor:
+        """[N, G] rewards of every generated group, rounds concatenated."""
+        return torch.cat([r.rewards for r in self.rounds])
+
+    @property
+    def high(self) -> torch.Tensor | None:
+        if self.rounds[0].high is None:
+            return None
+        return torch.cat([r.high for r in self.rounds])
+
+    @property
+    def kept(self) -> torch.Tensor:
+        """[N] bool: generated group is trained on."""
+        return torch.cat(self.keep)
+
+    def local_groups(self) -> list[tuple[int, list[Any]]]:
+        """This rank's kept groups as (ordinal in the training batch, rollouts), in order."""
+        out, ordinal = [], 0
+        for rnd, keep in zip(self.rounds, self.keep, strict=True):
+            for p in range(len(keep)):
+                if keep[p]:
+                    if p in rnd.local:
+                        out.append((ordinal, rnd.local[p]))
+                    ordinal += 1
+        return out
+
+
+def collect_groups(
+    generate: Callable[[int], Round],
+    keep_fn: Callable[[torch.Tensor], torch.Tensor],
+    target: int,
+    max_rounds: int,
+) -> Collected:
+    """Generate rounds until ``target`` groups pass ``keep_fn`` or ``max_rounds`` extra rounds
+    ran; keep the first ``target`` passing groups in (round, prompt) order (module docstring).
+    """
+    if target < 1 or max_rounds < 0:
+        raise ValueError(f"target must be >= 1 and max_rounds >= 0, got {target}, {max_rounds}")
+    out, total = Collected(), 0
+    for index in range(1 + max_rounds):
+        rnd = generate(index)
+        passed = keep_fn(rnd.rewards)
+        if passed.shape != rnd.rewards.shape[:1] or passed.dtype != torch.bool:
+            raise ValueError("a group filter must return a bool tensor of shape [P]")
+        room = target - total
+        # keep only the first `room` passing groups of this round
+        keep = passed & (torch.cumsum(passed.long(), dim=0) <= room)
+        out.rounds.append(rnd)
+        out.keep.append(keep)
+        total += int(keep.sum())
+        if total >= target:
+            break
+    return out
+
+
+def advantages_of(rewards: torch.Tensor, algo) -> torch.Tensor:
+    """[N, G] advantages under the run's scaling (:func:`rcgrpo.group_advantages`)."""
+    return group_advantages(rewards, algo.eps_stab, algo.adv_scale, algo.adv_ddof)
+
+
+def training_batch(collected: Collected, algo):
+    """(this rank's :class:`~rcgrpo.train.update.TrainBatch`, [K, G] advantages of the kept
+    groups). Advantages are computed on the GLOBAL kept grid, then sliced, so batch-scaled
+    advantages see every rank's rewards."""
+    from rcgrpo.train.update import TrainBatch
+
+    kept = collected.rewards[collected.kept]
+    adv = advantages_of(kept, algo) if len(kept) else kept.clone()
+    rollouts, values, ordinal = [], [], []
+    for k, group in collected.local_groups():
+        rollouts += group
+        values += adv[k].tolist()
+        ordinal += [k] * len(group)
+    high = None
+    if collected.high is not None:
+        high = torch.tensor([bool(r.reward_high) for r in rollouts], dtype=torch.bool)
+    batch = TrainBatch(rollouts, torch.tensor(values, dtype=torch.float32), ordinal, high)
+    return batch, adv
+
+
+def table_rows(collected: Collected, adv: torch.Tensor, step: int) -> list[dict[str, Any]]:
+    """The per-rollout table of a step: every generated rollout with step, round, its group's
+    index among the step's generated groups (``prompt``), ``kept`` and the advantage it was
+    trained with (None for a dropped group)."""
+    out, n, k = [], 0, 0
+    for index, (rnd, keep) in enumerate(zip(collected.rounds, collected.keep, strict=True)):
+        size = rnd.rewards.shape[1]
+        for p in range(rnd.rewards.shape[0]):
+            for g in range(size):
+                row = dict(rnd.rows[p * size + g])
+                row.update(step=step, round=index, prompt=n, kept=bool(keep[p]),
+                           advantage=float(adv[k, g]) if keep[p] else None)  # fmt: skip
+                out.append(row)
+            k += bool(keep[p])
+            n += 1
+    return out

@@ -1,0 +1,177 @@
+"""Stage 2: GRPO / RC-GRPO and the collapse baselines — ``python -m rcgrpo train``.
+
+One loop for every algorithm; the algorithm is config values (:mod:`rcgrpo.train.presets`).
+Per step, each section a call into its own module::
+
+    rollout     prompts + reward tokens + seeded rollouts of this rank's groups  (rollouts)
+    score       per-rollout table gathered over ranks -> global [P, G] rewards   (rollouts)
+    filter      DAPO dynamic sampling / any group filter, extra rounds          (filters)
+    advantages  group_advantages on the global kept grid, sliced to this rank    (filters)
+    update      ref pass, clipped surrogate + β·KL (+ entropy), global-denominator
+                backward, summed gradients, clipped norm, non-finite skip         (update)
+    diagnostics group collapse / mode separation / policy / rollout / perf metrics,
+                reduced over ranks -> metrics.jsonl + TensorBoard + rollouts.jsonl (step_metrics)
+    eval        held-out tasks conditioned per algo.eval_condition -> eval/step_N (rl_setup)
+    checkpoint  model, optimizer, RNG, step, prompt position, atomically       (rl_setup)
+
+The reward never sees the reward token: the environment scores the calls of an episode,
+the token only changes the prompt. π_ref is the frozen starting checkpoint ``init``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from rcgrpo.train.config import TrainConfig
+from rcgrpo.train.distributed import shutdown
+from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, table_rows, training_batch
+from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
+from rcgrpo.train.rollouts import RoundGenerator
+from rcgrpo.train.sft import due, lr_factor
+from rcgrpo.train.step_metrics import (
+    PhaseTimer,
+    group_metrics,
+    perf_metrics,
+    rollout_metrics,
+    to_floats,
+    update_metrics,
+)
+from rcgrpo.train.update import run_update
+from rcgrpo.train.validate import ConfigError, validate_config
+
+
+class NonFiniteError(RuntimeError):
+    """Too many consecutive steps with a non-finite loss or gradient."""
+
+
+def rl_step(run: RLRun, step: int) -> dict[str, float]:
+    """One RL step (module docstring); returns the logged metrics ({} if not a log step)."""
+    cfg, info, timer = run.cfg, run.info, PhaseTimer()
+    with timer("step"):
+        # rollout + score (+ filter): whole groups per rank, the global table on every rank
+        run.model.eval()
+        generate = RoundGenerator(run.engine, run.train_tasks, run.stream, cfg, info, step, timer)
+        rounds = cfg.algo.max_resample_rounds if cfg.algo.group_filter != "none" else 0
+        keep = GROUP_FILTERS[cfg.algo.group_filter]
+        collected = collect_groups(generate, keep, cfg.rollout.prompts_per_step, rounds)
+        # advantages: on the global grid of kept groups, this rank's slice
+        batch, adv = training_batch(collected, cfg.algo)
+        # update
+        run.model.train()
+        lr = cfg.optim.lr * lr_factor(step - 1, cfg.run.steps, cfg.optim.warmup_steps,
+                                      "constant", 1.0)  # fmt: skip
+        with timer("update"):
+            stats = run_update(run.model, run.ref_model, run.optimizer, batch, cfg, info, lr,
+                               run.tokenizer.pad_token_id)  # fmt: skip
+        timer.seconds["ref"] = stats.time_frozen_s
+        timer.seconds["update"] -= stats.time_frozen_s
+        run.nonfinite_streak = run.nonfinite_streak + 1 if stats.skipped else 0
+        # diagnostics
+        rows = [row for rnd in collected.rounds for row in rnd.rows]
+        metrics = {**group_metrics(collected, cfg.algo), **rollout_metrics(rows),
+                   **update_metrics(stats, cfg, info), "policy/lr": lr}  # fmt: skip
+        # eval
+        evaluating = due(step, cfg.run.eval_every, cfg.run.steps)
+        if evaluating:
+            with timer("eval"):
+                metrics.update(evaluate(run, step))
+    metrics.update(perf_metrics(timer, rows, info))
+    # log
+    logged = {}
+    run.logger.log_rows(table_rows(collected, adv, step))
+    if evaluating or due(step, cfg.run.log_every, cfg.run.steps) or stats.skipped:
+        logged = to_floats(metrics)
+        run.logger.log(step, logged)
+    # checkpoint
+    if due(step, cfg.run.checkpoint_every, cfg.run.steps):
+        save_step(run, step)
+    if run.nonfinite_streak >= cfg.run.max_nonfinite:
+        raise NonFiniteError(
+            f"stopping at step {step}: {run.nonfinite_streak} consecutive steps with a "
+            f"non-finite loss or gradient (run.max_nonfinite = {cfg.run.max_nonfinite}; "
+            "updates were skipped, the parameters are those of the last finite update)"
+        )
+    return logged
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run (or resume) an RL job; returns the run summary (also ``summary.json``)."""
+    wall = time.perf_counter()
+    run = setup(cfg)
+    last: dict[str, float] = {}
+    try:
+        if run.start_step == 0:  # the starting policy, for the training curves
+            start = time.perf_counter()
+            last = evaluate(run, 0)
+            if last:
+                run.logger.log(0, {**last, "perf/time_eval_s": time.perf_counter() - start})
+        for step in range(run.start_step + 1, cfg.run.steps + 1):
+            last = rl_step(run, step) or last
+    finally:
+        run.logger.close()
+        shutdown(run.info)
+    summary = {
+        "run": str(run.paths.root), "preset": cfg.preset, "init": cfg.init,
+        "steps": cfg.run.steps, "resumed_from": run.start_step,
+        "wall_s": time.perf_counter() - wall, "final_metrics": last,
+    }  # fmt: skip
+    if run.info.is_main:
+        (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+# ---------------------------------------------------------------------------------- CLI
+def parse_cli(argv: list[str], prog: str = "python -m rcgrpo train") -> TrainConfig:
+    """``--preset NAME`` → ``--config FILE`` (strict keys) → flags (tyro), then the run name
+    template (``{preset}``, ``{seed}``) is filled in."""
+    import tyro
+
+    from rcgrpo.train.config import load_json_config
+    from rcgrpo.train.presets import PRESETS, preset
+
+    rest, name, config_file, it = [], "cpu-rcgrpo", None, iter(argv)
+    for arg in it:
+        if arg in ("--preset", "--config"):
+            value = next(it, None)
+            if value is None:
+                raise ValueError(f"{arg} needs a value")
+            name, config_file = (value, config_file) if arg == "--preset" else (name, value)
+        else:
+            rest.append(arg)
+    if "-h" in rest or "--help" in rest:
+        print(f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
+              "--config FILE   JSON overrides (strict keys)\n")  # fmt: skip
+    base = preset(name)
+    if config_file:
+        base = load_json_config(TrainConfig, config_file, base=base)
+    cfg = tyro.cli(TrainConfig, args=rest, default=base, prog=prog)
+    cfg.preset = name
+    cfg.run.name = cfg.run.name.format(preset=name, seed=cfg.run.seed)
+    return cfg
+
+
+def main(argv: list[str]) -> int:
+    """``python -m rcgrpo train [--preset NAME] [--config FILE] [--section.field VALUE ...]``;
+    exit 2 on a config error (one line naming the key), 3 on a non-finite stop."""
+    try:
+        cfg = validate_config(parse_cli(argv))
+    except ValueError as err:  # unknown key, bad JSON value, invalid value
+        print(f"rcgrpo train: {err}", file=sys.stderr)
+        return 2
+    try:
+        summary = train(cfg)
+    except ConfigError as err:  # found at set-up: run folder, init, context length
+        print(f"rcgrpo train: {err}", file=sys.stderr)
+        return 2
+    except NonFiniteError as err:
+        print(f"rcgrpo train: {err}", file=sys.stderr)
+        return 3
+    if int(os.environ.get("RANK", "0")) != 0:
+        return 0
+    keys = ("reward/eval_success", "reward/eval_success_low", "reward/success_rate")
+    final = {k: round(v, 4) for k, v in summary["final_metrics"].items() if k in keys}
+    print(json.dumps({"run": summary["run"], "wall_s": round(summary["wall_s"], 1), **final}))
+    return 0

@@ -1,0 +1,229 @@
+"""Set-up, evaluation and checkpoints of the RL trainer (:mod:`rcgrpo.train.rl`).
+
+``setup(cfg)`` returns an :class:`RLRun` holding everything a step needs: the process's
+place in the job, the run folder and its logger, the tasks, the policy π_θ, the frozen
+reference π_ref (= the starting checkpoint ``init``), AdamW, the prompt stream and the
+rollout engine. With ``run.resume`` every piece is restored from the newest valid
+checkpoint (model, optimizer, RNG states, prompt position, non-finite streak, step), and
+the run folder's logs are cut back to that step, so the resumed run writes exactly what an
+uninterrupted run would have written.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from rcgrpo.metrics import validate_metric_names
+from rcgrpo.train.checkpoint import (
+    latest_checkpoint,
+    list_checkpoints,
+    load_trainer_state,
+    save_checkpoint,
+)
+from rcgrpo.train.config import TrainConfig, save_config
+from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
+from rcgrpo.train.rollouts import PromptStream, derive_seed
+from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
+from rcgrpo.train.validate import ConfigError, validate_config, validate_world
+
+INIT_COPY = "init"  # run-folder copy of a from-scratch start (π_ref on resume)
+
+
+@dataclass
+class RLRun:
+    """The state of a running RL job (module docstring)."""
+
+    cfg: TrainConfig
+    info: DistInfo
+    paths: RunPaths
+    logger: RunLogger
+    train_tasks: list
+    eval_tasks: list
+    model: Any
+    ref_model: Any
+    tokenizer: Any
+    optimizer: torch.optim.Optimizer
+    stream: PromptStream
+    engine: Any
+    start_step: int = 0
+    nonfinite_streak: int = 0
+    ref_source: str = ""
+
+
+def _seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
+    """The run folder and the trainer state to resume (None: fresh start)."""
+    paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
+    found = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
+    state = load_trainer_state(found) if found else None
+    logged = paths.metrics.exists() and paths.metrics.stat().st_size > 0
+    if state is not None:
+        state["path"] = str(found)
+    elif not cfg.run.resume and (logged or list_checkpoints(paths.checkpoints)):
+        raise ConfigError(
+            f"config: run.name folder {paths.root} already holds a run; pass --run.resume "
+            "to continue it or choose another --run.name"
+        )
+    barrier(info)  # every rank looked before rank 0 writes anything
+    if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint
+        for log in (paths.metrics, paths.rollouts):
+            truncate_jsonl(log, -1)
+    return paths, state
+
+
+def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict | None):
+    """(model, tokenizer, ref_source): the checkpoint to resume, ``init``, or a tiny preset."""
+    from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy
+
+    dtype = getattr(torch, cfg.model.dtype)
+    if state is not None:
+        model, tokenizer, _ = load_policy(state["path"], dtype, info.device)
+        return model, tokenizer, state["extra"]["ref"]
+    if cfg.init in PRESETS:  # random initialisation (tests); kept in the run as π_ref
+        model, tokenizer = build_tiny_policy(cfg.init, seed=cfg.run.seed)
+        model = model.to(device=info.device, dtype=dtype)
+        if info.is_main:
+            from rcgrpo.policy.models import save_policy
+
+            save_policy(model, tokenizer, paths.root / INIT_COPY)
+        return model, tokenizer, str(paths.root / INIT_COPY)
+    try:
+        model, tokenizer, _ = load_policy(cfg.init, dtype, info.device)
+    except OSError as err:
+        raise ConfigError(f"config: init cannot be loaded from {cfg.init!r} ({err})") from None
+    return model, tokenizer, cfg.init
+
+
+def _frozen(model):
+    ref = copy.deepcopy(model).eval()
+    for p in ref.parameters():
+        p.requires_grad_(False)
+    return ref
+
+
+def _reference(cfg: TrainConfig, model, source: str, state: dict | None, info: DistInfo):
+    """π_ref: the starting policy, frozen (a copy of ``model`` on a fresh start)."""
+    from rcgrpo.policy.models import load_policy
+
+    if state is None:
+        return _frozen(model)
+    ref, _, _ = load_policy(source, getattr(torch, cfg.model.dtype), info.device)
+    return _frozen(ref)
+
+
+def make_engine(cfg: TrainConfig, model, tokenizer):
+    """The batched rollout engine sampling from ``model`` at the training temperature."""
+    from rcgrpo.env import Episode
+    from rcgrpo.policy import ChatEncoder, ModelPolicy, RolloutEngine
+
+    r = cfg.rollout
+    if r.max_context > model.config.max_position_embeddings:
+        raise ConfigError(
+            f"config: rollout.max_context must be <= the model's max_position_embeddings "
+            f"{model.config.max_position_embeddings}, got {r.max_context}"
+        )
+    encoder = ChatEncoder(tokenizer)
+    policy = ModelPolicy(model, sorted(encoder.stop_ids), r.temperature, r.top_p,
+                         tokenizer.pad_token_id)  # fmt: skip
+    episode = functools.partial(Episode, max_steps_per_turn=r.max_steps_per_turn)
+    return RolloutEngine(policy, encoder, episode, mode=cfg.tasks.mode,
+                         prompt_style=cfg.tasks.prompt_style, max_new_tokens=r.max_new_tokens,
+                         max_context=r.max_context, max_batch=r.max_batch)  # fmt: skip
+
+
+def setup(cfg: TrainConfig) -> RLRun:
+    """Validate, join the job, open the run folder, load tasks, models and optimizer."""
+    from rcgrpo.train.trajectories import load_task_splits
+
+    validate_config(cfg)
+    info = init_distributed(cfg.model.device)
+    validate_world(cfg, info.world_size)
+    _seed_all(cfg.run.seed)
+    paths, state = _run_folder(cfg, info)
+    step = int(state["step"]) if state else None
+    logger = RunLogger(paths, enabled=info.is_main, tensorboard=cfg.run.tensorboard,
+                       validate=validate_metric_names, resume_step=step)  # fmt: skip
+    if info.is_main:
+        save_config(cfg, paths.config)
+    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
+    model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
+    ref_model = _reference(cfg, model, ref_source, state, info)
+    o = cfg.optim
+    optimizer = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas,
+                                  weight_decay=o.weight_decay)  # fmt: skip
+    stream = PromptStream(len(train_tasks), cfg.run.seed)
+    run = RLRun(cfg, info, paths, logger, train_tasks, eval_tasks, model, ref_model, tokenizer,
+                optimizer, stream, make_engine(cfg, model, tokenizer), ref_source=ref_source)  # fmt: skip
+    if state is not None:
+        _restore(run, state)
+    return run
+
+
+def _restore(run: RLRun, state: dict) -> None:
+    from rcgrpo.train.checkpoint import set_rng_state
+
+    run.optimizer.load_state_dict(state["optimizer"])
+    set_rng_state(state["rng"])
+    run.stream.load_state_dict(state["data"]["stream"])
+    run.nonfinite_streak = int(state["data"]["nonfinite_streak"])
+    run.start_step = int(state["step"])
+
+
+def save_step(run: RLRun, step: int) -> None:
+    """Checkpoint ``step`` atomically (rank 0 writes; every rank waits for it)."""
+    if run.info.is_main:
+        save_checkpoint(
+            run.paths.checkpoints, step, run.model, run.tokenizer, run.optimizer,
+            data_state={"stream": run.stream.state_dict(),
+                        "nonfinite_streak": run.nonfinite_streak},
+            extra={"preset": run.cfg.preset, "init": run.cfg.init, "ref": run.ref_source},
+            keep_last=run.cfg.run.keep_checkpoints,
+        )  # fmt: skip
+    barrier(run.info)
+
+
+def evaluate(run: RLRun, step: int) -> dict[str, float]:
+    """Held-out evaluation (rank 0): ``eval/step_<N>.json`` and the reward/eval_* metrics."""
+    from rcgrpo.policy.evaluate import evaluate_policy
+
+    cfg, out, summaries = run.cfg, {}, {}
+    if not run.info.is_main:
+        return out
+    conditions = [cfg.algo.eval_condition]
+    if cfg.algo.eval_low and "low" not in conditions:
+        conditions.append("low")
+    r = cfg.rollout
+    run.model.eval()
+    with torch.no_grad():
+        for cond in conditions:
+            summaries[cond], _ = evaluate_policy(
+                run.model, run.tokenizer, run.eval_tasks, cond, cfg.tasks.mode,
+                cfg.tasks.prompt_style, r.eval_temperature, 1.0, r.max_new_tokens,
+                r.max_context, r.max_batch, derive_seed(cfg.run.seed, "eval", step),
+            )  # fmt: skip
+    main = summaries[conditions[0]]["overall"]
+    out["reward/eval_success"] = main["reward"]["mean"]
+    rewards = [t["reward"] for t in summaries[conditions[0]]["per_task"]]
+    out["reward/eval_mean"] = sum(rewards) / len(rewards)
+    if "low" in summaries and conditions[0] != "low":
+        out["reward/eval_success_low"] = summaries["low"]["overall"]["reward"]["mean"]
+    report = {"step": step, "preset": cfg.preset, "num_tasks": len(run.eval_tasks),
+              "mode": cfg.tasks.mode, "temperature": r.eval_temperature,
+              "conditions": summaries}  # fmt: skip
+    path = run.paths.eval_dir / f"step_{step}.json"
+    path.write_text(json.dumps(report, indent=1) + "\n")
+    return out

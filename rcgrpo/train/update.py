@@ -1,0 +1,235 @@
+r"""The update section of an RL step: teacher-forced log-probs, the policy loss, optimizer steps.
+
+Per step, on this rank's rollouts of the training batch (whole groups)::
+
+    ref pass      log π_ref under no_grad (when β > 0 or the ratio is against π_ref)
+    old pass      log π_old under no_grad (only with several updates per step; with ONE
+                  update π_old = π_θ and the ratio is exactly 1, as TRL does)
+    for epoch in optim.inner_epochs:
+      for minibatch k (groups whose ordinal in the batch ≡ k mod optim.minibatches):
+        denominators   GLOBAL token count / non-empty rows of the minibatch (all ranks)
+        micro-batches  forward (log-probs, entropy) -> policy_loss(denominator=global) ->
+                       backward; gradients accumulate
+        all ranks      sum gradients, clip the global norm, check finiteness
+        step           AdamW step, or skip it (non-finite loss or gradient, or no tokens)
+
+Because every micro-batch loss is divided by the global count, summing gradients over
+micro-batches and ranks gives exactly the gradient of the full-batch loss, so N processes
+(or any micro-batch size) make the same update as one process with the whole batch.
+
+Log-probs and entropies are those of the tempered distribution softmax(z/τ) at the rollout
+temperature τ (the behaviour log-probs' convention, TRL's too); the KL to π_ref compares
+both policies at τ. Statistics are returned as local float64 SUMS (token-weighted where the
+library gives token means) for :mod:`rcgrpo.train.step_metrics` to reduce over ranks.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from rcgrpo.logprobs import token_entropy, token_logprobs
+from rcgrpo.losses import policy_loss
+from rcgrpo.masks import masked_sum
+from rcgrpo.records import RolloutBatch
+from rcgrpo.train.distributed import DistInfo, global_sum, sum_gradients
+
+# which count the loss of each aggregation mode divides by (rcgrpo.aggregation)
+DENOMINATOR = {
+    "token-mean": "tokens",
+    "seq-mean-token-mean": "rows",
+    "seq-mean-token-sum": "rows",
+    "seq-mean-token-sum-norm": "rows",
+}
+TOKEN_MEAN_STATS = (
+    "policy/ratio_mean", "policy/approx_kl_old", "policy/kl_ref",
+    "policy/clipfrac", "policy/clipfrac_low", "policy/clipfrac_high",
+)  # fmt: skip
+LOSS_STATS = ("loss/total", "loss/pg", "loss/kl", "loss/entropy_bonus")
+
+
+@dataclass
+class TrainBatch:
+    """This rank's rollouts of the training batch (whole groups, group-major)."""
+
+    rollouts: list
+    """Rollout records."""
+    advantages: torch.Tensor
+    """[B] advantage of each rollout."""
+    ordinal: list[int]
+    """[B] ordinal of the rollout's group in the GLOBAL training batch (minibatch key)."""
+    high: torch.Tensor | None
+    """[B] bool reward token (True = high), None without tokens."""
+
+
+def teacher_forced(model, batch: dict[str, torch.Tensor], temperature: float, entropy: str):
+    """(logp, entropy) [B, T] aligned like the rollout records (token t scored given < t).
+
+    ``entropy``: "none" (returns None), "detached" (no gradient) or "grad". Same alignment as
+    :func:`rcgrpo.policy.recompute.sequence_logprobs`, with the entropy from the same logits.
+    """
+    device = next(model.parameters()).device
+    ids = batch["input_ids"].to(device)
+    attn = batch["attention_mask"].to(device)
+    mask = (batch["loss_mask"].to(device) & attn)[:, 1:]
+    logits = model(input_ids=ids, attention_mask=attn.long()).logits[:, :-1]
+    logp = token_logprobs(logits, ids[:, 1:], mask, temperature=temperature)
+    pad = logp.new_zeros(ids.shape[0], 1)
+    ent = None
+    if entropy != "none":
+        z = logits if entropy == "grad" else logits.detach()
+        ent = torch.cat([pad, token_entropy(z, mask, temperature=temperature)], dim=1)
+    return torch.cat([pad, logp], dim=1), ent
+
+
+def padded(rollouts: Sequence, pad_id: int) -> dict[str, torch.Tensor]:
+    """[B, T] tensors of ``rollouts`` right-padded to their longest (RolloutBatch.padded)."""
+    return RolloutBatch(list(rollouts), len(rollouts), 1).padded(pad_id)
+
+
+def _rows(values: Sequence[torch.Tensor], width: int) -> torch.Tensor:
+    out = torch.zeros(len(values), width, dtype=values[0].dtype, device=values[0].device)
+    for b, v in enumerate(values):
+        out[b, : v.numel()] = v[:width]
+    return out
+
+
+@torch.no_grad()
+def frozen_logprobs(model, rollouts, pad_id, temperature, micro) -> list[torch.Tensor]:
+    """Per-rollout 1-D log-probs under ``model`` without gradient (the ref / old passes)."""
+    out = []
+    for start in range(0, len(rollouts), micro or max(1, len(rollouts))):
+        chunk = rollouts[start : start + (micro or len(rollouts))]
+        logp, _ = teacher_forced(model, padded(chunk, pad_id), temperature, "none")
+        out += [logp[b, : r.length] for b, r in enumerate(chunk)]
+    return out
+
+
+def needs_ref(cfg) -> bool:
+    """The reference pass runs when β > 0 or the ratio is taken against π_ref."""
+    return cfg.algo.kl_beta > 0 or cfg.algo.ratio_against == "ref"
+
+
+class UpdateStats:
+    """Local float64 sums of one step's updates (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.sums: dict[str, float | torch.Tensor] = {}
+        self.ratio_max = torch.tensor(float("-inf"), dtype=torch.float64)
+        self.ratio_min = torch.tensor(float("inf"), dtype=torch.float64)
+        self.grad_norms: list[float] = []
+        self.skipped = 0
+        self.updates = 0
+        self.time_frozen_s = 0.0
+
+    def add(self, name: str, value) -> None:
+        self.sums[name] = self.sums.get(name, 0.0) + value.detach().double().cpu()
+
+    def add_loss_stats(self, stats: dict[str, torch.Tensor], entropy, mask, high) -> None:
+        n = stats["loss/active_tokens"]
+        self.add("tokens", n)
+        for key in TOKEN_MEAN_STATS:
+            if key in stats:
+                self.add(key, stats[key] * n)
+        for key in LOSS_STATS:
+            if key in stats:
+                self.add(key, stats[key])
+        ratio_max, ratio_min = (stats[f"policy/ratio_{k}"].double().cpu() for k in ("max", "min"))
+        self.ratio_max = torch.maximum(self.ratio_max, ratio_max)
+        self.ratio_min = torch.minimum(self.ratio_min, ratio_min)
+        self.add("policy/entropy", masked_sum(entropy.detach(), mask))
+        if high is not None:
+            rows = high.to(mask.device).unsqueeze(1)
+            for name, sel in (("high", mask & rows), ("low", mask & ~rows)):
+                self.add(f"policy/entropy_{name}", masked_sum(entropy.detach(), sel))
+                self.add(f"tokens_{name}", sel.sum())
+
+
+def _micro_loss(model, batch: TrainBatch, rows, cache, cfg, denominator, pad_id, stats):
+    """Forward + backward of one micro-batch; returns its (global-normalised) loss."""
+    algo, tau = cfg.algo, cfg.rollout.temperature
+    chunk = [batch.rollouts[i] for i in rows]
+    pad = padded(chunk, pad_id)
+    grad_entropy = algo.entropy_coef > 0
+    logp, ent = teacher_forced(model, pad, tau, "grad" if grad_entropy else "detached")
+    width = logp.shape[1]
+    mask = pad["loss_mask"].to(logp.device)
+    old = _rows([cache["old"][i] for i in rows], width) if cache["old"] else logp.detach()
+    ref = _rows([cache["ref"][i] for i in rows], width) if cache["ref"] else None
+    loss, out = policy_loss(
+        logp, old.to(logp.device), None if ref is None else ref.to(logp.device),
+        batch.advantages[rows].to(logp.device), mask,
+        clip_low=algo.clip_low, clip_high=algo.clip_high, beta=algo.kl_beta,
+        kl_estimator=algo.kl_estimator, agg_mode=algo.loss_agg, ratio_level=algo.ratio,
+        ratio_against=algo.ratio_against, entropy=ent if grad_entropy else None,
+        entropy_coef=algo.entropy_coef,
+        norm_length=float(algo.norm_length or cfg.rollout.max_context),
+        denominator=denominator,
+    )  # fmt: skip
+    loss.backward()
+    high = None if batch.high is None else batch.high[rows]
+    stats.add_loss_stats(out, ent, mask, high)
+    return loss.detach()
+
+
+def _denominator(batch: TrainBatch, rows: list[int], mode: str, info: DistInfo) -> torch.Tensor:
+    """Global count the minibatch loss divides by: loss tokens or non-empty rows."""
+    counts = [int(batch.rollouts[i].loss_mask.sum()) for i in rows]
+    local = sum(counts) if DENOMINATOR[mode] == "tokens" else sum(c > 0 for c in counts)
+    return global_sum(torch.tensor(float(local), dtype=torch.float64), info)
+
+
+def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) -> bool:
+    """Sum gradients over ranks, clip, step unless non-finite; True if the step was applied."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    for p in params:
+        if p.grad is None:  # a rank without rows must still join the all-reduce
+            p.grad = torch.zeros_like(p)
+    sum_gradients(model, info)
+    norm = torch.nn.utils.clip_grad_norm_(params, cfg.optim.max_grad_norm)
+    loss = global_sum(loss_sum.double().cpu(), info)
+    finite = bool(torch.isfinite(norm)) and bool(torch.isfinite(loss))
+    stats.grad_norms.append(float(norm))
+    stats.updates += 1
+    if finite:
+        optimizer.step()
+    else:
+        stats.skipped += 1
+    optimizer.zero_grad(set_to_none=True)
+    return finite
+
+
+def run_update(model, ref_model, optimizer, batch: TrainBatch, cfg, info: DistInfo,
+               lr: float, pad_id: int) -> UpdateStats:  # fmt: skip
+    """All optimizer updates of one step (module docstring); returns local statistics."""
+    algo, optim, tau = cfg.algo, cfg.optim, cfg.rollout.temperature
+    for group in optimizer.param_groups:
+        group["lr"] = lr
+    stats, micro = UpdateStats(), optim.micro_batch
+    start = time.perf_counter()
+    cache = {"ref": None, "old": None}
+    if needs_ref(cfg):
+        cache["ref"] = frozen_logprobs(ref_model, batch.rollouts, pad_id, tau, micro)
+    if optim.inner_epochs * optim.minibatches > 1:
+        cache["old"] = frozen_logprobs(model, batch.rollouts, pad_id, tau, micro)
+    stats.time_frozen_s = time.perf_counter() - start
+    minibatches = [
+        [i for i, o in enumerate(batch.ordinal) if o % optim.minibatches == k]
+        for k in range(optim.minibatches)
+    ]
+    optimizer.zero_grad(set_to_none=True)
+    for _ in range(optim.inner_epochs):
+        for rows in minibatches:
+            denominator = _denominator(batch, rows, algo.loss_agg, info)
+            if float(denominator) == 0:
+                continue  # nothing to learn from on any rank (e.g. DAPO kept no group)
+            loss_sum = torch.zeros((), dtype=torch.float64)
+            size = micro or max(1, len(rows))
+            for start in range(0, len(rows), size):
+                sub = rows[start : start + size]
+                loss_sum += _micro_loss(model, batch, sub, cache, cfg, denominator, pad_id, stats)
+            _apply(model, optimizer, loss_sum, cfg, info, stats)
+    return stats

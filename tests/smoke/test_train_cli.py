@@ -1,0 +1,99 @@
+"""``python -m rcgrpo train`` for 2 steps of every CPU algorithm preset (real environment,
+a micro model that succeeds about half the time): required metric keys, the run folder,
+and parameters change exactly when the step had a learning signal."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+import torch
+from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint, params, rows
+
+from rcgrpo.__main__ import main as rcgrpo_main
+from rcgrpo.metrics import METRICS
+
+ALGOS = ("cpu-grpo", "cpu-rcgrpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-dapo", "cpu-entropy",
+         "cpu-hightemp", "cpu-drgrpo")  # fmt: skip
+EVERY_STEP = (
+    "reward/mean", "reward/success_rate", "reward/state_mean", "reward/action_mean",
+    "adv/gap_mean", "adv/gap_min", "group/var_mean", "group/var_p50", "group/var_p90",
+    "group/zero_var_frac", "group/zero_var_success_frac", "group/zero_var_fail_frac",
+    "group/zero_var_predicted", "group/kept_frac", "policy/entropy", "policy/kl_ref",
+    "policy/clipfrac", "policy/grad_norm", "policy/lr", "loss/total", "loss/pg", "loss/kl",
+    "loss/nonfinite", "rollout/length_mean", "rollout/steps_mean", "rollout/gen_tokens_mean",
+    "tools/error_rate", "tools/calls_mean", "perf/tokens_per_s", "perf/time_rollout_s",
+    "perf/time_score_s", "perf/time_ref_s", "perf/time_update_s", "perf/time_step_s",
+    "perf/peak_rss_gib",
+)  # fmt: skip
+WITH_TOKEN = (
+    "reward/success_high", "reward/success_low", "reward/high_frac", "group/mode_sep_pooled",
+    "group/var_between_mean", "group/var_within_mean", "policy/entropy_high",
+)  # fmt: skip
+G, P = 4, 2
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """As the subprocesses (OMP_NUM_THREADS=1): on 2 shared cores, 2 torch threads make each
+    tiny matmul ~50x slower by spinning against the other processes."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def coin_flip(tmp_path_factory):
+    root = tmp_path_factory.getbasetemp()
+    return coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
+
+
+@pytest.mark.parametrize("name", ALGOS)
+def test_two_steps_of_each_algorithm(name, coin_flip, tmp_path):
+    argv = ["train", "--preset", name, "--init", str(coin_flip), *SMALL_RUN, "--run.steps", "2",
+            "--run.root", str(tmp_path), "--run.name", "r"]  # fmt: skip
+    if name == "cpu-rcgrpo":
+        summary = json.loads(cli(*argv).stdout.strip().splitlines()[-1])  # the real CLI
+        assert summary["run"] == str(tmp_path / "r")
+    else:
+        assert rcgrpo_main(argv) == 0
+    run = tmp_path / "r"
+    config = json.loads((run / "config.json").read_text())
+    assert (config["preset"], config["init"]) == (name, str(coin_flip))
+    metrics = rows(run / "metrics.jsonl")
+    assert [m["step"] for m in metrics] == [0, 1, 2]  # step 0 = evaluation of the start
+    token = config["algo"]["conditioning"] != "none"
+    for m in metrics[1:]:
+        assert set(EVERY_STEP + (WITH_TOKEN if token else ())) <= set(m), name
+        assert set(m) - {"step", "time"} <= set(METRICS)
+    assert {"reward/eval_success", "perf/time_eval_s"} <= set(metrics[0]) & set(metrics[2])
+    assert sorted(p.name for p in (run / "eval").iterdir()) == ["step_0.json", "step_2.json"]
+    # the per-rollout table: every generated rollout of every round, once
+    table = rows(run / "rollouts.jsonl")
+    generated = sum(P * G * (1 + m["rollout/extra_batches"]) for m in metrics[1:])
+    assert len(table) == generated
+    assert {"step", "task_id", "group", "reward_token", "reward", "advantage", "length"} <= set(
+        table[0]
+    )
+    assert all((r["reward_token"] is None) == (not token) for r in table)
+    # parameters move iff some update had a signal (advantage spread, or the entropy bonus)
+    signal = any(m["adv/gap_max"] > 0 for m in metrics[1:]) or "entropy" in name
+    assert signal, f"{name}: the coin-flip start gave no group with reward variance"
+    before, after = params(coin_flip), params(run / "checkpoints" / "step_2")
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+    assert all(m["loss/nonfinite"] == 0 for m in metrics[1:])
+
+
+def test_zero_signal_leaves_parameters_unchanged(coin_flip, tmp_path):
+    # a greedy-like start never varies in a group: with temperature tiny and β > 0 the
+    # first update has A = 0 everywhere and π_θ = π_ref, so the gradient is exactly 0
+    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
+            "--rollout.temperature", "0.01", "--run.steps", "1", "--run.root", str(tmp_path),
+            "--run.name", "z"]  # fmt: skip
+    assert rcgrpo_main(argv) == 0
+    [_, m] = rows(tmp_path / "z" / "metrics.jsonl")
+    assert m["group/zero_var_frac"] == 1.0 and m["policy/grad_norm"] == 0.0
+    before, after = params(coin_flip), params(tmp_path / "z" / "checkpoints" / "step_1")
+    assert all(torch.equal(before[k], after[k]) for k in before)

@@ -1,0 +1,99 @@
+"""Prompt stream, seeds, reward-token draws, seeded rollout blocks and table rows."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from rl_fakes import fake_rollout
+
+from rcgrpo.records import RolloutBatch
+from rcgrpo.train.config import AlgoConfig
+from rcgrpo.train.distributed import DistInfo
+from rcgrpo.train.rollouts import (
+    PromptStream,
+    derive_seed,
+    draw_tokens,
+    rollout_row,
+    rollout_shard,
+)
+
+
+def test_prompt_stream_is_a_permutation_per_epoch_and_resumable():
+    stream = PromptStream(5, seed=3)
+    first = stream.take(5) + stream.take(5)
+    assert sorted(first[:5]) == sorted(first[5:]) == list(range(5))
+    assert first[:5] != first[5:]  # each epoch its own order (seeded by (seed, epoch))
+    later = stream.take(3)
+    resumed = PromptStream(5, seed=3)
+    resumed.load_state_dict({"position": 10, "num_tasks": 5, "seed": 3})
+    assert resumed.take(3) == later
+    with pytest.raises(ValueError, match="does not match"):
+        PromptStream(6, seed=3).load_state_dict(stream.state_dict())
+
+
+def test_derive_seed_is_stable_and_separates_parts():
+    assert derive_seed(0, "tokens", 1, 0) == derive_seed(0, "tokens", 1, 0)
+    assert len({derive_seed(0, "tokens", s, 0) for s in range(100)}) == 100
+    assert 0 <= derive_seed("x") < 2**63
+
+
+def test_reward_tokens_none_iid_and_seeded_by_step_and_round():
+    assert draw_tokens(AlgoConfig(conditioning="none"), 4, 5, 0, 1, 0) is None
+    algo = AlgoConfig(conditioning="iid", p_high=0.5)
+    a, b = draw_tokens(algo, 64, 5, 0, 1, 0), draw_tokens(algo, 64, 5, 0, 1, 0)
+    assert a.dtype == torch.bool and a.shape == (64, 5) and torch.equal(a, b)
+    assert not torch.equal(a, draw_tokens(algo, 64, 5, 0, 2, 0))
+    assert not torch.equal(a, draw_tokens(algo, 64, 5, 0, 1, 1))
+    strat = draw_tokens(AlgoConfig(conditioning="stratified", p_high=0.4), 8, 5, 0, 1, 0)
+    assert strat.sum(dim=1).tolist() == [2] * 8  # round(0.4 * 5) highs per group
+    assert bool(draw_tokens(AlgoConfig(conditioning="high"), 2, 3, 0, 1, 0).all())
+
+
+class SeedEngine:
+    """Records (first task, seed) of every engine call; rollouts carry the seed as reward."""
+
+    def __init__(self):
+        self.calls = []
+
+    def run_groups(self, tasks, group_size, high, seed):
+        self.calls.append((tasks[0], len(tasks), seed))
+        rollouts = [fake_rollout([1, 2], 1, reward=seed % 7, p=p, g=g)
+                    for p in range(len(tasks)) for g in range(group_size)]  # fmt: skip
+        return RolloutBatch(rollouts, len(tasks), group_size)
+
+
+def _seeds_per_prompt(shards, block):
+    engine, seeds = SeedEngine(), {}
+    for shard in shards:
+        out = rollout_shard(engine, list("abcd"), None, 2, shard, block, (0, "rollout", 1, 0))
+        seeds.update({p: [r.reward for r in group] for p, group in out.items()})
+        assert all(r.prompt_index == p for p, group in out.items() for r in group)
+    return seeds, engine.calls
+
+
+def test_seed_blocks_make_rollouts_independent_of_the_sharding():
+    one, calls = _seeds_per_prompt([range(0, 4)], block=1)
+    two, _ = _seeds_per_prompt([range(0, 2), range(2, 4)], block=1)
+    assert one == two and len(calls) == 4  # one seeded engine call per prompt
+    one, calls = _seeds_per_prompt([range(0, 4)], block=2)
+    two, _ = _seeds_per_prompt([range(0, 2), range(2, 4)], block=2)
+    assert one == two and [c[1] for c in calls] == [2, 2]
+    _, calls = _seeds_per_prompt([range(0, 4)], block=0)  # whole shard, one call
+    assert [c[1] for c in calls] == [4]
+
+
+def test_rollout_row_fields():
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "[f(a=1), g()]"},
+        {"role": "tool", "content": "ok"},
+        {"role": "tool", "content": "Error during execution: no"},
+    ]
+    r = fake_rollout([1, 2, 3, 4], 2, reward=1.0, high=False, p=3, g=1, messages=messages,
+                     calls=["f(a=1)", "g()"], errors=1, steps=2)  # fmt: skip
+    row = rollout_row(r)
+    assert row["reward_token"] == "low" and row["reward"] == 1.0 and row["gen_tokens"] == 2
+    assert (row["calls"], row["tool_errors"], row["observations"]) == (2, 1, 2)
+    assert (row["prompt"], row["group"], row["turns"], row["steps"]) == (3, 1, 1, 2)
+    assert rollout_row(fake_rollout([1, 2], 1))["reward_token"] is None
+    assert DistInfo().is_main
