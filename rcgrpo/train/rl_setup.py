@@ -150,6 +150,10 @@ def setup(cfg: TrainConfig) -> RLRun:
     from rcgrpo.train.trajectories import load_task_splits
 
     validate_config(cfg)
+    if not cfg.run.progress:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # weight loading / saving bars
     info = init_distributed(cfg.model.device)
     validate_world(cfg, info.world_size)
     _seed_all(cfg.run.seed)

@@ -97,3 +97,26 @@ def test_zero_signal_leaves_parameters_unchanged(coin_flip, tmp_path):
     assert m["group/zero_var_frac"] == 1.0 and m["policy/grad_norm"] == 0.0
     before, after = params(coin_flip), params(tmp_path / "z" / "checkpoints" / "step_1")
     assert all(torch.equal(before[k], after[k]) for k in before)
+
+
+def test_non_finite_losses_skip_updates_then_stop(coin_flip, tmp_path, monkeypatch, capsys):
+    import rcgrpo.train.update as update
+
+    real = update.policy_loss
+
+    def poisoned(*args, **kwargs):
+        loss, stats = real(*args, **kwargs)
+        return loss * float("nan"), stats
+
+    monkeypatch.setattr(update, "policy_loss", poisoned)
+    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
+            "--run.steps", "5", "--run.max-nonfinite", "2", "--run.checkpoint-every", "1",
+            "--run.root", str(tmp_path), "--run.name", "nan"]  # fmt: skip
+    assert rcgrpo_main(argv) == 3
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("rcgrpo train: stopping at step 2: 2 consecutive steps with a non-fini")
+    metrics = rows(tmp_path / "nan" / "metrics.jsonl")
+    assert [(m["step"], m.get("loss/nonfinite")) for m in metrics] == [
+        (0, None), (1, 1.0), (2, 1.0)]  # fmt: skip
+    before, after = params(coin_flip), params(tmp_path / "nan" / "checkpoints" / "step_2")
+    assert all(torch.equal(before[k], after[k]) for k in before)  # every update was skipped

@@ -97,3 +97,44 @@ def test_rollout_row_fields():
     assert (row["prompt"], row["group"], row["turns"], row["steps"]) == (3, 1, 1, 2)
     assert rollout_row(fake_rollout([1, 2], 1))["reward_token"] is None
     assert DistInfo().is_main
+
+
+def _oracle_round(conditioning: str):
+    """One real round: 3 synth tasks, G = 4, the ground-truth script as the policy."""
+    from rcgrpo.env import Episode
+    from rcgrpo.policy import ChatEncoder, RolloutEngine, ScriptedPolicy, oracle_script
+    from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
+    from rcgrpo.train.config import TrainConfig
+    from rcgrpo.train.rollouts import RoundGenerator
+    from rcgrpo.train.trajectories import load_task_splits
+
+    cfg = TrainConfig()
+    cfg.tasks.num_train, cfg.tasks.num_eval = 3, 1
+    cfg.rollout.group_size, cfg.rollout.prompts_per_step = 4, 3
+    cfg.algo.conditioning = conditioning
+    tasks, _ = load_task_splits(cfg.tasks, "tiny")
+    enc = ChatEncoder(train_tiny_tokenizer(task_corpus(tasks), vocab_size=400))
+    engine = RolloutEngine(ScriptedPolicy(enc, oracle_script), enc, Episode, mode="combined",
+                           prompt_style="compact", max_new_tokens=10_000, max_context=100_000)  # fmt: skip
+    generate = RoundGenerator(engine, tasks, PromptStream(3, 0), cfg, DistInfo(), step=1)
+    return generate(0)
+
+
+def test_reward_tokens_are_rendered_once_and_never_reach_the_reward():
+    from rcgrpo.conditioning import reward_goal_text
+
+    for conditioning in ("iid", "none"):
+        rnd = _oracle_round(conditioning)
+        assert rnd.rewards.shape == (3, 4) and bool((rnd.rewards == 1).all())  # oracle wins
+        for p, group in rnd.local.items():
+            for g, r in enumerate(group):
+                users = [m["content"] for m in r.messages if m["role"] == "user"]
+                goal = "" if rnd.high is None else reward_goal_text(bool(rnd.high[p, g]))
+                assert r.reward_high == (None if rnd.high is None else bool(rnd.high[p, g]))
+                if goal:  # appended once, to the first user message only
+                    assert users[0].endswith(goal) and sum(goal in u for u in users) == 1
+                else:
+                    assert not any("Reward Goal" in m["content"] for m in r.messages)
+        high = [] if rnd.high is None else rnd.high[0].tolist()
+        expected = ["high" if h else "low" for h in high] if high else [None] * 4
+        assert [row["reward_token"] for row in rnd.rows[:4]] == expected
