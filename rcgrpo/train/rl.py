@@ -30,7 +30,6 @@ from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, table_rows, training_batch
 from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
 from rcgrpo.train.rollouts import RoundGenerator
-from rcgrpo.train.sft import due, lr_factor
 from rcgrpo.train.step_metrics import (
     PhaseTimer,
     group_metrics,
@@ -41,6 +40,31 @@ from rcgrpo.train.step_metrics import (
 )
 from rcgrpo.train.update import run_update
 from rcgrpo.train.validate import ConfigError, validate_config
+
+
+def due(step: int, every: int, total: int) -> bool:
+    """A periodic action at ``step`` (finished steps, 1-based): every ``every``, and the last."""
+    return step == total or (every > 0 and step % every == 0)
+
+
+def code_version() -> dict[str, str]:
+    """The package version and, inside a git checkout, the commit (+ "-dirty")."""
+    import subprocess
+
+    from rcgrpo import __version__
+
+    out = {"rcgrpo": __version__}
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        git = ["git", "-C", root]
+        sha = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True)  # fmt: skip
+        if sha.returncode == 0:
+            out["git"] = sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except OSError:
+        pass
+    return out
 
 
 class NonFiniteError(RuntimeError):
@@ -61,8 +85,7 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
         batch, adv = training_batch(collected, cfg.algo)
         # update
         run.model.train()
-        lr = cfg.optim.lr * lr_factor(step - 1, cfg.run.steps, cfg.optim.warmup_steps,
-                                      "constant", 1.0)  # fmt: skip
+        lr = cfg.optim.lr * min(1.0, step / max(1, cfg.optim.warmup_steps))  # linear warm-up
         with timer("update"):
             stats = run_update(run.model, run.ref_model, run.optimizer, batch, cfg, info, lr,
                                run.tokenizer.pad_token_id)  # fmt: skip
@@ -115,8 +138,8 @@ def train(cfg: TrainConfig) -> dict:
         shutdown(run.info)
     summary = {
         "run": str(run.paths.root), "preset": cfg.preset, "init": cfg.init,
-        "steps": cfg.run.steps, "resumed_from": run.start_step,
-        "wall_s": time.perf_counter() - wall, "final_metrics": last,
+        "steps": cfg.run.steps, "resumed_from": run.start_step, "world_size": run.info.world_size,
+        "wall_s": time.perf_counter() - wall, "code": code_version(), "final_metrics": last,
     }  # fmt: skip
     if run.info.is_main:
         (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -29,7 +29,7 @@ from rcgrpo.train.checkpoint import (
     load_trainer_state,
     save_checkpoint,
 )
-from rcgrpo.train.config import TrainConfig, save_config
+from rcgrpo.train.config import TrainConfig, save_config, to_dict
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
 from rcgrpo.train.rollouts import PromptStream, derive_seed
 from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
@@ -65,6 +65,32 @@ def _seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+RESUMABLE_CHANGES = ("run.resume", "run.steps", "run.progress", "run.tensorboard")
+"""Config keys a resumed run may change (e.g. extend ``run.steps``); any other change would
+make the resumed run differ from the one it continues."""
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in d.items():
+        dotted = f"{prefix}{key}"
+        out.update(_flat(value, dotted + ".") if isinstance(value, dict) else {dotted: value})
+    return out
+
+
+def _check_same_run(cfg: TrainConfig, paths: RunPaths) -> None:
+    """A resumed run must have the config it was started with (RESUMABLE_CHANGES aside)."""
+    if not paths.config.exists():
+        return
+    old, new = _flat(json.loads(paths.config.read_text())), _flat(to_dict(cfg))
+    for key in sorted(set(old) | set(new)):
+        if key not in RESUMABLE_CHANGES and old.get(key) != new.get(key):
+            raise ConfigError(
+                f"config: {key} is {new.get(key)!r} but the run being resumed used "
+                f"{old.get(key)!r}; resume with the same config or start a new --run.name"
+            )
+
+
 def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
     """The run folder and the trainer state to resume (None: fresh start)."""
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
@@ -73,6 +99,7 @@ def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None
     logged = paths.metrics.exists() and paths.metrics.stat().st_size > 0
     if state is not None:
         state["path"] = str(found)
+        _check_same_run(cfg, paths)
     elif not cfg.run.resume and (logged or list_checkpoints(paths.checkpoints)):
         raise ConfigError(
             f"config: run.name folder {paths.root} already holds a run; pass --run.resume "

@@ -28,9 +28,15 @@ import torch
 
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
-from rcgrpo.train.distributed import DistInfo, gather_floats, global_sum
+from rcgrpo.train.distributed import DistInfo, gather_floats
 from rcgrpo.train.filters import Collected, advantages_of
-from rcgrpo.train.update import LOSS_STATS, TOKEN_MEAN_STATS, UpdateStats, needs_ref
+from rcgrpo.train.update import (
+    LOSS_STATS,
+    TOKEN_MEAN_STATS,
+    UpdateStats,
+    needs_ref,
+    reduce_sum,
+)
 
 PHASES = ("rollout", "score", "ref", "update", "eval", "step")
 
@@ -114,7 +120,7 @@ def update_metrics(stats: UpdateStats, cfg, info: DistInfo) -> dict[str, torch.T
     local = torch.stack(
         [torch.as_tensor(stats.sums.get(k, 0.0), dtype=torch.float64) for k in keys]
     )
-    total = dict(zip(keys, global_sum(local, info), strict=True))
+    total = dict(zip(keys, reduce_sum(local, info), strict=True))
     tokens = total["tokens"]
     out = {"loss/nonfinite": torch.tensor(float(stats.skipped > 0))}
     if stats.updates:

@@ -108,6 +108,11 @@ def frozen_logprobs(model, rollouts, pad_id, temperature, micro) -> list[torch.T
     return out
 
 
+def reduce_sum(x: torch.Tensor, info: DistInfo) -> torch.Tensor:
+    """:func:`global_sum` of a CPU tensor on the job's device (NCCL reduces CUDA tensors only)."""
+    return global_sum(x.to(info.device), info).cpu()
+
+
 def needs_ref(cfg) -> bool:
     """The reference pass runs when β > 0 or the ratio is taken against π_ref."""
     return cfg.algo.kl_beta > 0 or cfg.algo.ratio_against == "ref"
@@ -179,7 +184,7 @@ def _denominator(batch: TrainBatch, rows: list[int], mode: str, info: DistInfo) 
     """Global count the minibatch loss divides by: loss tokens or non-empty rows."""
     counts = [int(batch.rollouts[i].loss_mask.sum()) for i in rows]
     local = sum(counts) if DENOMINATOR[mode] == "tokens" else sum(c > 0 for c in counts)
-    return global_sum(torch.tensor(float(local), dtype=torch.float64), info)
+    return reduce_sum(torch.tensor(float(local), dtype=torch.float64), info)
 
 
 def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) -> bool:
@@ -190,7 +195,7 @@ def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) 
             p.grad = torch.zeros_like(p)
     sum_gradients(model, info)
     norm = torch.nn.utils.clip_grad_norm_(params, cfg.optim.max_grad_norm)
-    loss = global_sum(loss_sum.double().cpu(), info)
+    loss = reduce_sum(loss_sum.double().cpu(), info)
     finite = bool(torch.isfinite(norm)) and bool(torch.isfinite(loss))
     stats.grad_norms.append(float(norm))
     stats.updates += 1

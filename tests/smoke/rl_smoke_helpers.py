@@ -42,8 +42,7 @@ def _build(out: Path) -> None:
     from rcgrpo.policy.render import with_reward_goal
     from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
     from rcgrpo.train.config import TaskConfig
-    from rcgrpo.train.sft import collate, sft_loss
-    from rcgrpo.train.trajectories import Example, expert_trajectories, load_task_splits
+    from rcgrpo.train.trajectories import expert_trajectories, load_task_splits
 
     tasks = TaskConfig(num_train=NUM_TASKS, num_eval=2, max_turns=1, max_calls_per_turn=1)
     train, held_out = load_task_splits(tasks, "tiny")
@@ -54,19 +53,26 @@ def _build(out: Path) -> None:
     good = expert_trajectories(train, enc, "combined", **opts)
     fail = RolloutEngine(ScriptedPolicy(enc, lambda view: "Done."), enc, Episode,
                          mode="combined", **opts).run([RolloutJob(t) for t in train])  # fmt: skip
-    examples = [
-        Example(*enc.encode_conversation(with_reward_goal(msgs, high)), high, "", "", "")
+    encoded = [
+        enc.encode_conversation(with_reward_goal(msgs, high))
         for g, f in zip(good, fail, strict=True)
         for high in (None, True, False)
         for msgs in (g.messages, f.messages)
     ]
-    batch = collate(examples, tokenizer.pad_token_id)
+    width = max(len(ids) for ids, _ in encoded)
+    ids = torch.full((len(encoded), width), tokenizer.pad_token_id, dtype=torch.long)
+    attn = torch.zeros(len(encoded), width, dtype=torch.long)
+    mask = torch.zeros(len(encoded), width, dtype=torch.bool)
+    for b, (row, row_mask) in enumerate(encoded):
+        ids[b, : len(row)], attn[b, : len(row)] = torch.tensor(row), 1
+        mask[b, : len(row)] = torch.tensor(row_mask, dtype=torch.bool)
+    target = mask[:, 1:]
     torch.manual_seed(0)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
     model.train()
-    for _ in range(SFT_STEPS):
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"].long())
-        loss, _, _ = sft_loss(logits.logits, batch["input_ids"], batch["loss_mask"])
+    for _ in range(SFT_STEPS):  # token-mean cross-entropy on assistant tokens
+        logits = model(input_ids=ids, attention_mask=attn).logits[:, :-1]
+        loss = torch.nn.functional.cross_entropy(logits[target], ids[:, 1:][target])
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -75,7 +81,7 @@ def _build(out: Path) -> None:
 
 def coin_flip_checkpoint(cache_root: Path) -> Path:
     """The checkpoint folder, built once under ``cache_root`` (safe across xdist workers)."""
-    final = Path(cache_root) / f"rl_coin_flip_v1_{SFT_STEPS}"
+    final = Path(cache_root) / f"rl_coin_flip_v2_{SFT_STEPS}"
     if (final / "model.safetensors").is_file():
         return final
     tmp = final.with_name(f"{final.name}.tmp{os.getpid()}")

@@ -120,3 +120,18 @@ def test_non_finite_losses_skip_updates_then_stop(coin_flip, tmp_path, monkeypat
         (0, None), (1, 1.0), (2, 1.0)]  # fmt: skip
     before, after = params(coin_flip), params(tmp_path / "nan" / "checkpoints" / "step_2")
     assert all(torch.equal(before[k], after[k]) for k in before)  # every update was skipped
+
+
+def test_run_folder_guards(coin_flip, tmp_path, capsys):
+    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
+            "--run.steps", "1", "--run.root", str(tmp_path), "--run.name", "g"]  # fmt: skip
+    assert rcgrpo_main(argv) == 0
+    capsys.readouterr()
+    assert rcgrpo_main(argv) == 2  # the folder holds a run: no silent overwrite
+    assert "already holds a run; pass --run.resume" in capsys.readouterr().err
+    assert rcgrpo_main([*argv, "--run.resume", "--optim.lr", "0.5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("rcgrpo train: config: optim.lr is 0.5 but the run being resumed used")
+    # extending a finished run is a valid resume: it continues at step 2
+    assert rcgrpo_main([*argv, "--run.resume", "--run.steps", "2"]) == 0
+    assert [m["step"] for m in rows(tmp_path / "g" / "metrics.jsonl")] == [0, 1, 2]

@@ -137,3 +137,13 @@ def test_entropy_split_by_reward_token():
     total = float(stats.sums["policy/entropy"])
     split = float(stats.sums["policy/entropy_high"]) + float(stats.sums["policy/entropy_low"])
     assert split == pytest.approx(total, rel=1e-6)
+
+
+def test_empty_batch_makes_no_update():
+    # DAPO with no kept group: no tokens anywhere, so no optimizer step at all
+    model = _model()
+    before = copy.deepcopy(model.state_dict())
+    empty = TrainBatch([], torch.zeros(0), [], None)
+    stats = _update(model, empty, _cfg())
+    assert stats.updates == 0 and stats.grad_norms == []
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
