@@ -135,6 +135,17 @@ def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict
     return model, tokenizer, cfg.init
 
 
+def check_init(cfg: TrainConfig) -> None:
+    """A local-looking ``init`` (not ``namespace/name``, not a preset) must exist."""
+    from rcgrpo.policy.models import PRESETS
+
+    init = cfg.init
+    local = init.count("/") != 1 or init[0] in "./~"
+    if init not in PRESETS and local and not Path(init).exists():
+        raise ConfigError(f"config: init has no checkpoint folder at {init!r} "
+                          "(train Stage 1 first, or pass --init PATH)")  # fmt: skip
+
+
 def _frozen(model):
     ref = copy.deepcopy(model).eval()
     for p in ref.parameters():
@@ -183,15 +194,16 @@ def setup(cfg: TrainConfig) -> RLRun:
         hf_logging.disable_progress_bar()  # weight loading / saving bars
     info = init_distributed(cfg.model.device)
     validate_world(cfg, info.world_size)
+    check_init(cfg)
     _seed_all(cfg.run.seed)
     paths, state = _run_folder(cfg, info)
-    step = int(state["step"]) if state else None
+    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
+    model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
+    step = int(state["step"]) if state else None  # the run folder is written from here on
     logger = RunLogger(paths, enabled=info.is_main, tensorboard=cfg.run.tensorboard,
                        validate=validate_metric_names, resume_step=step)  # fmt: skip
     if info.is_main:
         save_config(cfg, paths.config)
-    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
-    model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
     ref_model = _reference(cfg, model, ref_source, state, info)
     o = cfg.optim
     optimizer = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas,

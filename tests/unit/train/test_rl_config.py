@@ -113,3 +113,9 @@ def test_cli_config_errors_exit_2_with_one_line(tmp_path, capsys):
     assert main(["--algo.conditioning", "idd", "--run.root", str(tmp_path)]) == 2
     assert "algo.conditioning must be one of" in capsys.readouterr().err
     assert not (tmp_path / "cpu-rcgrpo-s0").exists()  # nothing is written before validation
+    assert (
+        main(["--preset", "cpu-grpo", "--init", "runs/none/final", "--run.root", str(tmp_path)])
+        == 2
+    )
+    assert "init has no checkpoint folder at 'runs/none/final'" in capsys.readouterr().err
+    assert not (tmp_path / "cpu-grpo-s0").exists()
