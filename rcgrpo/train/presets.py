@@ -52,8 +52,8 @@ _CPU: dict[str, dict[str, Any]] = {
                 "max_new_tokens": 96, "max_context": 1024, "max_batch": 64},
     "algo": {"conditioning": "none", "eval_condition": "none", "kl_beta": 0.1,
              "clip_low": 0.2, "clip_high": 0.2, "adv_scale": "group", "loss_agg": "token-mean"},
-    "optim": {"lr": 5e-5, "warmup_steps": 5, "max_grad_norm": 1.0},
-    "run": {"name": RUN_NAME, "steps": 200, "eval_every": 25, "checkpoint_every": 25},
+    "optim": {"lr": 5e-5, "warmup_steps": 5, "max_grad_norm": 1.0, "micro_batch": 4},
+    "run": {"name": RUN_NAME, "steps": 100, "eval_every": 20, "checkpoint_every": 20},
 }  # fmt: skip
 _RC = {"conditioning": "iid", "p_high": 0.5, "eval_condition": "high", "eval_low": True}
 

@@ -97,14 +97,23 @@ def _rows(values: Sequence[torch.Tensor], width: int) -> torch.Tensor:
     return out
 
 
+def micro_batches(rollouts: Sequence, rows: Sequence[int], size: int) -> list[list[int]]:
+    """``rows`` cut into micro-batches of ``size`` (0 = one), longest rollouts first, so each
+    micro-batch pads little. The update is the same for any cut (global denominators)."""
+    ordered = sorted(rows, key=lambda i: -rollouts[i].length)
+    size = size or max(1, len(ordered))
+    return [ordered[k : k + size] for k in range(0, len(ordered), size)]
+
+
 @torch.no_grad()
 def frozen_logprobs(model, rollouts, pad_id, temperature, micro) -> list[torch.Tensor]:
     """Per-rollout 1-D log-probs under ``model`` without gradient (the ref / old passes)."""
-    out = []
-    for start in range(0, len(rollouts), micro or max(1, len(rollouts))):
-        chunk = rollouts[start : start + (micro or len(rollouts))]
-        logp, _ = teacher_forced(model, padded(chunk, pad_id), temperature, "none")
-        out += [logp[b, : r.length] for b, r in enumerate(chunk)]
+    out: list[torch.Tensor] = [torch.empty(0)] * len(rollouts)
+    for chunk in micro_batches(rollouts, range(len(rollouts)), micro):
+        logp, _ = teacher_forced(model, padded([rollouts[i] for i in chunk], pad_id),
+                                 temperature, "none")  # fmt: skip
+        for b, i in enumerate(chunk):
+            out[i] = logp[b, : rollouts[i].length]
     return out
 
 
@@ -232,9 +241,7 @@ def run_update(model, ref_model, optimizer, batch: TrainBatch, cfg, info: DistIn
             if float(denominator) == 0:
                 continue  # nothing to learn from on any rank (e.g. DAPO kept no group)
             loss_sum = torch.zeros((), dtype=torch.float64)
-            size = micro or max(1, len(rows))
-            for start in range(0, len(rows), size):
-                sub = rows[start : start + size]
+            for sub in micro_batches(batch.rollouts, rows, micro):
                 loss_sum += _micro_loss(model, batch, sub, cache, cfg, denominator, pad_id, stats)
             _apply(model, optimizer, loss_sum, cfg, info, stats)
     return stats
