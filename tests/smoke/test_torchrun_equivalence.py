@@ -2,11 +2,12 @@
 same global batch: same rollouts, same metrics, same parameters after two steps.
 
 The config makes the two ranks' work uneven on purpose: 4 prompts, 2 minibatches (groups
-0, 2 | 1, 3: each minibatch spans both ranks), β > 0 (reference pass), reward tokens (the
-global token draw is sliced per rank), ``seed_block 1`` (rollouts independent of the
-sharding). Tolerances: rollouts and group statistics are exact; the update differs only by
+0, 2 | 1, 3 of the kept batch), DAPO dynamic sampling (kept groups land unevenly on the
+ranks, extra rounds), β > 0 (reference pass), reward tokens (the global token draw is
+sliced per rank), ``seed_block 1`` (rollouts independent of the sharding). Tolerances: rollouts and group statistics are exact; the update differs only by
 float summation order (gradients summed over ranks vs in one backward), which AdamW's
-normalisation can amplify to ~1e-4 of a step on near-zero gradient entries.
+normalisation amplifies on near-zero gradient entries (a few entries, up to a few % of a
+step); policy metrics, incl. the pre-clip gradient norm, agree to 1e-4.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ def test_two_ranks_equal_one_process(coin_flip, tmp_path):
     args = ["train", "--preset", "cpu-rcgrpo", "--init", str(coin_flip), *SMALL_RUN,
             "--rollout.prompts-per-step", "4", "--rollout.group-size", "3",
             "--rollout.seed-block", "1", "--optim.minibatches", "2", "--optim.lr", str(LR),
+            "--algo.group-filter", "dapo", "--algo.max-resample-rounds", "2",
             "--run.steps", "2", "--run.root", str(tmp_path)]  # fmt: skip
     cli(*args, "--run.name", "one")
     done = subprocess.run(
@@ -56,10 +58,17 @@ def test_two_ranks_equal_one_process(coin_flip, tmp_path):
         for key in a:
             if key != "time" and not key.startswith("perf/"):
                 assert _close(a[key], b[key]), (a["step"], key, a[key], b[key])
-    assert rows(one / "metrics.jsonl")[1]["policy/grad_norm"] > 0  # there was a signal
+    metrics = rows(one / "metrics.jsonl")
+    assert metrics[1]["policy/grad_norm"] > 0  # there was a signal
+    kept = [r["kept"] for r in rows(one / "rollouts.jsonl")]
+    assert not all(kept)  # DAPO dropped groups, so the ranks' shares of the batch differed
     before = params(coin_flip)
     p1, p2 = params(one / "checkpoints" / "step_2"), params(two / "checkpoints" / "step_2")
-    moved = max(float((p1[k] - before[k]).abs().max()) for k in p1)
-    gap = max(float((p1[k] - p2[k]).abs().max()) for k in p1)
-    assert moved > LR and gap < 1e-2 * LR, (moved, gap)
+    moved = torch.cat([(p1[k] - before[k]).abs().flatten() for k in p1])
+    gap = torch.cat([(p1[k] - p2[k]).abs().flatten() for k in p1])
+    # a typical weight moved by ~2 AdamW steps; the runs agree to 1% of ONE step on all but
+    # a handful of entries whose gradient is ~0, where AdamW's g / (|g| + eps) turns float
+    # summation noise into a visible step (measured: 1 of 148,544 entries, 3% of a step)
+    assert float(moved.median()) > LR
+    assert float((gap > 1e-2 * LR).double().mean()) < 1e-4 and float(gap.max()) < 0.25 * LR
     assert all(torch.isfinite(v).all() for v in p2.values())
