@@ -66,10 +66,13 @@ def _chunked(
         # (row, column) indexing copies only this chunk, also for a non-contiguous view such
         # as logits[:, :-1] (reshape would first copy the whole [B, T, V] tensor)
         z = logits[rows // length, rows % length]
+        if z.dtype in (torch.float16, torch.bfloat16):
+            z = z.float()  # log-softmax of half-precision logits: compute in float32, per chunk
         if temperature != 1.0:
             z = z / temperature
         parts.append(fn(z, rows))
-    out = logits.new_zeros(batch * length)
+    half = logits.dtype in (torch.float16, torch.bfloat16)
+    out = logits.new_zeros(batch * length, dtype=torch.float32 if half else logits.dtype)
     if parts:
         out = out.index_copy(0, index, torch.cat(parts))
     return out.view(batch, length)
@@ -92,7 +95,9 @@ def token_logprobs(
         mask: optional [B, T] bool or 0/1; positions where it is 0 get log-prob 0.
 
     Returns:
-        [B, T] log-probabilities in the logits' dtype.
+        [B, T] log-probabilities in the logits' dtype (float32 for float16/bfloat16 logits,
+        which are upcast chunk by chunk: half-precision log-softmax adds noise to ratios
+        and KL).
     """
     _check_logits(logits, temperature, chunk_size)
     if not isinstance(ids, torch.Tensor) or ids.shape != logits.shape[:2]:
@@ -130,7 +135,7 @@ def token_entropy(
         mask: optional [B, T] bool or 0/1; positions where it is 0 get entropy 0.
 
     Returns:
-        [B, T] entropies in nats, in the logits' dtype.
+        [B, T] entropies in nats, in the logits' dtype (float32 for half-precision logits).
     """
     _check_logits(logits, temperature, chunk_size)
     index = _active_index(logits, mask)

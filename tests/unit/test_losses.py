@@ -342,3 +342,18 @@ def test_masked_reductions():
     torch.testing.assert_close(masked_min(x, m), t(1.0))
     none = torch.zeros_like(m)
     assert masked_mean(x, none).item() == 0.0 and masked_max(x, none, empty=-1).item() == -1
+
+
+def test_half_precision_logits_are_upcast_per_chunk():
+    # bf16 logits: log-probs and entropies come back in float32 and equal the float32
+    # computation on the same (bf16-rounded) logits, not a bf16 log-softmax.
+    from rcgrpo.logprobs import token_entropy, token_logprobs
+
+    logits = torch.randn(2, 5, 50, generator=torch.Generator().manual_seed(0)).bfloat16()
+    ids = torch.randint(0, 50, (2, 5), generator=torch.Generator().manual_seed(1))
+    lp = token_logprobs(logits, ids, chunk_size=3)
+    assert lp.dtype == torch.float32
+    torch.testing.assert_close(lp, token_logprobs(logits.float(), ids), rtol=0, atol=1e-6)
+    ent = token_entropy(logits, chunk_size=3)
+    assert ent.dtype == torch.float32
+    torch.testing.assert_close(ent, token_entropy(logits.float()), rtol=0, atol=1e-6)
