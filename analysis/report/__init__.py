@@ -1,0 +1,22 @@
+"""LaTeX tables and macros for the reproduction report (``paper/main.tex``).
+
+``python -m analysis.report [--allow-missing] [--ensure-theory]`` (``make paper``) writes
+``paper/generated/``: the theory check table from ``figures/theory_report.json``, one table
+per experiment table of :mod:`~analysis.report.tables` computed from finished run folders,
+the list of built result figures, and macros.
+
+=================================  ==========================================================
+module                             concern
+=================================  ==========================================================
+:mod:`~analysis.report.latex`      escaping, number / CI formatting, booktabs tables
+:mod:`~analysis.report.stats`      mean and 95% t-interval over seeds
+:mod:`~analysis.report.sources`    run discovery, experiment name -> run folders
+:mod:`~analysis.report.runtable`   table specs (rows = experiments, columns = extractors)
+:mod:`~analysis.report.tables`     the report's tables and the experiment names they need
+:mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
+:mod:`~analysis.report.figure_list`   result figures from the figure sidecars
+=================================  ==========================================================
+
+A table never shows an invented number: a missing experiment is an error naming it, or
+with ``--allow-missing`` an explicit *not yet run* row.
+"""

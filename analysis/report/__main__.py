@@ -1,0 +1,142 @@
+"""``python -m analysis.report [--allow-missing] [--ensure-theory] [--out DIR] ...``.
+
+Writes into ``paper/generated/`` (see :mod:`analysis.report`):
+
+- ``theory_table.tex`` and the ``\\Theory*`` macros, from ``figures/theory_report.json``;
+- ``setup_table.tex``, the paper's setup against the presets of this commit;
+- one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
+- ``figures_results.tex``, the built figures that read runs;
+- ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
+
+Exit 2 with a message naming them when experiments a table needs have no finished run,
+unless ``--allow-missing`` (their rows then read *not yet run*). ``--ensure-theory`` first
+runs the theory check and builds the theory figures whose PDF is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis.report.figure_list import figures_tex, result_sidecars
+from analysis.report.latex import escape, newcommand
+from analysis.report.runtable import missing_experiments, render
+from analysis.report.setup_table import setup_table
+from analysis.report.sources import (
+    REPO_ROOT,
+    RUNS_ROOT,
+    THEORY_REPORT,
+    MissingRunsError,
+    collect,
+    default_resolver,
+)
+from analysis.report.tables import TABLES
+from analysis.report.theory_table import theory_macros, theory_table
+
+OUT_DIR = REPO_ROOT / "paper" / "generated"
+FIGURES_DIR = REPO_ROOT / "figures"
+
+
+def ensure_theory(theory_json: Path, figures_dir: Path) -> list[str]:
+    """Run the theory check if its JSON is missing; build missing theory figures."""
+    import importlib
+
+    from analysis.figures.__main__ import build_one, discover
+
+    done = []
+    if not theory_json.is_file():
+        from analysis.theory.__main__ import main as theory_main
+
+        if theory_main(["check", "--json", str(theory_json)]) != 0:
+            raise SystemExit("theory check reported violations; see its output above")
+        done.append(str(theory_json))
+    for name in discover():
+        module = importlib.import_module(f"analysis.figures.fig_{name}")
+        if (
+            tuple(getattr(module, "REQUIRES", ())) == ()
+            and not (figures_dir / f"{name}.pdf").is_file()
+        ):
+            done.append(str(build_one(name, figures_dir)))
+    return done
+
+
+def _git_commit() -> str:
+    out = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO_ROOT, capture_output=True, text=True
+    )
+    return out.stdout.strip() or "unknown"
+
+
+def generate(
+    theory_json: Path,
+    runs_root: Path,
+    figures_dir: Path,
+    out_dir: Path,
+    allow_missing: bool,
+    resolve=None,
+) -> dict[str, list[str]]:
+    """Write every generated file; returns table -> missing experiments.
+
+    Raises :class:`MissingRunsError` (after writing the theory parts) when experiments are
+    missing and ``allow_missing`` is False; no experiment table is written then.
+    """
+    if not theory_json.is_file():
+        raise FileNotFoundError(
+            f"no theory report at {theory_json}: run `make theory` (or pass --ensure-theory)"
+        )
+    report = json.loads(theory_json.read_text())
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "theory_table.tex").write_text(theory_table(report))
+    (out_dir / "setup_table.tex").write_text(setup_table())
+    (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
+    resolve = resolve or default_resolver(runs_root)
+    found = collect([e for t in TABLES for e in t.requires], resolve)
+    missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
+    names = sorted({e for m in missing.values() for e in m})
+    macros = [
+        *theory_macros(report),
+        newcommand("ReportMissingRuns", escape(", ".join(names)) if names else "none"),
+        newcommand("ReportCommit", escape(_git_commit())),
+    ]
+    (out_dir / "macros.tex").write_text("\n".join(macros) + "\n")
+    if missing and not allow_missing:
+        raise MissingRunsError(missing)
+    for table in TABLES:
+        (out_dir / f"{table.name}.tex").write_text(render(table, found, allow_missing))
+    return missing
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__)
+    parser.add_argument("--theory-json", type=Path, default=THEORY_REPORT)
+    parser.add_argument("--runs-root", type=Path, default=RUNS_ROOT)
+    parser.add_argument("--figures", type=Path, default=FIGURES_DIR)
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    parser.add_argument(
+        "--allow-missing", action="store_true", help="'not yet run' rows for missing runs"
+    )
+    parser.add_argument(
+        "--ensure-theory", action="store_true", help="run the theory check / figures if missing"
+    )
+    args = parser.parse_args(argv)
+    if args.ensure_theory:
+        for path in ensure_theory(args.theory_json, args.figures):
+            print(f"[report] built {path}", flush=True)
+    try:
+        missing = generate(
+            args.theory_json, args.runs_root, args.figures, args.out, args.allow_missing
+        )
+    except (MissingRunsError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for table, exps in sorted(missing.items()):
+        print(f"[report] {table}: not yet run: {', '.join(exps)}")
+    print(f"[report] wrote {len(TABLES) + 4} files into {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+r"""The report's experiment tables: what each one shows and which runs it needs.
+
+Experiment names live in :data:`EXPERIMENTS` only (role -> name); they follow the trainer's
+presets (``python -m rcgrpo train --preset cpu-grpo --run.seed S`` writes
+``runs/cpu-grpo-sS``) and Stage 1's run names (``runs/stage1/sft-synth``). When the
+experiment campaign (:mod:`analysis.experiments`) settles on other names, change them here.
+
+Every number is a mean over the experiment's seeds with a 95% t-interval; success rates are
+in % like the paper. Collapse and separation statistics are per training step (all groups
+generated at that step), averaged over the steps of a run.
+"""
+
+from __future__ import annotations
+
+from analysis.report.runtable import (
+    Column,
+    Row,
+    TableSpec,
+    difference,
+    first,
+    frac_steps_at_least,
+    last,
+    mean_over_training,
+    window,
+)
+
+EXPERIMENTS: dict[str, str] = {
+    "sft": "sft-synth",  # Stage 1 SFT on the synth suite (expert trajectories)
+    "rctp": "rctp-synth",  # Stage 1 RCTP-FT (1:1 success/failure, reward goal)
+    "sft_grpo": "cpu-grpo",  # SFT + GRPO (the collapse baseline)
+    "sft_rc": "cpu-sft-rc",  # SFT + RC sampling
+    "rctp_grpo": "cpu-rctp-grpo",  # RCTP-FT + GRPO (high token only)
+    "rctp_rc": "cpu-rcgrpo",  # RCTP-FT + RC-GRPO (the paper's method)
+    "dapo": "cpu-dapo",  # SFT + GRPO with DAPO dynamic sampling
+    "entropy": "cpu-entropy",  # SFT + GRPO with an entropy bonus
+    "hightemp": "cpu-hightemp",  # SFT + GRPO at sampling temperature 1.5
+    "drgrpo": "cpu-drgrpo",  # SFT + Dr. GRPO (no std scaling, length-free aggregation)
+}
+E = EXPERIMENTS
+SUCCESS = "reward/eval_success"
+
+STAGE1 = TableSpec(
+    name="stage1",
+    caption="Stage 1 on the synth suite: held-out success (\\%) of the SFT and RCTP-FT "
+    "checkpoints under greedy decoding, by reward goal and episode mode.",
+    label="tab:stage1",
+    label_headers=("model", "goal"),
+    size="footnotesize",
+    colsep="4pt",
+    columns=(
+        Column("combined", last("sft/eval_combined"), 1, True),
+        Column("combined, low", last("sft/eval_combined_low"), 1, True),
+        Column(
+            "$\\mu_h-\\mu_l$",
+            difference(last("sft/eval_combined"), last("sft/eval_combined_low")),
+            1,
+            True,
+        ),
+        Column("multi-turn", last("sft/eval_multi_turn"), 1, True),
+        Column("multi-turn, low", last("sft/eval_multi_turn_low"), 1, True),
+    ),  # fmt: skip
+    rows=(
+        Row(("SFT", "none"), E["sft"]),
+        Row(("RCTP-FT", "high / low"), E["rctp"]),
+    ),
+    note="Mode separation $\\mu_h-\\mu_l$ = success under \\texttt{<|high\\_reward|>} minus "
+    "under \\texttt{<|low\\_reward|>} (combined mode), the $\\varepsilon$ of Prop.~4.3. "
+    "SFT is evaluated without a reward goal, so its low-goal cells are empty.",
+)
+
+PAPER_QWEN = {"sft_grpo": "48.75", "sft_rc": "46.25", "rctp_grpo": "73.75", "rctp_rc": "85.00"}
+FACTORIAL_ROWS = (
+    ("SFT", "GRPO", "sft_grpo"),
+    ("SFT", "RC sampling", "sft_rc"),
+    ("RCTP-FT", "GRPO (high goal)", "rctp_grpo"),
+    ("RCTP-FT", "RC-GRPO", "rctp_rc"),
+)
+
+FACTORIAL = TableSpec(
+    name="factorial",
+    caption="Stage 2 factorial \\{SFT, RCTP-FT\\} $\\times$ \\{GRPO, RC-GRPO\\} on the synth "
+    "suite: held-out success (\\%) before and after RL.",
+    label="tab:factorial",
+    label_headers=("init", "stage 2"),
+    columns=(
+        Column("start", first(SUCCESS), 1, True),
+        Column("final", last(SUCCESS), 1, True),
+        Column("$\\Delta$", difference(last(SUCCESS), first(SUCCESS)), 1, True),
+    ),
+    rows=tuple(Row((i, s), E[k], (PAPER_QWEN[k],)) for i, s, k in FACTORIAL_ROWS),
+    after_headers=("paper (Qwen2.5-7B)",),
+    note="Start = evaluation of the Stage-1 checkpoint at RL step 0, final = after the last "
+    "step; RC runs are evaluated with the high goal. The last column is the paper's BFCL "
+    "accuracy (single runs, 80 test tasks) for orientation only: a different model, scale "
+    "and task suite.",
+)
+
+COLLAPSE = TableSpec(
+    name="collapse",
+    caption="Collapse diagnostics during RL (mean over training steps): fraction of "
+    "zero-variance groups observed and predicted, advantage spread early and late, "
+    "group reward variance and token entropy.",
+    label="tab:collapse",
+    label_headers=("init", "stage 2"),
+    columns=(
+        Column("$P(\\sigma_g{=}0)$", mean_over_training("group/zero_var_frac")),
+        Column("predicted", mean_over_training("group/zero_var_predicted")),
+        Column("gap early", window("adv/gap_mean", "early")),
+        Column("gap late", window("adv/gap_mean", "late")),
+        Column("$E[\\sigma_g^2]$", mean_over_training("group/var_mean"), 3),
+        Column("$H$", mean_over_training("policy/entropy")),
+    ),
+    rows=tuple(Row((i, s), E[k]) for i, s, k in FACTORIAL_ROWS),
+    size="footnotesize",
+    colsep="3pt",
+    note="Predicted $=\\mathrm{mean}_g[s_g^G+(1-s_g)^G]$ from each group's own success rate "
+    "(Def.~4.1; a plug-in that is never below the observed rate). Gap = mean over groups of "
+    "$\\max_j A_j-\\min_j A_j$ (the paper's Fig.~2 quantity) over the first / last 10\\% "
+    "of steps. $H$ = token entropy of the policy (nats).",
+)
+
+SEPARATION = TableSpec(
+    name="separation",
+    caption="Reward conditioning during RL (runs with i.i.d.\\ reward goals, $p=1/2$): mode "
+    "separation, the variance guarantee of Prop.~4.3 on the measured groups, and the "
+    "between-goal share of the group variance (Lemma~A.3).",
+    label="tab:separation",
+    label_headers=("init",),
+    columns=(
+        Column("$\\hat\\mu_h-\\hat\\mu_l$", mean_over_training("group/mode_sep_pooled")),
+        Column("$E[\\sigma_g^2]$", mean_over_training("group/var_mean"), 3),
+        Column("$\\kappa\\hat\\varepsilon^2$", mean_over_training("theory/var_bound_iid"), 3),
+        Column(
+            "steps $\\geq$ (\\%)",
+            frac_steps_at_least("group/var_mean", "theory/var_bound_iid"),
+            0,
+            True,
+        ),
+        Column("between", mean_over_training("group/between_frac")),
+        Column("no diversity", mean_over_training("group/no_token_diversity_frac"), 3),
+    ),  # fmt: skip
+    rows=(Row(("SFT",), E["sft_rc"]), Row(("RCTP-FT",), E["rctp_rc"])),
+    size="footnotesize",
+    colsep="3pt",
+    note="$\\hat\\varepsilon$ = the step's pooled separation; steps $\\geq$ = steps with "
+    "$E[\\sigma_g^2]\\geq\\kappa\\hat\\varepsilon^2$ (the bound holds for the expectation, so "
+    "single steps may fall below it). Between = share of the group variance explained by "
+    "the goal. No diversity = groups whose $G$ rollouts all drew the same goal (predicted "
+    "$p^G+(1-p)^G=0.0625$ at $G=5$).",
+)
+
+BASELINES = TableSpec(
+    name="baselines",
+    caption="Known fixes for advantage collapse, all from the same SFT checkpoint, against "
+    "RCTP-FT + RC-GRPO.",
+    label="tab:baselines",
+    label_headers=("method",),
+    columns=(
+        Column("final (\\%)", last(SUCCESS), 1, True),
+        Column("$P(\\sigma_g{=}0)$", mean_over_training("group/zero_var_frac")),
+        Column("gap late", window("adv/gap_mean", "late")),
+        Column("$H$", mean_over_training("policy/entropy")),
+        Column("KL", mean_over_training("policy/kl_ref"), 3),
+        Column("s/step", mean_over_training("perf/time_step_s"), 1),
+    ),
+    rows=(
+        Row(("GRPO",), E["sft_grpo"]),
+        Row(("GRPO + DAPO",), E["dapo"]),
+        Row(("GRPO + entropy bonus",), E["entropy"]),
+        Row(("GRPO, $\\tau=1.5$",), E["hightemp"]),
+        Row(("Dr.~GRPO",), E["drgrpo"]),
+        Row(("RC-GRPO (RCTP-FT)",), E["rctp_rc"]),
+    ),
+    size="footnotesize",
+    colsep="3pt",
+    note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT). Final = held-out "
+    "success after the last step; gap late as in \\cref{tab:collapse}; KL to $\\pi_{\\mathrm{ref}}$ "
+    "($k_3$). DAPO's statistics describe every generated group, including those it then "
+    "dropped. Time per step on the shared 2-core machine (one torch thread).",
+)
+
+TABLES: tuple[TableSpec, ...] = (STAGE1, FACTORIAL, COLLAPSE, SEPARATION, BASELINES)

@@ -1,0 +1,76 @@
+"""The theory table / macros from the JSON report, and the setup table from the presets."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.report.setup_table import fmt_value, setup_rows, setup_table, tiny_parameters
+from analysis.report.theory_table import statement_label, theory_macros, theory_table
+
+REPORT = {
+    "configs_per_statement": 200,
+    "seed": 3,
+    "seconds": 14.04,
+    "statements": [
+        {"statement": "prop_4_3", "configs": 203, "comparisons": 779, "violations": 0,
+         "worst_slack": -6.94e-18, "max_err_over_tol": 0.2751, "status": "ok"},
+        {"statement": "my_new_check", "configs": 5, "comparisons": 10, "violations": 2,
+         "worst_slack": None, "max_err_over_tol": 3.5, "status": "VIOLATED"},
+    ],
+}  # fmt: skip
+
+
+def test_theory_table_rows_and_total():
+    tex = theory_table(REPORT)
+    assert (
+        r"Prop.~4.3 (variance bound) & $203$ & $779$ & $0$ & $-6.9\times10^{-18}$ & "
+        r"$0.275$ & ok \\" in tex
+    )
+    # an unknown statement id is escaped, a violation is shown in bold, None is a dash
+    assert r"my\_new\_check & $5$ & $10$ & $2$ & -- & $3.500$ & \textbf{violated} \\" in tex
+    assert r"all &  & $789$ & $2$ &  &  & violated \\" in tex
+    assert "$200$ random configurations per statement" in tex and "seed $3$" in tex
+
+
+def test_theory_macros():
+    macros = theory_macros(REPORT)
+    assert r"\newcommand{\TheoryComparisons}{$789$}" in macros
+    assert r"\newcommand{\TheoryViolations}{$2$}" in macros
+    assert r"\newcommand{\TheorySeconds}{$14.0$}" in macros
+    assert statement_label("def_4_1") == r"Def.~4.1 (collapse)"
+
+
+@pytest.mark.parametrize("bad", [{}, {"statements": []}, {"statements": [{"statement": "x"}]}])
+def test_theory_table_rejects_other_json(bad):
+    with pytest.raises(ValueError, match="report"):
+        theory_table(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "latex"),
+    [
+        (5, "$5$"),
+        (0.1, "$0.1$"),
+        (5e-05, r"$5\times10^{-5}$"),
+        (1e-06, "$10^{-6}$"),
+        (2e-3, "$0.002$"),
+        (True, "yes"),
+        ("token-mean", "token-mean"),
+        ("multi_turn", r"multi\_turn"),
+        (("multi_turn", "combined"), r"multi\_turn, combined"),
+    ],
+)
+def test_fmt_value(value, latex):
+    assert fmt_value(value) == latex
+
+
+def test_setup_table_reads_the_presets():
+    from rcgrpo.train.presets import PRESETS
+
+    rows = {r[0]: r for r in setup_rows()}
+    rl = PRESETS["cpu-rcgrpo"]
+    assert rows["group size $G$"][1:] == ["5", f"${rl.rollout.group_size}$"]
+    assert rows["KL coefficient $\\beta$"][2] == fmt_value(rl.algo.kl_beta)
+    # tiny Qwen2, 1,024-token vocabulary, tied embeddings: the README's 1.82M parameters
+    assert tiny_parameters() == pytest.approx(1.82e6, rel=0.01)
+    assert r"\label{tab:setup}" in setup_table()
