@@ -27,7 +27,6 @@ from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.sources import (
     REPO_ROOT,
-    RUNS_ROOT,
     THEORY_REPORT,
     MissingRunsError,
     collect,
@@ -72,7 +71,7 @@ def _git_commit() -> str:
 
 def generate(
     theory_json: Path,
-    runs_root: Path,
+    runs_root: Path | None,
     figures_dir: Path,
     out_dir: Path,
     allow_missing: bool,
@@ -90,9 +89,9 @@ def generate(
     report = json.loads(theory_json.read_text())
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "theory_table.tex").write_text(theory_table(report))
-    (out_dir / "setup_table.tex").write_text(setup_table())
-    (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
     resolve = resolve or default_resolver(runs_root)
+    (out_dir / "setup_table.tex").write_text(setup_table(resolve))
+    (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
@@ -112,7 +111,9 @@ def generate(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__)
     parser.add_argument("--theory-json", type=Path, default=THEORY_REPORT)
-    parser.add_argument("--runs-root", type=Path, default=RUNS_ROOT)
+    parser.add_argument(
+        "--runs-root", type=Path, default=None, help="scan this folder (default: the campaign)"
+    )
     parser.add_argument("--figures", type=Path, default=FIGURES_DIR)
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     parser.add_argument(

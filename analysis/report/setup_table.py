@@ -1,17 +1,20 @@
-"""The setup table: the paper's values next to ours, read from the code's presets.
+"""The setup table: the paper's values next to ours, read from the runs' configs.
 
-Our column is computed from the named configs the runs use (``rcgrpo.train.presets``,
-``rcgrpo.train.sft_config``, ``rcgrpo.policy.models``), so the report cannot drift from the
-code; the paper's column is the digest of §4 (``(unstated)`` where the paper is silent).
+Our column is read from the resolved ``config.json`` of a finished run of each role (RC-GRPO,
+SFT, RCTP-FT) when one exists, else from the named preset those runs start from
+(``rcgrpo.train.presets``, ``rcgrpo.train.sft_config``), so the report cannot drift from
+what ran; the paper's column is the digest of §4 (``(unstated)`` where the paper is silent).
 """
 
 from __future__ import annotations
 
+import json
 import math
-from functools import reduce
 from typing import Any
 
 from analysis.report.latex import escape, tabular
+from analysis.report.sources import Resolver
+from analysis.report.tables import EXPERIMENTS
 
 RL_PRESET = "cpu-rcgrpo"
 SFT_PRESET = "sft-synth-cpu"
@@ -36,9 +39,36 @@ def fmt_value(value: Any) -> str:
     return escape(str(value))
 
 
-def get(cfg: Any, dotted: str) -> Any:
-    """``get(cfg, "algo.kl_beta")`` on nested dataclasses."""
-    return reduce(getattr, dotted.split("."), cfg)
+def get(cfg: dict, dotted: str) -> Any:
+    """``get(cfg, "algo.kl_beta")`` on a nested config dict; a missing key is an error."""
+    value: Any = cfg
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(f"config has no key {dotted!r}")
+        value = value[part]
+    return value
+
+
+ROLES = {"rl": ("rctp_rc", RL_PRESET), "sft": ("sft", SFT_PRESET), "rctp": ("rctp", RCTP_PRESET)}
+
+
+def role_configs(resolve: Resolver | None = None) -> tuple[dict[str, dict], list[str]]:
+    """(role -> resolved config dict, where each came from): a finished run's
+    ``config.json`` when ``resolve`` finds one, else the preset."""
+    from rcgrpo.train.config import to_dict
+    from rcgrpo.train.presets import PRESETS as RL
+    from rcgrpo.train.sft_config import PRESETS as STAGE1
+
+    configs, sources = {}, []
+    for role, (experiment, preset) in ROLES.items():
+        runs = sorted(resolve(EXPERIMENTS[experiment])) if resolve is not None else []
+        if runs:
+            configs[role] = json.loads((runs[0] / "config.json").read_text())
+            sources.append(f"run \\code{{{runs[0].name}}}")
+        else:
+            configs[role] = to_dict((RL if role == "rl" else STAGE1)[preset])
+            sources.append(f"preset \\code{{{preset}}}")
+    return configs, sources
 
 
 def tiny_parameters(preset: str = "tiny", vocab_size: int = 1024) -> int:
@@ -54,17 +84,15 @@ def tiny_parameters(preset: str = "tiny", vocab_size: int = 1024) -> int:
     return sum(p.numel() for p in model.parameters())
 
 
-def setup_rows() -> list[list[str]]:
-    """(quantity, paper, ours) rows."""
-    from rcgrpo.train.presets import PRESETS as RL
-    from rcgrpo.train.sft_config import PRESETS as STAGE1
-
-    rl, sft, rctp = RL[RL_PRESET], STAGE1[SFT_PRESET], STAGE1[RCTP_PRESET]
+def setup_rows(configs: dict[str, dict]) -> list[list[str]]:
+    """(quantity, paper, ours) rows from the role configs of :func:`role_configs`."""
+    rl, sft, rctp = configs["rl"], configs["sft"], configs["rctp"]
     v = lambda cfg, key: fmt_value(get(cfg, key))  # noqa: E731
     millions = tiny_parameters() / 1e6
     synth = (
-        f"synth suite (\\code{{{rl.tasks.synth_preset}}}, $\\leq{rl.tasks.max_turns}$ turns "
-        f"$\\times$ {rl.tasks.max_calls_per_turn} calls) on the BFCL backends: "
+        f"synth suite (\\code{{{get(rl, 'tasks.synth_preset')}}}, "
+        f"$\\leq{get(rl, 'tasks.max_turns')}$ turns $\\times$ "
+        f"{get(rl, 'tasks.max_calls_per_turn')} calls) on the BFCL backends: "
         f"{v(rl, 'tasks.num_train')} train, {v(rl, 'tasks.num_eval')} held-out"
     )
     return [
@@ -100,15 +128,16 @@ def setup_rows() -> list[list[str]]:
     ]  # fmt: skip
 
 
-def setup_table() -> str:
-    """``setup_table.tex``: the paper's setup against ours (presets of this commit)."""
+def setup_table(resolve: Resolver | None = None) -> str:
+    """``setup_table.tex``: the paper's setup against ours (:func:`role_configs`)."""
+    configs, sources = role_configs(resolve)
     return tabular(
         ["", "paper", "this reproduction"],
-        setup_rows(),
+        setup_rows(configs),
         ["p{0.22\\linewidth}", "p{0.3\\linewidth}", "p{0.38\\linewidth}"],
-        caption="Setup: the paper's values against ours. Our column is read from the presets "
-        f"\\code{{{SFT_PRESET}}}, \\code{{{RCTP_PRESET}}} and \\code{{{RL_PRESET}}} of this "
-        "commit; the collapse baselines change one value each (\\cref{sec:method}).",
+        caption="Setup: the paper's values against ours. Our column is read from the resolved "
+        f"configs of SFT ({sources[1]}), RCTP-FT ({sources[2]}) and RC-GRPO ({sources[0]}); "
+        "the other Stage-2 runs change one value each (\\cref{sec:method}).",
         label="tab:setup",
         size="footnotesize",
     )

@@ -1,17 +1,16 @@
 """Where the report's inputs live: run folders of named experiments, the theory report.
 
-An *experiment* is a name (e.g. ``cpu-grpo``) for a set of finished run folders, one per
-seed. Until :mod:`analysis.experiments` provides ``find_runs(name) -> list[Path]`` (existing
-folders only; it must never start a run), a name is resolved by the layout the trainer and
-Stage 1 write (``run.name = {preset}-s{seed}`` under ``run.root``): a run folder below
-``runs_root`` belongs to experiment ``name`` when
+A table row names an *experiment group*, e.g. ``cpu-grpo``: the finished runs of one
+configuration, one per seed. A run folder belongs to group ``name`` when its folder name is
+``name`` or ``name-s<seed>`` (the trainer's ``{preset}-s{seed}``, the campaign's
+``sft-s0``), or its parent folder is named ``name``.
 
-- its folder name is ``name`` (``runs/stage1/sft-synth``), or ``name-s<seed>``
-  (``runs/cpu-grpo-s2``), or
-- its parent folder is named ``name`` (``runs/cpu-grpo/s2``).
-
-A run counts only when finished (``summary.json`` written at the end of a run); a missing
-experiment is reported by name, never silently skipped.
+By default runs come from the experiment campaign (:mod:`analysis.experiments`: complete
+runs in ``runs/campaign/`` first, then the committed light copies in
+``results/campaign/``), located with its own ``build_campaign`` / ``locate`` — this never
+starts a run. ``--runs-root DIR`` instead scans a folder tree (:func:`layout_resolver`).
+A run counts only when finished (``summary.json`` written at its end, or the campaign's
+``.complete`` marker); a missing group is reported by name, never silently skipped.
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ REPO_ROOT = Path(analysis.__file__).resolve().parents[1]
 RUNS_ROOT = REPO_ROOT / "runs"
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
 RUN_KINDS = ("any", "rl", "sft")
+CAMPAIGN_MARKER = ".complete"
 
 Resolver = Callable[[str], list[Path]]
 
@@ -51,8 +51,10 @@ def is_run_folder(path: Path) -> bool:
 
 
 def is_finished(path: Path) -> bool:
-    """The run reached its end (``summary.json`` is written last)."""
-    return is_run_folder(path) and (Path(path) / "summary.json").is_file()
+    """The run reached its end (``summary.json`` is written last; or the campaign marker)."""
+    path = Path(path)
+    done = (path / "summary.json").is_file() or (path / CAMPAIGN_MARKER).is_file()
+    return is_run_folder(path) and done
 
 
 def run_kind(path: Path) -> str:
@@ -96,17 +98,22 @@ def layout_resolver(runs_root: str | Path = RUNS_ROOT) -> Resolver:
     return resolve
 
 
-def default_resolver(runs_root: str | Path = RUNS_ROOT) -> Resolver:
-    """``analysis.experiments.find_runs`` when it exists, else :func:`layout_resolver`."""
-    try:
-        from analysis.experiments import find_runs  # type: ignore[attr-defined]
-    except ImportError:
-        return layout_resolver(runs_root)
+def campaign_resolver() -> Resolver:
+    """Resolve groups among the campaign's runs (``analysis.experiments``), complete only."""
+    from analysis.experiments import build_campaign, locate
 
-    def resolve(experiment: str) -> list[Path]:
-        return [Path(p) for p in find_runs(experiment) if is_finished(Path(p))]
+    names = list(build_campaign().runs)
+
+    def resolve(group: str) -> list[Path]:
+        found = (locate(n) for n in names if matches(group, Path(n)))
+        return [p for p in found if p is not None and is_finished(p)]
 
     return resolve
+
+
+def default_resolver(runs_root: str | Path | None = None) -> Resolver:
+    """:func:`layout_resolver` of ``runs_root`` when given, else :func:`campaign_resolver`."""
+    return layout_resolver(runs_root) if runs_root is not None else campaign_resolver()
 
 
 def collect(experiments: Iterable[str], resolve: Resolver) -> dict[str, list[Path]]:

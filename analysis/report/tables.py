@@ -1,9 +1,9 @@
 r"""The report's experiment tables: what each one shows and which runs it needs.
 
-Experiment names live in :data:`EXPERIMENTS` only (role -> name); they follow the trainer's
-presets (``python -m rcgrpo train --preset cpu-grpo --run.seed S`` writes
-``runs/cpu-grpo-sS``) and Stage 1's run names (``runs/stage1/sft-synth``). When the
-experiment campaign (:mod:`analysis.experiments`) settles on other names, change them here.
+Experiment groups live in :data:`EXPERIMENTS` only (role -> group name); a group is every
+seed of one configuration, named as the campaign (:mod:`analysis.experiments`) names its
+runs: ``sft-s0``, ``rctp-s0`` (Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``).
+If the campaign renames its runs, change them here.
 
 Every number is a mean over the experiment's seeds with a 95% t-interval; success rates are
 in % like the paper. Collapse and separation statistics are per training step (all groups
@@ -25,8 +25,8 @@ from analysis.report.runtable import (
 )
 
 EXPERIMENTS: dict[str, str] = {
-    "sft": "sft-synth",  # Stage 1 SFT on the synth suite (expert trajectories)
-    "rctp": "rctp-synth",  # Stage 1 RCTP-FT (1:1 success/failure, reward goal)
+    "sft": "sft",  # Stage 1 SFT on the synth suite (expert trajectories)
+    "rctp": "rctp",  # Stage 1 RCTP-FT (1:1 success/failure, reward goal)
     "sft_grpo": "cpu-grpo",  # SFT + GRPO (the collapse baseline)
     "sft_rc": "cpu-sft-rc",  # SFT + RC sampling
     "rctp_grpo": "cpu-rctp-grpo",  # RCTP-FT + GRPO (high token only)

@@ -102,6 +102,25 @@ def test_resolver_layout_and_finished_only(runs):
         discover_runs(runs, kind="gpu")
 
 
+def test_campaign_resolver_locates_complete_runs(tmp_path, monkeypatch):
+    import analysis.experiments as experiments
+    from analysis.report.sources import campaign_resolver
+
+    campaign, results = tmp_path / "campaign", tmp_path / "results"
+    monkeypatch.setattr(experiments, "CAMPAIGN", campaign)
+    monkeypatch.setattr(experiments, "RESULTS", results)
+    write_run(campaign, "cpu-grpo-s0", rl_rows(0, 0, [0.1], [0.1]), finished=False)
+    (campaign / "cpu-grpo-s0" / ".complete").write_text("")  # the campaign's marker
+    write_run(results, "cpu-grpo-s1", rl_rows(0, 0, [0.1], [0.1]))  # committed light copy
+    (results / "cpu-grpo-s1" / ".complete").write_text("")
+    write_run(campaign, "cpu-grpo-s2", rl_rows(0, 0, [0.1], [0.1]), finished=False)  # killed
+    write_run(campaign, "cpu-rctp-grpo-s0", rl_rows(0, 0, [0.1], [0.1]))
+    (campaign / "cpu-rctp-grpo-s0" / ".complete").write_text("")
+    resolve = campaign_resolver()
+    assert resolve("cpu-grpo") == [campaign / "cpu-grpo-s0", results / "cpu-grpo-s1"]
+    assert resolve("sft") == []
+
+
 SPEC = TableSpec(
     name="t",
     caption="cap",

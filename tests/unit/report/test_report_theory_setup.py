@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from analysis.report.setup_table import fmt_value, setup_rows, setup_table, tiny_parameters
+from analysis.report.setup_table import (
+    fmt_value,
+    get,
+    role_configs,
+    setup_rows,
+    setup_table,
+    tiny_parameters,
+)
 from analysis.report.theory_table import statement_label, theory_macros, theory_table
 
 REPORT = {
@@ -64,13 +73,32 @@ def test_fmt_value(value, latex):
     assert fmt_value(value) == latex
 
 
-def test_setup_table_reads_the_presets():
+def test_setup_table_reads_the_presets_without_runs():
     from rcgrpo.train.presets import PRESETS
 
-    rows = {r[0]: r for r in setup_rows()}
+    configs, sources = role_configs(None)
+    assert sources == [r"preset \code{cpu-rcgrpo}", r"preset \code{sft-synth-cpu}",
+                       r"preset \code{rctp-synth-cpu}"]  # fmt: skip
+    rows = {r[0]: r for r in setup_rows(configs)}
     rl = PRESETS["cpu-rcgrpo"]
     assert rows["group size $G$"][1:] == ["5", f"${rl.rollout.group_size}$"]
     assert rows["KL coefficient $\\beta$"][2] == fmt_value(rl.algo.kl_beta)
     # tiny Qwen2, 1,024-token vocabulary, tied embeddings: the README's 1.82M parameters
     assert tiny_parameters() == pytest.approx(1.82e6, rel=0.01)
-    assert r"\label{tab:setup}" in setup_table()
+    with pytest.raises(KeyError, match="algo.nope"):
+        get(configs["rl"], "algo.nope")
+
+
+def test_setup_table_prefers_the_resolved_config_of_a_run(tmp_path):
+    # the campaign overrides run.steps; the table must show what ran, not the preset
+    from rcgrpo.train.config import to_dict
+    from rcgrpo.train.presets import PRESETS
+
+    cfg = to_dict(PRESETS["cpu-rcgrpo"])
+    cfg["run"]["steps"] = 60
+    run = tmp_path / "cpu-rcgrpo-s0"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps(cfg))
+    tex = setup_table(lambda group: [run] if group == "cpu-rcgrpo" else [])
+    assert r"RL steps & 400 & $60$ \\" in tex
+    assert r"RC-GRPO (run \code{cpu-rcgrpo-s0})" in tex and r"(preset \code{sft-synth-cpu})" in tex
