@@ -1,0 +1,80 @@
+"""The three notebooks, executed headless (nbclient, the venv's python3 kernel) with injected
+parameters, asserting the numbers they print: the theory table has 0 violations, the BFCL
+split is 720 / 80 with 20 test tasks per category, the ground truth scores R = 1, and the
+per-step statistics recomputed from a real run's rollout table equal the logged ones
+(03 runs on a 2-step run of the real ``python -m rcgrpo train`` CLI)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint
+
+from analysis.notebook_runner import execute_notebook, outputs_text
+
+pytestmark = pytest.mark.slow  # ~35 s on one core (half of it the 2-step training run)
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread_kernels():
+    """Kernels inherit the environment: one torch thread each on the shared cores."""
+    old = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = "1"
+    yield
+    if old is None:
+        os.environ.pop("OMP_NUM_THREADS", None)
+    else:
+        os.environ["OMP_NUM_THREADS"] = old
+
+
+def images(nb) -> int:
+    return sum("image/png" in o.get("data", {}) for c in nb.cells for o in c.get("outputs", []))
+
+
+def test_01_theory():
+    # G = 4, p = 1/2 injected after the parameters cell: kappa = (G-1)/G p(1-p) = 3/4 * 1/4
+    # = 0.1875; stratified k = round(2) = 2 -> k(G-k)/G^2 = 4/16 = 0.25; P(all G goals
+    # equal) = 2 * 0.5^4 = 0.125 for iid goals, 0 for stratified
+    nb = execute_notebook(NOTEBOOKS / "01_theory.ipynb", {"CONFIGS": 3, "G": 4, "P": 0.5})
+    text = outputs_text(nb)
+    assert re.search(r"8 statements, \d+ comparisons, total violations: 0", text)
+    assert "G = 4, p = 0.5: kappa = 0.1875; stratified k = 2, k(G-k)/G^2 = 0.2500" in text
+    assert "P(no goal diversity in a group): iid 0.1250, stratified 0.0000" in text
+    assert images(nb) == 6  # five theory figures + the kappa / stratified plot
+
+
+def test_02_environment():
+    text = outputs_text(execute_notebook(NOTEBOOKS / "02_environment.ipynb", {"SYNTH_SAMPLES": 3}))
+    assert "800 tasks: 720 train / 80 test" in text
+    for category in ("base", "long_context", "miss_func", "miss_param"):
+        assert re.search(rf"{category}\s+180\s+20\b", text), category
+    assert re.search(r"total\s+720\s+80\b", text)
+    assert "ground truth (multi_turn): reward 1, state 1, action 1, bfcl_valid True" in text
+    assert "synth ground truth (combined): reward 1, bfcl_valid True" in text
+    # perturbation summary: tasks, mean R, fraction bfcl_valid, fraction disagreeing
+    assert re.search(r"ground_truth\s+80\s+1\.0+\s+1\.0+\s+0\.0+\n", text)
+
+
+def test_03_training_dynamics(tmp_path_factory):
+    root = tmp_path_factory.getbasetemp()
+    start = coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
+    runs = tmp_path_factory.mktemp("nb_runs")
+    cli("train", "--preset", "cpu-rcgrpo", "--init", str(start), *SMALL_RUN, "--run.steps", "2",
+        "--run.root", str(runs), "--run.name", "r")  # fmt: skip
+    nb = execute_notebook(NOTEBOOKS / "03_training_dynamics.ipynb", {"RUNS": [runs / "r"]})
+    text = outputs_text(nb)
+    assert "1 RL run(s) found; loaded 1: r" in text
+    # every rollout of both steps is in the table: all 11 statistics x 2 steps agree exactly
+    assert "r: max |logged - recomputed| = 0 over 22 values (11 metrics x 2 steps)" in text
+    assert "with 8 Axes" in text and images(nb) == 2
+
+
+def test_03_without_runs_says_so(tmp_path):
+    nb = execute_notebook(NOTEBOOKS / "03_training_dynamics.ipynb", {"SEARCH": [str(tmp_path)]})
+    text = outputs_text(nb)
+    assert f"No RL run folders found under {tmp_path}. Train one" in text
+    assert images(nb) == 0
