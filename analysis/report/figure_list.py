@@ -42,7 +42,7 @@ def figures_tex(sidecars: list[dict], rel_dir: str = "../figures") -> str:
         name = side["figure"]
         runs = sum(len(v) for v in side.get("runs", {}).values())
         exps = ", ".join(side.get("experiments", []))
-        caption = escape(side.get("caption") or name)
+        caption = escape((side.get("caption") or name).rstrip(". ")) + "."
         source = f"Experiments: {escape(exps)}; {runs} run folder(s)."
         blocks.append(
             "\\begin{figure}[t]\n\\centering\n"
