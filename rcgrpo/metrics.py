@@ -221,6 +221,11 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
     ),
     # sft/ — Stage 1 (SFT, RCTP-FT); the loss itself is loss/sft
     ("sft/token_acc", "argmax accuracy on assistant tokens", "mean_t 1[argmax π_θ(·|h_t) = a_t]"),
+    (
+        "sft/prompt_loss",
+        "cross-entropy on non-assistant tokens (0 unless sft.prompt_loss_weight > 0)",
+        "-mean_t∉m log π_θ(x_t|x_<t)",
+    ),
     ("sft/tokens_per_s", "training tokens (padding excluded) per second", "Σ tokens / wall s"),
     ("sft/epoch", "passes over the training examples so far", "step / steps per epoch"),
     (

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from importlib import resources
 
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
 from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
@@ -108,17 +108,28 @@ def task_corpus(tasks: Iterable) -> list[str]:
 
 
 def train_tiny_tokenizer(
-    corpus: Iterable[str], vocab_size: int = 1024, min_frequency: int = 2
+    corpus: Iterable[str],
+    vocab_size: int = 1024,
+    min_frequency: int = 2,
+    isolate_whitespace: bool = False,
 ) -> PreTrainedTokenizerFast:
     """Train a byte-level BPE on ``corpus`` and wrap it with the special tokens and template.
 
     Byte-level: every byte string encodes (garbage model output never fails to tokenize).
     ``vocab_size`` counts the 256 byte symbols and the special tokens.
+    ``isolate_whitespace``: every whitespace character is its own pre-token, so a word gets
+    the same ids after a space as after a quote or ``=`` (GPT-2 style merges ``" name"``
+    into one token, the call ``f(x='name')`` spells it differently); this makes copying a
+    value from the user text into a call a plain token-for-token copy (Stage 1, issue 5).
     """
     check_positive_int("vocab_size", vocab_size, minimum=256 + len(SPECIAL_TOKENS) + 1)
     check_positive_int("min_frequency", min_frequency)
     bpe = Tokenizer(models.BPE())
     bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if isolate_whitespace:
+        bpe.pre_tokenizer = pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(r"\s"), behavior="isolated"), bpe.pre_tokenizer]
+        )
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,

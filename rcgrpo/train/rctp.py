@@ -22,19 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rcgrpo.train.failure_modes import failure_mix
-from rcgrpo.train.sft import (
-    cpu_seconds,
-    device_of,
-    encode_examples,
-    expert_data,
-    finish,
-    init_policy,
-    parse_cli,
-    print_summary,
-    setup_run,
-    train,
-)
+from rcgrpo.train.sft import cpu_seconds, finish, parse_cli, print_summary, setup_run, train
 from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.sft_data import device_of, encode_examples, expert_data, init_policy
 from rcgrpo.train.trajectories import (
     Trajectory,
     load_task_splits,
@@ -91,7 +81,7 @@ def build_mix(cfg: SFTConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Tr
     failures, too_long_f = fitting(failures, tokenizer, cfg.sft.max_length)
     mix = rctp_mix(successes, failures, seed=cfg.run.seed)
     stats["mix"] = {
-        "dropped_too_long": {"successes": too_long_s, "failures": too_long_f},
+        "dropped": {"successes": too_long_s, "failures": too_long_f},
         "successes": sum(t.reward == 1 for t in mix),
         "failures": sum(t.reward == 0 for t in mix),
         "expert_successes": sum(t.source == "expert" for t in mix),
@@ -101,13 +91,18 @@ def build_mix(cfg: SFTConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Tr
 
 
 def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
-    """(kept, dropped count): trajectories whose conditioned encoding fits ``max_length``
-    (filtered BEFORE the 1:1 draw, so the balance survives)."""
+    """(kept, dropped count): trajectories that hold no reward-token string (a sampled reply
+    may contain one) and whose conditioned encoding fits ``max_length``. Filtered BEFORE
+    the 1:1 draw, so the balance survives."""
     from rcgrpo.policy.chat import ChatEncoder
-    from rcgrpo.train.trajectories import encode_trajectory
+    from rcgrpo.train.trajectories import encode_trajectory, has_reward_token
 
     encoder = ChatEncoder(tokenizer)
-    kept = [t for t in trajs if len(encode_trajectory(encoder, t, True).ids) <= max_length]
+    kept = [
+        t
+        for t in trajs
+        if not has_reward_token(t) and len(encode_trajectory(encoder, t, True).ids) <= max_length
+    ]
     return kept, len(trajs) - len(kept)
 
 

@@ -37,9 +37,8 @@ from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.runlog import RunLogger, RunPaths
 from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.trajectories import Example, encode_trajectory, load_task_splits
-
-SCRATCH_MAX_CONTEXT = 1_000_000  # scripted experts are never cut; sft.max_length filters
+from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, init_policy
+from rcgrpo.train.trajectories import Example, load_task_splits
 
 
 # --------------------------------------------------------------------------- maths (pure)
@@ -75,47 +74,6 @@ def lr_factor(step: int, total: int, warmup: int, schedule: str, min_ratio: floa
     return min_ratio + (1 - min_ratio) * shape
 
 
-# --------------------------------------------------------------------------- batches
-def batch_schedule(
-    lengths: Sequence[int], batch_size: int, seed: int, epoch: int
-) -> list[list[int]]:
-    """Index batches of one epoch: shuffled, bucketed by length inside windows of 32
-    batches (little padding), batch order shuffled again. Deterministic in (seed, epoch)."""
-    rng = random.Random(f"sft-batches/{seed}/{epoch}")
-    order = list(range(len(lengths)))
-    rng.shuffle(order)
-    window = 32 * batch_size
-    batches = []
-    for start in range(0, len(order), window):
-        chunk = sorted(order[start : start + window], key=lambda i: lengths[i])
-        batches += [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
-    rng.shuffle(batches)
-    return batches
-
-
-def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
-    """Right-padded ``input_ids`` [B, T], ``attention_mask`` and ``loss_mask`` (bool)."""
-    width = max(len(e.ids) for e in examples)
-    ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
-    attn = torch.zeros(len(examples), width, dtype=torch.bool)
-    mask = torch.zeros_like(attn)
-    for b, e in enumerate(examples):
-        ids[b, : len(e.ids)] = torch.tensor(e.ids)
-        attn[b, : len(e.ids)] = True
-        mask[b, : len(e.mask)] = torch.tensor(e.mask, dtype=torch.bool)
-    return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
-
-
-def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int):
-    """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens."""
-    from rcgrpo.policy.chat import ChatEncoder
-
-    encoder = ChatEncoder(tokenizer)
-    examples = [encode_trajectory(encoder, t, conditioned) for t in trajs]
-    kept = [e for e in examples if len(e.ids) <= max_length]
-    return kept, len(examples) - len(kept)
-
-
 # --------------------------------------------------------------------------- setup
 def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
@@ -131,46 +89,6 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
         paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step
     )
     return paths, logger, resume
-
-
-def device_of(cfg: SFTConfig) -> str:
-    if cfg.model.device != "auto":
-        return cfg.model.device
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
-    """(model, tokenizer): the checkpoint to resume, a checkpoint, or a from-scratch preset
-    whose BPE is trained on the training tasks + their rendered expert conversations."""
-    from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy
-    from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
-
-    dtype = getattr(torch, cfg.model.dtype)
-    if resume is not None or cfg.model.path not in PRESETS:
-        model, tokenizer, _ = load_policy(resume or cfg.model.path, dtype, device_of(cfg))
-        return model, tokenizer
-    boot = train_tiny_tokenizer(task_corpus(train_tasks[:200]), vocab_size=512)
-    texts = [
-        boot.apply_chat_template(list(t.messages), tokenize=False)
-        for mode in cfg.sft.modes
-        for t in expert_data(cfg, train_tasks[:2000], boot, modes=(mode,))
-    ]
-    tokenizer = train_tiny_tokenizer(task_corpus(train_tasks) + texts, cfg.sft.vocab_size)
-    model, tokenizer = build_tiny_policy(cfg.model.path, tokenizer, seed=cfg.run.seed)
-    return model.to(device=device_of(cfg), dtype=dtype), tokenizer
-
-
-def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
-    """Expert trajectories of ``tasks`` in every mode (labels from the real reward)."""
-    from rcgrpo.policy.chat import ChatEncoder
-    from rcgrpo.train.trajectories import expert_trajectories
-
-    encoder = ChatEncoder(tokenizer)
-    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=SCRATCH_MAX_CONTEXT,
-                max_context=SCRATCH_MAX_CONTEXT, max_batch=256)  # fmt: skip
-    return [
-        t for m in modes or cfg.sft.modes for t in expert_trajectories(tasks, encoder, m, **opts)
-    ]
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -202,22 +120,35 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
 
 
 # --------------------------------------------------------------------------- train
-def train_step(model, optimizer, batch: dict[str, torch.Tensor], lr: float, max_grad_norm: float):
-    """One AdamW update on one batch; skipped (not applied) if loss or gradient is non-finite."""
+def train_step(model, optimizer, batch: dict[str, torch.Tensor], lr: float, max_grad_norm: float,
+               prompt_weight: float = 0.0, amp: str = "none") -> dict:  # fmt: skip
+    """One AdamW update on one batch; skipped (not applied) if loss or gradient is non-finite.
+
+    Optimised: L = CE(assistant tokens) + ``prompt_weight`` · CE(other real tokens), each a
+    token mean (``sft.prompt_loss_weight``; 0 = assistant tokens only, as the paper).
+    ``amp="bf16"``: the forward runs under ``torch.autocast`` (the loss in float32).
+    """
     for group in optimizer.param_groups:
         group["lr"] = lr
     device = next(model.parameters()).device
     ids, attn = batch["input_ids"].to(device), batch["attention_mask"].to(device)
-    logits = model(input_ids=ids, attention_mask=attn.long()).logits
-    loss, n, correct = sft_loss(logits, ids, batch["loss_mask"].to(device))
+    mask = batch["loss_mask"].to(device)
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp == "bf16"):
+        logits = model(input_ids=ids, attention_mask=attn.long()).logits
+    loss, n, correct = sft_loss(logits, ids, mask)
+    total, prompt = loss, torch.zeros(())
+    if prompt_weight > 0:
+        prompt, _, _ = sft_loss(logits, ids, attn & ~mask)
+        total = loss + prompt_weight * prompt
     optimizer.zero_grad(set_to_none=True)
-    loss.backward()
+    total.backward()
     norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_grad_norm)
-    finite = bool(torch.isfinite(loss)) and bool(torch.isfinite(norm))
+    finite = bool(torch.isfinite(total)) and bool(torch.isfinite(norm))
     if finite:
         optimizer.step()
     return {"ce_sum": float(loss.detach()) * int(n), "n": int(n), "correct": int(correct),
-            "grad_norm": float(norm), "finite": finite, "tokens": int(attn.sum())}  # fmt: skip
+            "prompt_loss": float(prompt.detach()), "grad_norm": float(norm), "finite": finite,
+            "tokens": int(attn.sum())}  # fmt: skip
 
 
 def cpu_seconds() -> float:
@@ -232,6 +163,7 @@ def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) 
     return {
         "loss/sft": sum(s["ce_sum"] for s in window) / max(n, 1),
         "sft/token_acc": sum(s["correct"] for s in window) / max(n, 1),
+        "sft/prompt_loss": sum(s.get("prompt_loss", 0.0) for s in window) / len(window),
         "loss/active_tokens": n / len(window),
         "loss/nonfinite": float(not all(s["finite"] for s in window)),
         "policy/grad_norm": sum(s["grad_norm"] for s in window) / len(window),
@@ -250,60 +182,63 @@ def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, opti
     )  # fmt: skip
 
 
+def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
+    """(AdamW, first step): fresh, or restored with the RNG states from ``resume``."""
+    from rcgrpo.train.checkpoint import set_rng_state
+
+    o = cfg.optim
+    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
+    if resume is None:
+        return opt, 0
+    state = load_trainer_state(resume)
+    opt.load_state_dict(state["optimizer"])
+    set_rng_state(state["rng"])
+    return opt, int(state["step"])
+
+
+def due(step: int, every: int, total: int) -> bool:
+    """Periodic action at ``step`` (1-based count of finished steps); always at the end."""
+    return step == total or (every > 0 and step % every == 0)
+
+
 def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks, conditions,
           paths: RunPaths, logger: RunLogger, resume: Path | None = None) -> dict:  # fmt: skip
-    """The optimisation loop (module docstring); returns the final evaluation metrics."""
+    """The optimisation loop (module docstring); returns the last logged metrics."""
     from tqdm.auto import tqdm
 
     from rcgrpo.policy.models import save_policy
-    from rcgrpo.train.checkpoint import set_rng_state
 
-    if not examples:
-        raise ValueError("examples is empty: no training sequence survived the filters")
-    opt, o = None, cfg.optim
-    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
-    per_epoch = math.ceil(len(examples) / cfg.sft.batch_size)
-    total = cfg.run.steps or math.ceil(cfg.sft.epochs * per_epoch)
-    step = 0
-    if resume is not None:
-        state = load_trainer_state(resume)
-        opt.load_state_dict(state["optimizer"])
-        set_rng_state(state["rng"])
-        step = state["step"]
+    o = cfg.optim
+    stream = BatchStream(examples, cfg.sft.batch_size, cfg.run.seed, tokenizer.pad_token_id)
+    total = cfg.run.steps or math.ceil(cfg.sft.epochs * stream.per_epoch)
+    opt, step = start_optimizer(cfg, model, resume)
     weak_step = round(cfg.sft.weak_snapshot_frac * total) or None
-    lengths, schedules = [len(e.ids) for e in examples], {}
-    window, bad_streak, metrics = [], 0, {}
+    window, bad, metrics, t0 = [], 0, {}, time.perf_counter()
     model.train()
     bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
-    t_window = time.perf_counter()
     while step < total:
-        epoch, k = divmod(step, per_epoch)
-        if epoch not in schedules:
-            schedules = {epoch: batch_schedule(lengths, cfg.sft.batch_size, cfg.run.seed, epoch)}
-        batch = collate([examples[i] for i in schedules[epoch][k]], tokenizer.pad_token_id)
-        f = lr_factor(step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio)
-        stats = train_step(model, opt, batch, o.lr * f, o.max_grad_norm)
-        window.append(stats)
-        bad_streak = 0 if stats["finite"] else bad_streak + 1
-        if bad_streak >= cfg.run.max_nonfinite:
-            raise FloatingPointError(f"{bad_streak} consecutive non-finite steps at step {step}")
+        lr = o.lr * lr_factor(step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio)
+        s = cfg.sft
+        window.append(
+            train_step(model, opt, stream(step), lr, o.max_grad_norm, s.prompt_loss_weight, s.amp)
+        )
+        bad = 0 if window[-1]["finite"] else bad + 1
+        if bad >= cfg.run.max_nonfinite:
+            raise FloatingPointError(f"{bad} consecutive non-finite steps at step {step}")
         step += 1
         bar.update(1)
-        last = step == total
-        if step % cfg.run.log_every == 0 or last:
-            metrics = window_metrics(
-                window, time.perf_counter() - t_window, o.lr * f, step / per_epoch
-            )
+        if due(step, cfg.run.log_every, total):
+            metrics = window_metrics(window, time.perf_counter() - t0, lr, step / stream.per_epoch)
             bar.set_postfix(
                 loss=f"{metrics['loss/sft']:.3f}", acc=f"{metrics['sft/token_acc']:.3f}"
             )
-            if (cfg.run.eval_every and step % cfg.run.eval_every == 0) or last:
+            if due(step, cfg.run.eval_every, total):
                 metrics |= evaluate(cfg, model, tokenizer, eval_tasks, conditions)[0]
             logger.log(step, metrics)
-            window, t_window = [], time.perf_counter()
+            window, t0 = [], time.perf_counter()
         if step == weak_step:
             save_policy(model, tokenizer, paths.root / "weak")
-        if (cfg.run.checkpoint_every and step % cfg.run.checkpoint_every == 0) or last:
+        if due(step, cfg.run.checkpoint_every, total):
             save_step(cfg, paths, step, model, tokenizer, opt)
     bar.close()
     save_policy(model, tokenizer, paths.root / "final")

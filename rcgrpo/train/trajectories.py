@@ -201,12 +201,16 @@ def rctp_mix(
     return out
 
 
+def has_reward_token(traj: Trajectory) -> bool:
+    """Any message holds ``<|high_reward|>`` / ``<|low_reward|>`` (e.g. a sampled reply)."""
+    return any(HIGH_TOKEN in m["content"] or LOW_TOKEN in m["content"] for m in traj.messages)
+
+
 def encode_trajectory(encoder: ChatEncoder, traj: Trajectory, conditioned: bool) -> Example:
     """Token ids + assistant-only loss mask; with ``conditioned`` the goal of its reward."""
     high = bool(traj.reward == 1) if conditioned else None
-    for message in traj.messages:
-        if HIGH_TOKEN in message["content"] or LOW_TOKEN in message["content"]:
-            raise ValueError(f"trajectory {traj.task_id} already holds a reward token")
+    if has_reward_token(traj):
+        raise ValueError(f"trajectory {traj.task_id} already holds a reward token")
     ids, mask = encoder.encode_conversation(with_reward_goal(traj.messages, high))
     return Example(ids, mask, high, traj.task_id, traj.mode, traj.source)
 

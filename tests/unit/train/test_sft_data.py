@@ -14,7 +14,7 @@ from rcgrpo.policy.policies import ScriptedPolicy
 from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
 from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
 from rcgrpo.train.config import TaskConfig
-from rcgrpo.train.sft import collate, encode_examples
+from rcgrpo.train.sft_data import collate, encode_examples
 from rcgrpo.train.trajectories import (
     Trajectory,
     encode_trajectory,
@@ -167,3 +167,25 @@ def test_rctp_mix_is_exactly_one_to_one_per_mode(experts):
         rctp_mix(good, good, seed=0)
     with pytest.raises(ValueError, match="successes must all have reward 1"):
         rctp_mix(bad, bad, seed=0)
+
+
+def test_isolated_whitespace_tokenizer_copies_values_token_for_token(tasks, tmp_path):
+    # GPT-2 style BPE spells " rego" (after a space) and "rego" (after "='") differently;
+    # with isolated whitespace both spellings give the same ids, and the choice survives
+    # save_pretrained / from_pretrained.
+    from transformers import AutoTokenizer
+
+    corpus = task_corpus(tasks[0]) + ["Rename rego.log now. [mv(source='rego.log')]"] * 50
+    tok = train_tiny_tokenizer(corpus, vocab_size=400, isolate_whitespace=True)
+    tok.save_pretrained(tmp_path)
+    for t in (tok, AutoTokenizer.from_pretrained(tmp_path)):
+        user = t("Rename rego.log now.", add_special_tokens=False)["input_ids"]
+        call = t("[mv(source='rego.log')]", add_special_tokens=False)["input_ids"]
+        value = t("rego.log", add_special_tokens=False)["input_ids"]
+        for ids in (user, call):
+            assert any(ids[i : i + len(value)] == value for i in range(len(ids)))
+        assert t.decode(user) == "Rename rego.log now."
+    plain = train_tiny_tokenizer(corpus, vocab_size=400)
+    user = plain("Rename rego.log", add_special_tokens=False)["input_ids"]
+    value = plain("rego.log", add_special_tokens=False)["input_ids"]
+    assert not any(user[i : i + len(value)] == value for i in range(len(user)))

@@ -8,8 +8,9 @@ import pytest
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.sft import batch_schedule, lr_factor, parse_cli, sft_loss, window_metrics
+from rcgrpo.train.sft import lr_factor, parse_cli, sft_loss, window_metrics
 from rcgrpo.train.sft_config import PRESETS, SFTConfig, preset, with_overrides
+from rcgrpo.train.sft_data import batch_schedule
 
 
 def test_sft_loss_hand_computed():
@@ -109,3 +110,31 @@ def test_cli_preset_then_file_then_flags(tmp_path):
     assert cfg.tasks.source == "bfcl" and cfg.optim.lr == 0.01 and cfg.run.seed == 9
     with pytest.raises(SystemExit):
         parse_cli(["--preset", "rctp-synth-cpu"], "sft", "test")  # stage mismatch
+
+
+def test_train_step_prompt_weight_adds_the_non_assistant_loss():
+    # micro model, one batch: the reported prompt loss is the CE on real non-assistant
+    # tokens; with weight 0 it is not computed and the update differs from weight 1.
+    from rcgrpo.policy.models import build_tiny_policy
+    from rcgrpo.policy.tokenizer import role_corpus, train_tiny_tokenizer
+    from rcgrpo.train.sft import train_step
+
+    tok = train_tiny_tokenizer(role_corpus(20) + ["call f(a=1) ok"] * 20, vocab_size=300)
+    ids = torch.tensor([[5, 6, 7, 8, 9, 10], [5, 6, 7, 8, 0, 0]])
+    attn = torch.tensor([[1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0]], dtype=torch.bool)
+    mask = torch.tensor([[0, 0, 0, 1, 1, 0], [0, 0, 1, 1, 0, 0]], dtype=torch.bool)
+    batch = {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
+    updated = []
+    for weight in (0.0, 1.0):
+        model, _ = build_tiny_policy("micro", tokenizer=tok, seed=0)
+        with torch.no_grad():
+            logits = model(input_ids=ids, attention_mask=attn.long()).logits
+        want_prompt = sft_loss(logits, ids, attn & ~mask)[0].item() if weight else 0.0
+        want_main = sft_loss(logits, ids, mask)[0].item()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+        stats = train_step(model, opt, batch, 1e-2, 1.0, prompt_weight=weight)
+        assert stats["prompt_loss"] == pytest.approx(want_prompt, rel=1e-5)
+        assert stats["ce_sum"] / stats["n"] == pytest.approx(want_main, rel=1e-5)
+        assert stats["n"] == 4 and stats["tokens"] == 10 and stats["finite"]
+        updated.append(model.lm_head.weight.detach().clone())
+    assert not torch.equal(updated[0], updated[1])

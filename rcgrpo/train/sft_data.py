@@ -1,0 +1,124 @@
+"""Stage-1 data plumbing: the starting policy (and its from-scratch tokenizer), expert data,
+tokenized examples, and length-bucketed padded batches by global step.
+
+The tiny model has no pre-trained tokenizer: its BPE is trained on the training tasks' texts
+(user turns, ground truth, initial states, function docs) plus up to 2,000 rendered expert
+conversations per mode, so system prompts, tool outputs and the template are in the corpus.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+import torch
+
+from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.trajectories import Example, encode_trajectory
+
+SCRATCH_MAX_CONTEXT = 1_000_000  # scripted experts are never cut; sft.max_length filters
+
+
+def device_of(cfg: SFTConfig) -> str:
+    if cfg.model.device != "auto":
+        return cfg.model.device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
+    """(model, tokenizer): the checkpoint to resume, a checkpoint, or a from-scratch preset
+    whose BPE is trained on the training tasks + their rendered expert conversations."""
+    from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy
+    from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
+
+    dtype = getattr(torch, cfg.model.dtype)
+    if resume is not None or cfg.model.path not in PRESETS:
+        model, tokenizer, _ = load_policy(resume or cfg.model.path, dtype, device_of(cfg))
+        return model, tokenizer
+    boot = train_tiny_tokenizer(task_corpus(train_tasks[:200]), vocab_size=512)
+    texts = [
+        boot.apply_chat_template(list(t.messages), tokenize=False)
+        for mode in cfg.sft.modes
+        for t in expert_data(cfg, train_tasks[:2000], boot, modes=(mode,))
+    ]
+    corpus = task_corpus(train_tasks) + texts
+    tokenizer = train_tiny_tokenizer(
+        corpus, cfg.sft.vocab_size, isolate_whitespace=cfg.sft.isolate_whitespace
+    )
+    model, tokenizer = build_tiny_policy(cfg.model.path, tokenizer, seed=cfg.run.seed)
+    return model.to(device=device_of(cfg), dtype=dtype), tokenizer
+
+
+def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
+    """Expert trajectories of ``tasks`` in every mode (labels from the real reward)."""
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.trajectories import expert_trajectories
+
+    encoder = ChatEncoder(tokenizer)
+    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=SCRATCH_MAX_CONTEXT,
+                max_context=SCRATCH_MAX_CONTEXT, max_batch=256)  # fmt: skip
+    return [
+        t for m in modes or cfg.sft.modes for t in expert_trajectories(tasks, encoder, m, **opts)
+    ]
+
+
+def batch_schedule(
+    lengths: Sequence[int], batch_size: int, seed: int, epoch: int
+) -> list[list[int]]:
+    """Index batches of one epoch: shuffled, bucketed by length inside windows of 32
+    batches (little padding), batch order shuffled again. Deterministic in (seed, epoch)."""
+    rng = random.Random(f"sft-batches/{seed}/{epoch}")
+    order = list(range(len(lengths)))
+    rng.shuffle(order)
+    window = 32 * batch_size
+    batches = []
+    for start in range(0, len(order), window):
+        chunk = sorted(order[start : start + window], key=lambda i: lengths[i])
+        batches += [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
+    """Right-padded ``input_ids`` [B, T], ``attention_mask`` and ``loss_mask`` (bool)."""
+    width = max(len(e.ids) for e in examples)
+    ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
+    attn = torch.zeros(len(examples), width, dtype=torch.bool)
+    mask = torch.zeros_like(attn)
+    for b, e in enumerate(examples):
+        ids[b, : len(e.ids)] = torch.tensor(e.ids)
+        attn[b, : len(e.ids)] = True
+        mask[b, : len(e.mask)] = torch.tensor(e.mask, dtype=torch.bool)
+    return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
+
+
+def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int):
+    """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens."""
+    from rcgrpo.policy.chat import ChatEncoder
+
+    encoder = ChatEncoder(tokenizer)
+    examples = [encode_trajectory(encoder, t, conditioned) for t in trajs]
+    kept = [e for e in examples if len(e.ids) <= max_length]
+    return kept, len(examples) - len(kept)
+
+
+class BatchStream:
+    """The batch of every global step: epoch = step // per_epoch, each epoch its own
+    :func:`batch_schedule`, so a resumed run sees exactly the batches it would have seen."""
+
+    def __init__(self, examples: Sequence[Example], batch_size: int, seed: int, pad_id: int):
+        if not examples:
+            raise ValueError("examples is empty: no training sequence survived the filters")
+        self.examples, self.batch_size, self.seed, self.pad_id = examples, batch_size, seed, pad_id
+        self.lengths = [len(e.ids) for e in examples]
+        self.per_epoch = math.ceil(len(examples) / batch_size)
+        self._epoch, self._batches = -1, []
+
+    def __call__(self, step: int) -> dict[str, torch.Tensor]:
+        epoch, k = divmod(step, self.per_epoch)
+        if epoch != self._epoch:
+            self._epoch = epoch
+            self._batches = batch_schedule(self.lengths, self.batch_size, self.seed, epoch)
+        return collate([self.examples[i] for i in self._batches[k]], self.pad_id)
