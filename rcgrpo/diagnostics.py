@@ -156,10 +156,21 @@ def _summaries(r, high, success, per, p) -> dict[str, torch.Tensor]:
         "group/zero_var_fail_frac": per["all_fail"].to(r.dtype).mean(),
         "group/zero_var_other_frac": other.to(r.dtype).mean(),
         "group/zero_var_predicted": per["zero_var_predicted"].mean(),
+        "group/zero_var_predicted_pooled": _pooled_collapse(success.to(r.dtype).mean(), r.shape[1]),
     }
     if high is not None:
         out.update(_token_summaries(r, high, success, per, p))
     return out
+
+
+def _pooled_collapse(s_bar: torch.Tensor, group: int) -> torch.Tensor:
+    """s̄^G + (1-s̄)^G: the collapse rate if every prompt had the batch success rate s̄.
+
+    By convexity of s ↦ s^G + (1-s)^G (Jensen) it is <= the per-prompt prediction mean_g
+    [s_g^G + (1-s_g)^G]; observed collapse above it means success is spread unevenly over
+    prompts (easy prompts always succeed, hard ones always fail).
+    """
+    return s_bar**group + (1 - s_bar) ** group
 
 
 def _token_summaries(r, high, success, per, p) -> dict[str, torch.Tensor]:
@@ -219,6 +230,8 @@ def group_diagnostics(
           With the default in-group plug-in :math:`s_g`, every collapsed group contributes
           1 to both, so predicted >= observed always; pass ``success_prob`` from
           independent samples (e.g. a running per-prompt estimate) for a real prediction.
+          ``group/zero_var_predicted_pooled`` = s̄^G + (1-s̄)^G from the batch success
+          rate s̄ alone (every prompt equally hard; a lower bound of the former by Jensen).
         - ``group/var_within_mean`` + ``group/var_between_mean`` = ``group/var_mean``
           (law of total variance per group, Lemma A.3, population weights n_c/G).
         - ``group/mode_sep_mean``: mean of μ_h - μ_l over groups holding both tokens (NaN

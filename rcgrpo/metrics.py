@@ -84,6 +84,11 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
         "mean_g [s^G + (1-s)^G]",
     ),
     (
+        "group/zero_var_predicted_pooled",
+        "predicted collapse if all prompts had the batch success rate s̄",
+        "s̄^G + (1-s̄)^G",
+    ),
+    (
         "group/mode_sep_mean",
         "mode separation over groups with both tokens",
         "mean_g (μ_h,g - μ_l,g)",

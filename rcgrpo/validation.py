@@ -19,7 +19,9 @@ def check_group_tensor(name: str, x: torch.Tensor, *, min_group: int = 2) -> Non
         raise ValueError(f"{name} must have shape [P, G] (2 dims), got shape {tuple(x.shape)}")
     num_prompts, group_size = x.shape
     if num_prompts < 1:
-        raise ValueError(f"{name} must hold at least one group (P >= 1), got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"{name} must hold at least one group (P >= 1), got shape {tuple(x.shape)}"
+        )
     if group_size < min_group:
         raise ValueError(
             f"{name} must have group size G >= {min_group}, got G = {group_size} "

@@ -47,7 +47,7 @@ _CPU: dict[str, dict[str, Any]] = {
     "model": {"dtype": "float32", "device": "cpu"},
     "tasks": {"source": "synth", "mode": "combined", "prompt_style": "compact",
               "num_train": 6000, "num_eval": 200, "max_turns": 2, "max_calls_per_turn": 2,
-              "synth_preset": "tiny"},
+              "synth_preset": "cpu"},
     "rollout": {"group_size": 5, "prompts_per_step": 8, "temperature": 1.0,
                 "max_new_tokens": 96, "max_context": 1024, "max_batch": 64},
     "algo": {"conditioning": "none", "eval_condition": "none", "kl_beta": 0.1,

@@ -102,6 +102,10 @@ def slow_diagnostics(rewards, advantages, high, p):
             ]
         ),  # fmt: skip
         "group/zero_var_predicted": _mean(per["zero_var_predicted"]),
+        "group/zero_var_predicted_pooled": (
+            _mean([float(x == 1.0) for x in flat_r]) ** len(rewards[0])
+            + (1 - _mean([float(x == 1.0) for x in flat_r])) ** len(rewards[0])
+        ),
         "reward/high_frac": _mean([float(t) for t in flat_h]),
         "reward/mean_high": _mean(r_hi),
         "reward/mean_low": _mean(r_lo),

@@ -82,6 +82,8 @@ def test_collapse_accounting(inputs):
     assert torch.equal(d["adv_gap"] == 0, d["zero_var"])
     # plug-in prediction: each collapsed group contributes 1 to both ⇒ predicted ≥ observed
     assert d["group/zero_var_predicted"] >= d["group/zero_var_frac"] - 1e-12
+    # Jensen: s ↦ s^G + (1-s)^G is convex ⇒ the pooled prediction is the smaller one
+    assert d["group/zero_var_predicted_pooled"] <= d["group/zero_var_predicted"] + 1e-12
 
 
 @SETTINGS

@@ -81,6 +81,7 @@ def test_scalar_summaries():
         "group/zero_var_fail_frac": 1 / 5,
         "group/zero_var_other_frac": 1 / 5,
         "group/zero_var_predicted": (1 + 1 + 1 + 0.125 + 0.125) / 5,
+        "group/zero_var_predicted_pooled": 0.4**4 + 0.6**4,  # s̄ = 8/20 successes
         "reward/high_frac": 10 / 20,
         "reward/mean_high": 5 / 10,  # high rewards: 1,1 | 0,0,0,0 | 1,1 | 1,0
         "reward/mean_low": 5 / 10,  # low rewards: 1,1 | .5 ×4 | 0,0 | 1,0
