@@ -42,8 +42,12 @@ MARKER = ".complete"
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = (0,)
 """Seeds of the baseline runs (one seed: the 2-core budget goes to the factorial first)."""
-RL_STEPS = 60
-"""RL steps per Stage-2 run of the campaign (the CPU presets' values otherwise)."""
+RL_STEPS = 40
+"""RL steps per Stage-2 run of the campaign (the CPU presets' values otherwise): 16 runs of
+~10 CPU minutes fit the 2-core budget next to Stage 1."""
+RL_EVAL_EVERY = 0
+"""Held-out evaluation of the campaign's RL runs: 0 = at step 0 and at the end only (each
+evaluation is 200 tasks, twice for the RC arms: ~1 CPU minute)."""
 LIGHT_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", "summary.json", "data.json")
 LIGHT_DIRS = ("eval",)
 
@@ -89,7 +93,7 @@ def _rl(preset: str, init_run: str, seed: int) -> RunSpec:
     return RunSpec(
         f"{preset}-s{seed}",
         ("train", "--preset", preset, "--run.seed", str(seed), "--run.steps", str(RL_STEPS),
-         "--init", str(CAMPAIGN / init_run / "final")),
+         "--run.eval-every", str(RL_EVAL_EVERY), "--init", str(CAMPAIGN / init_run / "final")),
         needs=(init_run,),
     )  # fmt: skip
 

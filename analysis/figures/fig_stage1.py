@@ -1,0 +1,111 @@
+r"""Stage 1 on the synth suite: SFT and RCTP-FT of the tiny Qwen2 from scratch (CPU).
+
+(a) SFT training loss per seed (assistant tokens); (b) held-out success (greedy) of the
+final SFT model and of the RCTP-FT model conditioned on ``<|high_reward|>`` and on
+``<|low_reward|>``, per episode mode, seed mean with 95% t-CI and a dot per seed (the
+issue's targets: SFT in [0.5, 1), RCTP high >= 0.5, low <= 0.1 as dotted lines);
+(c) failure modes of the reward-0 trajectories in the RCTP-FT mix (sampled from the SFT
+run's early ``weak`` snapshot), summed over seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from analysis.report.stats import mean_ci
+from analysis.runs import Run, load_runs
+from analysis.theory import figstyle as fs
+
+REQUIRES: tuple[str, ...] = ("stage1",)
+CAPTION = (
+    "Stage 1 (tiny Qwen2 from scratch, synth suite, CPU): (a) SFT loss per seed; (b) "
+    "held-out success of SFT and of RCTP-FT under the high and low reward token, mean over "
+    "seeds with 95% t-CI (dots: seeds; dotted: the targets); (c) failure modes of the "
+    "reward-0 trajectories in the RCTP-FT training mix."
+)
+
+BARS = (  # (label, stage, metric suffix, colour)
+    ("SFT", "sft", "", fs.BLACK),
+    ("RCTP-FT, high token", "rctp", "", fs.VERMILION),
+    ("RCTP-FT, low token", "rctp", "_low", fs.SKY),
+)
+
+
+def _final(run: Run) -> dict:
+    summary = run.paths.root / "summary.json"
+    return json.loads(summary.read_text()).get("final_metrics", {}) if summary.exists() else {}
+
+
+def _modes(runs: list[Run]) -> list[str]:
+    modes: list[str] = []
+    for r in runs:
+        for m in r.config.get("sft", {}).get("eval_modes", []):
+            if m not in modes:
+                modes.append(m)
+    return modes
+
+
+def _bars(ax, by_stage: dict[str, list[Run]]) -> None:
+    modes = _modes([r for rs in by_stage.values() for r in rs])
+    width = 0.8 / len(BARS)
+    for j, (name, stage, suffix, col) in enumerate(BARS):
+        for i, mode in enumerate(modes):
+            vals = np.array([_final(r).get(f"sft/eval_{mode}{suffix}", math.nan)
+                             for r in by_stage.get(stage, [])], dtype=float)  # fmt: skip
+            est = mean_ci(vals)
+            if est is None:
+                continue
+            x = i + (j - 1) * width
+            err = None if est.half_width is None else [[est.half_width], [est.half_width]]
+            ax.bar(x, est.mean, width * 0.95, color=col, alpha=0.8, yerr=err, capsize=3,
+                   label=name if i == 0 else None, edgecolor="black", linewidth=0.5)  # fmt: skip
+            finite = vals[np.isfinite(vals)]
+            ax.scatter(np.full(len(finite), x), finite, s=9, color="black", zorder=3)
+    ax.axhline(0.5, ls=":", color="grey", lw=1)
+    ax.axhline(0.1, ls=":", color="grey", lw=1)
+    ax.set_xticks(range(len(modes)))
+    ax.set_xticklabels([f"{m} mode" for m in modes])
+    ax.set_ylim(0, 1.02)
+    ax.set_ylabel("held-out success (greedy)")
+    ax.legend(loc="upper right")
+
+
+def _failure_modes(ax, rctp: list[Run]) -> None:
+    counts: Counter = Counter()
+    for r in rctp:
+        data = r.paths.root / "data.json"
+        if data.exists():
+            counts.update(json.loads(data.read_text()).get("mix", {}).get("failure_modes", {}))
+    items = sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: -kv[1])
+    total = sum(v for _, v in items) or 1
+    ax.barh([k for k, _ in items][::-1], [v / total for _, v in items][::-1], color=fs.SKY)
+    ax.set_xlabel(f"share of failure trajectories (n = {total})")
+
+
+def make_figure(runs: dict) -> Figure:
+    by_stage: dict[str, list[Run]] = {}
+    for run in load_runs(p for p in runs["stage1"] if p is not None):
+        by_stage.setdefault(run.config.get("stage", "sft"), []).append(run)
+    with plt.rc_context(fs.RC):
+        fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), constrained_layout=True)
+        ax = axes[0]
+        for k, run in enumerate(by_stage.get("sft", [])):
+            df = run.metrics
+            if "loss/sft" in df:
+                ax.plot(df["step"], df["loss/sft"], lw=1.0, label=f"seed {run.config['run']['seed']}",
+                        color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4])  # fmt: skip
+        ax.set_yscale("log")
+        ax.set_xlabel("SFT step")
+        ax.set_ylabel("SFT loss (nats/token)")
+        ax.legend()
+        _bars(axes[1], by_stage)
+        _failure_modes(axes[2], by_stage.get("rctp", []))
+        for k, a in enumerate(axes):
+            fs.panel_label(a, "abc"[k])
+    return fig
