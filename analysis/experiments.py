@@ -59,7 +59,7 @@ class RunSpec:
     name: str
     argv: tuple[str, ...]
     needs: tuple[str, ...] = ()
-    resume_flag: tuple[str, ...] = ("--run.resume", "True")
+    resume_flag: tuple[str, ...] = ("--run.resume",)
 
     def command(self, resume: bool) -> list[str]:
         base = [sys.executable, "-m", "rcgrpo", *self.argv, "--run.root", str(CAMPAIGN),

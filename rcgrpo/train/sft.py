@@ -77,6 +77,9 @@ def lr_factor(step: int, total: int, warmup: int, schedule: str, min_ratio: floa
 # --------------------------------------------------------------------------- setup
 def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # one "Writing model shards" bar per save is noise
     random.seed(cfg.run.seed)
     torch.manual_seed(cfg.run.seed)
     if cfg.sft.threads > 0:

@@ -167,11 +167,14 @@ _SYNTH_TASKS = {
     "source": "synth",
     "mode": "combined",
     "prompt_style": "compact",
-    "num_train": 6000,
+    "num_train": 10000,
     "num_eval": 200,
     "max_turns": 2,
     "max_calls_per_turn": 2,
 }
+_SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["combined"]}
+"""CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
+a multi_turn episode, so Stage 1 spends its 15 CPU minutes on the combined rendering."""
 _BFCL_GPU_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "bfcl"}
 _BFCL_TINY_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "compact"}
 _GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
@@ -189,13 +192,14 @@ PRESETS: dict[str, SFTConfig] = {
     # CPU: the tiny Qwen2 from scratch on the synth suite (issue 5 targets).
     "sft-synth-cpu": _preset(
         stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
-        sft={"epochs": 2.0, "batch_size": 16, "weak_snapshot_frac": 0.25, "vocab_size": 1024},
-        optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 100},
+        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 8, "weak_snapshot_frac": 0.25,
+             "vocab_size": 1024, "prompt_loss_weight": 1.0, "amp": "bf16"},
+        optim={"lr": 1.5e-3, "weight_decay": 0.01, "warmup_steps": 100},
         run={"root": "runs/stage1", "name": "sft-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
     ),
     "rctp-synth-cpu": _preset(
         stage="rctp", model={"path": "runs/stage1/sft-synth/final"}, tasks=_SYNTH_TASKS,
-        sft={"epochs": 2.0, "batch_size": 16},
+        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "bf16"},
         failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
         optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
         run={"root": "runs/stage1", "name": "rctp-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
