@@ -145,3 +145,15 @@ def test_ground_truth_replies_win_an_episode(mode):
             ep.step("done()" if mode == "combined" else "Finished.")
         assert ep.done and ep.num_tool_errors == 0
         assert ep.score().reward == 1, task.id
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_cpu_preset_ground_truth_scores_one(split):
+    from rcgrpo.env.synth import SYNTH_PRESETS
+
+    score = _score_trajectory()
+    for task in generate_synth_tasks(150, split, seed=21, config=SYNTH_PRESETS["cpu"]):
+        flat = [[c for turn in task.ground_truth for c in turn]]
+        assert score(task, flat, mode="combined").reward == 1, task.id
+        record = score(task, [list(t) for t in task.ground_truth], mode="multi_turn")
+        assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)

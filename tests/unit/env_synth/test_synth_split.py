@@ -91,3 +91,27 @@ def test_splits_do_not_share_task_ids():
     train = {t.id for t in generate_synth_tasks(50, "train", seed=0)}
     test = {t.id for t in generate_synth_tasks(50, "test", seed=0)}
     assert len(train) == len(test) == 50 and not train & test
+
+
+def test_cpu_preset_split_unseen_values_seen_templates():
+    """The CPU campaign's suite: no MathAPI, one call per turn, every template in both
+    splits (``heldout_templates=0``), argument values still disjoint."""
+    from rcgrpo.env.synth import SYNTH_PRESETS
+
+    cfg = SYNTH_PRESETS["cpu"]
+    train = generate_synth_tasks(300, "train", seed=3, config=cfg)
+    test = generate_synth_tasks(300, "test", seed=3, config=cfg)
+    for task in train + test:
+        assert "MathAPI" not in task.involved_classes
+        assert 1 <= len(task.ground_truth) <= 2 and all(len(t) == 1 for t in task.ground_truth)
+        assert not any(map(any, task.meta["heldout"]))
+    (w_train, n_train), (w_test, n_test) = open_values(train), open_values(test)
+    assert w_test and not (w_train & w_test) and not (n_train & n_test)
+
+    # every (family, template) a test task uses also occurs in training
+    def pairs(tasks):
+        return {(f, i) for t in tasks for fs, ts in zip(t.meta["families"], t.meta["templates"],
+                strict=True) for f, i in zip(fs, ts, strict=True)}  # fmt: skip
+
+    more_train = generate_synth_tasks(3000, "train", seed=4, config=cfg)
+    assert pairs(test) <= pairs(train + more_train)
