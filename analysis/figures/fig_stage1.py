@@ -77,15 +77,19 @@ def _bars(ax, by_stage: dict[str, list[Run]]) -> None:
 
 
 def _failure_modes(ax, rctp: list[Run]) -> None:
+    """Shares of the failure modes over all seeds' mixes (``data.json`` holds per-run shares
+    and the failure count; weighted by the counts)."""
     counts: Counter = Counter()
     for r in rctp:
         data = r.paths.root / "data.json"
         if data.exists():
-            counts.update(json.loads(data.read_text()).get("mix", {}).get("failure_modes", {}))
+            mix = json.loads(data.read_text()).get("mix", {})
+            n = mix.get("failures", 0)
+            counts.update({k: v * n for k, v in mix.get("failure_modes", {}).items()})
     items = sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: -kv[1])
     total = sum(v for _, v in items) or 1
     ax.barh([k for k, _ in items][::-1], [v / total for _, v in items][::-1], color=fs.SKY)
-    ax.set_xlabel(f"share of failure trajectories (n = {total})")
+    ax.set_xlabel(f"share of failure trajectories (n = {round(total)})")
 
 
 def make_figure(runs: dict) -> Figure:

@@ -89,7 +89,7 @@ def test_stage1_figure(tmp_path):
                final={"sft/eval_combined": 0.6})  # fmt: skip
     rctp = _run(tmp_path, "rctp-s0", "rctp-synth-cpu", 0, [], stage="rctp",
                 final={"sft/eval_combined": 0.7, "sft/eval_combined_low": 0.05},
-                data={"mix": {"failure_modes": {"wrong_argument": 3, "early_stop": 1}}})  # fmt: skip
+                data={"mix": {"failures": 8, "failure_modes": {"wrong_argument": 0.75, "early_stop": 0.25}}})  # fmt: skip
     fig = fig_stage1.make_figure({"stage1": [sft, rctp]})
     heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
     assert heights == [0.05, 0.6, 0.7]
