@@ -42,9 +42,9 @@ MARKER = ".complete"
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = (0,)
 """Seeds of the baseline runs (one seed: the 2-core budget goes to the factorial first)."""
-RL_STEPS = 40
+RL_STEPS = 30
 """RL steps per Stage-2 run of the campaign (the CPU presets' values otherwise): 16 runs of
-~10 CPU minutes fit the 2-core budget next to Stage 1."""
+~6-8 CPU minutes fit the 2-core budget next to Stage 1."""
 RL_EVAL_EVERY = 0
 """Held-out evaluation of the campaign's RL runs: 0 = at step 0 and at the end only (each
 evaluation is 200 tasks, twice for the RC arms: ~1 CPU minute)."""

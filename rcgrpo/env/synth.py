@@ -132,7 +132,7 @@ def active_families(cfg: SynthConfig) -> list[Family]:
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1),
                         distractor_functions=1),
-    "cpu": SynthConfig(turns=(1, 2), calls_per_turn=(1, 1), classes_per_task=(1, 1),
+    "cpu": SynthConfig(turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1),
                        distractor_functions=1, classes=(FS, TW, MSG, TK), heldout_templates=0),
     "default": SynthConfig(),
     "hard": SynthConfig(turns=(2, 4), calls_per_turn=(2, 3), classes_per_task=(2, 3),
@@ -141,8 +141,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
 """Named difficulty presets (``tiny`` fits a ~512-token context with compact prompts).
 
 ``cpu`` is the CPU campaign's suite: ``tiny`` without MathAPI (copying 4-6 digit decimals is
-beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success), one call per turn (1-2 calls
-per task), and every template in both splits, so its test split differs from train in
+beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every template in
+both splits, so its test split differs from train in
 argument values (crc-disjoint) and in template/family combinations only; ``tiny`` also holds
 out each family's last template."""
 

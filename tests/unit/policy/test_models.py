@@ -54,3 +54,25 @@ def test_cli_creates_a_checkpoint(tmp_path, capsys):
 def test_unknown_preset(tiny_tokenizer):
     with pytest.raises(ValueError, match="preset"):
         tiny_config("huge", tiny_tokenizer)
+
+
+def test_reloaded_checkpoint_tokenizes_as_trained(tmp_path):
+    """A from-scratch BPE with isolated whitespace survives save → load_policy: the same
+    ids (transformers 5's Qwen2Tokenizer would rebuild its own pre-tokenizer)."""
+    import json
+
+    from rcgrpo.policy.models import build_tiny_policy, load_policy, save_policy
+    from rcgrpo.policy.tokenizer import train_tiny_tokenizer
+
+    corpus = [f"Rename rego{i}.log to rufipu{i}.txt. [mv(source='rego{i}.log')]" for i in range(50)]
+    tok = train_tiny_tokenizer(corpus, vocab_size=300, isolate_whitespace=True)
+    model, tok = build_tiny_policy("micro", tokenizer=tok)
+    save_policy(model, tok, tmp_path)
+    _, loaded, added = load_policy(tmp_path)
+    assert added == []
+    text = "Step 1: Rename gitepe30.json to  kuru17.md\n[cp(source='gitepe30.json')]"
+    assert loaded.encode(text, add_special_tokens=False) == tok.encode(
+        text, add_special_tokens=False
+    )
+    saved = json.loads((tmp_path / "tokenizer.json").read_text())
+    assert json.loads(loaded.backend_tokenizer.to_str())["pre_tokenizer"] == saved["pre_tokenizer"]
