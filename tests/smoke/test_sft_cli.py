@@ -17,6 +17,7 @@ from rcgrpo.policy.models import build_tiny_policy
 COMMON = [
     "--model.path", "micro", "--tasks.num-train", "12", "--tasks.num-eval", "3",
     "--sft.batch-size", "8", "--sft.eval-max-new-tokens", "12", "--sft.eval-modes", "multi_turn",
+    "--sft.modes", "multi_turn", "combined", "--sft.synth-preset", "tiny", "--sft.prompt-loss-weight", "0",
     "--sft.threads", "1", "--run.no-progress", "--run.no-tensorboard", "--run.log-every", "1",
 ]  # fmt: skip
 

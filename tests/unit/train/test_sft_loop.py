@@ -88,7 +88,12 @@ def test_presets_validate_and_gpu_presets_carry_the_paper_values():
     assert (sft.optim.lr, sft.sft.batch_size, sft.sft.epochs) == (1e-5, 16, 2.0)
     assert (rctp.optim.lr, rctp.sft.batch_size, rctp.sft.epochs) == (1e-5, 16, 5.0)
     assert sft.sft.modes == ("multi_turn",) and rctp.failures.temperature == 0.7
-    assert preset("sft-synth-cpu").sft.modes == ("multi_turn", "combined")
+    # CPU Stage 1 = the RL suite and prompt (rcgrpo/train/presets.py: synth "cpu", combined)
+    for name in ("sft-synth-cpu", "rctp-synth-cpu"):
+        cfg = preset(name)
+        assert cfg.sft.modes == ("combined",) and cfg.sft.synth_preset == "cpu"
+    assert preset("sft-synth-cpu").sft.prompt_loss_weight == 1.0
+    assert preset("rctp-synth-cpu").sft.prompt_loss_weight == 0.0
 
 
 def test_config_loading_is_strict_and_validated():
