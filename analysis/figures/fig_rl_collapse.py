@@ -47,6 +47,8 @@ def make_figure(runs: dict) -> Figure:
             fs.panel_label(ax, "abcd"[k])
         axes[0].set_ylim(-0.02, 1.02)
         axes[3].set_ylim(-0.02, 1.02)
+        for ax in axes[1:3]:  # the t-band of 3 seeds may reach below 0; the values cannot
+            ax.set_ylim(bottom=0)
         handles, labels = axes[1].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", ncol=len(groups))
     return fig

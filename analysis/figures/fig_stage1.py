@@ -1,6 +1,6 @@
 r"""Stage 1 on the synth suite: SFT and RCTP-FT of the tiny Qwen2 from scratch (CPU).
 
-(a) SFT training loss per seed (assistant tokens); (b) held-out success (greedy) of the
+(a) SFT training loss per seed (assistant tokens, trailing mean over 50 steps); (b) held-out success (greedy) of the
 final SFT model and of the RCTP-FT model conditioned on ``<|high_reward|>`` and on
 ``<|low_reward|>``, per episode mode, seed mean with 95% t-CI and a dot per seed (the
 issue's targets: SFT in [0.5, 1), RCTP high >= 0.5, low <= 0.1 as dotted lines);
@@ -24,11 +24,15 @@ from analysis.theory import figstyle as fs
 
 REQUIRES: tuple[str, ...] = ("stage1",)
 CAPTION = (
-    "Stage 1 (tiny Qwen2 from scratch, synth suite, CPU): (a) SFT loss per seed; (b) "
+    "Stage 1 (tiny Qwen2 from scratch, synth suite, CPU): (a) SFT loss per seed (50-step "
+    "trailing mean); (b) "
     "held-out success of SFT and of RCTP-FT under the high and low reward token, mean over "
     "seeds with 95% t-CI (dots: seeds; dotted: the targets); (c) failure modes of the "
     "reward-0 trajectories in the RCTP-FT training mix."
 )
+
+LOSS_SMOOTH = 50
+"""Trailing mean (logged steps) of the SFT loss curves."""
 
 BARS = (  # (label, stage, metric suffix, colour)
     ("SFT", "sft", "", fs.BLACK),
@@ -102,7 +106,8 @@ def make_figure(runs: dict) -> Figure:
         for k, run in enumerate(by_stage.get("sft", [])):
             df = run.metrics
             if "loss/sft" in df:
-                ax.plot(df["step"], df["loss/sft"], lw=1.0, label=f"seed {run.config['run']['seed']}",
+                loss = df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean()
+                ax.plot(df["step"], loss, lw=1.0, label=f"seed {run.config['run']['seed']}",
                         color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4])  # fmt: skip
         ax.set_yscale("log")
         ax.set_xlabel("SFT step")
