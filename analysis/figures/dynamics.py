@@ -67,8 +67,9 @@ def series(run: Run, key: str, smooth: int = SMOOTH) -> pd.Series:
 
 
 def band(runs: list[Run], key: str, smooth: int = SMOOTH) -> pd.DataFrame:
-    """Across-seed ``mean``, ``lo``, ``hi`` and ``n`` per step (steps every run logged)."""
-    table = pd.concat([series(r, key, smooth) for r in runs], axis=1, join="inner")
+    """Across-seed ``mean``, ``lo``, ``hi`` and ``n`` per step, over the runs with a finite
+    value at that step (``group/between_frac`` is NaN while every group is constant)."""
+    table = pd.concat([series(r, key, smooth) for r in runs], axis=1, join="outer").sort_index()
     if table.empty:
         return pd.DataFrame(columns=["mean", "lo", "hi", "n"])
     rows = []
@@ -80,7 +81,8 @@ def band(runs: list[Run], key: str, smooth: int = SMOOTH) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "mean", "lo", "hi", "n"]).set_index("step")
 
 
-def plot_band(ax, runs: list[Run], key: str, preset: str, smooth: int = SMOOTH, **kw) -> bool:
+def plot_band(ax, runs: list[Run], key: str, preset: str, smooth: int = SMOOTH,
+              show_band: bool = True, **kw) -> bool:  # fmt: skip
     """Draw the seed-mean curve of ``key`` with its CI band; False if no run logged it."""
     b = band(runs, key, smooth)
     if b.empty:
@@ -88,7 +90,7 @@ def plot_band(ax, runs: list[Run], key: str, preset: str, smooth: int = SMOOTH, 
     kw.setdefault("color", color(preset))
     kw.setdefault("label", f"{label(preset)} (n={int(b['n'].max())})")
     (line,) = ax.plot(b.index, b["mean"], **kw)
-    if (b["hi"] > b["lo"]).any():
+    if show_band and (b["hi"] > b["lo"]).any():
         ax.fill_between(b.index, b["lo"], b["hi"], color=line.get_color(), alpha=0.15, lw=0)
     return True
 

@@ -41,7 +41,7 @@ def make_figure(runs: dict) -> Figure:
                 dyn.plot_band(ax, rs, key, preset)
                 if key == "group/zero_var_frac":
                     dyn.plot_band(ax, rs, "group/zero_var_predicted_pooled", preset,
-                                  ls="--", lw=1.0, label=None)  # fmt: skip
+                                  ls="--", lw=1.0, label=None, show_band=False)  # fmt: skip
             ax.set_xlabel("RL step")
             ax.set_ylabel(ylabel)
             fs.panel_label(ax, "abcd"[k])

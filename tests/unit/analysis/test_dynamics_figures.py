@@ -95,3 +95,11 @@ def test_stage1_figure(tmp_path):
     assert heights == [0.05, 0.6, 0.7]
     widths = sorted(round(p.get_width(), 3) for p in fig.axes[2].patches)
     assert widths == [0.25, 0.75]
+
+
+def test_band_uses_the_seeds_that_logged_a_step(tmp_path):
+    a = load_run(_run(tmp_path, "a", "cpu-grpo", 0, [0.2, 0.4]))
+    b = load_run(_run(tmp_path, "b", "cpu-grpo", 1, [0.6]))
+    band = dyn.band([a, b], "adv/gap_mean", smooth=1)
+    assert band.loc[1, "mean"] == pytest.approx(0.4) and band.loc[1, "n"] == 2
+    assert band.loc[2, "mean"] == pytest.approx(0.4) and band.loc[2, "n"] == 1
