@@ -142,9 +142,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
 
 ``cpu`` is the CPU campaign's suite: ``tiny`` without MathAPI (copying 4-6 digit decimals is
 beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every template in
-both splits, so its test split differs from train in
-argument values (crc-disjoint) and in template/family combinations only; ``tiny`` also holds
-out each family's last template."""
+both splits, so its test split differs from train in argument values (crc-disjoint) and in
+template/family combinations only; ``tiny`` also holds out each family's last template."""
 
 
 class Values:
