@@ -30,6 +30,7 @@ from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, table_rows, training_batch
 from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
 from rcgrpo.train.rollouts import RoundGenerator
+from rcgrpo.train.runlog import due
 from rcgrpo.train.step_metrics import (
     PhaseTimer,
     group_metrics,
@@ -40,11 +41,6 @@ from rcgrpo.train.step_metrics import (
 )
 from rcgrpo.train.update import run_update
 from rcgrpo.train.validate import ConfigError, validate_config
-
-
-def due(step: int, every: int, total: int) -> bool:
-    """A periodic action at ``step`` (finished steps, 1-based): every ``every``, and the last."""
-    return step == total or (every > 0 and step % every == 0)
 
 
 def code_version() -> dict[str, str]:

@@ -56,6 +56,12 @@ class RunPaths:
         return self
 
 
+def due(step: int, every: int, total: int) -> bool:
+    """A periodic action (log, eval, checkpoint) at ``step`` (finished steps, 1-based): every
+    ``every`` steps (0 = never) and always at the last step ``total``."""
+    return step == total or (every > 0 and step % every == 0)
+
+
 def _jsonable(value: Any) -> Any:
     """Floats that JSON cannot hold (NaN, ±inf) become None; everything else passes."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -35,7 +35,7 @@ import torch.nn.functional as F
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
-from rcgrpo.train.runlog import RunLogger, RunPaths
+from rcgrpo.train.runlog import RunLogger, RunPaths, due
 from rcgrpo.train.sft_config import SFTConfig
 from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, init_policy
 from rcgrpo.train.trajectories import Example, load_task_splits
@@ -197,11 +197,6 @@ def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
     opt.load_state_dict(state["optimizer"])
     set_rng_state(state["rng"])
     return opt, int(state["step"])
-
-
-def due(step: int, every: int, total: int) -> bool:
-    """Periodic action at ``step`` (1-based count of finished steps); always at the end."""
-    return step == total or (every > 0 and step % every == 0)
 
 
 def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks, conditions,

@@ -47,3 +47,11 @@ def test_tensorboard_sink_writes_events(tmp_path):
     log.log(0, {"reward/mean": 1.0})
     log.close()
     assert list((tmp_path / "r").glob("events.out.tfevents.*"))
+
+
+def test_due_every_n_and_at_the_end():
+    from rcgrpo.train.runlog import due
+
+    assert [s for s in range(1, 11) if due(s, 4, 10)] == [4, 8, 10]
+    assert [s for s in range(1, 11) if due(s, 0, 10)] == [10]  # 0 = only at the end
+    assert [s for s in range(1, 4) if due(s, 1, 3)] == [1, 2, 3]
