@@ -28,6 +28,10 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _read_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 @dataclass(frozen=True)
 class Run:
     """One run folder, loaded lazily."""
@@ -56,6 +60,16 @@ class Run:
     def rollouts(self) -> pd.DataFrame:
         """The per-rollout table (one row per rollout)."""
         return _read_jsonl(self.paths.rollouts)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """``summary.json`` (written when the run ends; {} before)."""
+        return _read_json(Path(self.root) / "summary.json")
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """``data.json``: Stage-1 data statistics (RCTP-FT mix, failure modes; {} if absent)."""
+        return _read_json(Path(self.root) / "data.json")
 
     @cached_property
     def evals(self) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,6 @@ run's early ``weak`` snapshot), summed over seeds.
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 
@@ -41,11 +40,6 @@ BARS = (  # (label, stage, metric suffix, colour)
 )
 
 
-def _final(run: Run) -> dict:
-    summary = run.paths.root / "summary.json"
-    return json.loads(summary.read_text()).get("final_metrics", {}) if summary.exists() else {}
-
-
 def _modes(runs: list[Run]) -> list[str]:
     modes: list[str] = []
     for r in runs:
@@ -60,7 +54,7 @@ def _bars(ax, by_stage: dict[str, list[Run]]) -> None:
     width = 0.8 / len(BARS)
     for j, (name, stage, suffix, col) in enumerate(BARS):
         for i, mode in enumerate(modes):
-            vals = np.array([_final(r).get(f"sft/eval_{mode}{suffix}", math.nan)
+            vals = np.array([r.summary.get("final_metrics", {}).get(f"sft/eval_{mode}{suffix}", math.nan)
                              for r in by_stage.get(stage, [])], dtype=float)  # fmt: skip
             est = mean_ci(vals)
             if est is None:
@@ -85,11 +79,9 @@ def _failure_modes(ax, rctp: list[Run]) -> None:
     and the failure count; weighted by the counts)."""
     counts: Counter = Counter()
     for r in rctp:
-        data = r.paths.root / "data.json"
-        if data.exists():
-            mix = json.loads(data.read_text()).get("mix", {})
-            n = mix.get("failures", 0)
-            counts.update({k: v * n for k, v in mix.get("failure_modes", {}).items()})
+        mix = r.data.get("mix", {})
+        n = mix.get("failures", 0)
+        counts.update({k: v * n for k, v in mix.get("failure_modes", {}).items()})
     items = sorted(((k, v) for k, v in counts.items() if v), key=lambda kv: -kv[1])
     total = sum(v for _, v in items) or 1
     ax.barh([k for k, _ in items][::-1], [v / total for _, v in items][::-1], color=fs.SKY)
