@@ -11,7 +11,8 @@ is appended once to its first user message. The weak policy is re-sampled (new s
 Training is :func:`rcgrpo.train.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
 the base model in the paper's GPU preset), evaluated under both tokens. The mix is saved as
 ``<run>/trajectories.jsonl`` and its statistics (weak-policy success rate, failure modes)
-as ``<run>/data.json``; a resumed run reloads the mix instead of re-sampling it.
+as ``<run>/data.json``; a resumed run reloads the mix instead of re-sampling it (also when
+it was killed after sampling but before its first checkpoint).
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def run_rctp(cfg: SFTConfig) -> dict:
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
     model, tokenizer = init_policy(cfg, train_tasks, resume)
     mix_path, data_path = paths.root / "trajectories.jsonl", paths.root / "data.json"
-    if resume is not None and mix_path.exists():
+    if cfg.run.resume and mix_path.exists() and data_path.exists():  # data.json is written last
         mix, stats = load_mix(mix_path), json.loads(data_path.read_text())
     else:
         mix, stats = build_mix(cfg, train_tasks, tokenizer)

@@ -86,7 +86,8 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
         torch.set_num_threads(cfg.sft.threads)
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name).make()
     resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
-    step = load_trainer_state(resume)["step"] if resume else None
+    # resumed before its first checkpoint: restart at step 0 and drop the stale rows
+    step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
     save_config(cfg, paths.config)
     logger = RunLogger(
         paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step

@@ -4,6 +4,7 @@ real environment, a micro model): metric keys, 1:1 data, reward goals, parameter
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -76,3 +77,14 @@ def test_sft_then_rctp_cli(tmp_path):
                for t in trajs for m in t["messages"])  # fmt: skip
     before, after = _params(sft_run / "final"), _params(rctp_run / "final")
     assert any(not torch.equal(before[n], after[n]) for n in before)
+
+    # killed after sampling, before its first checkpoint: a resumed run reuses the saved mix
+    # (a missing weak policy proves nothing is re-sampled) and restarts its log at step 0
+    shutil.rmtree(rctp_run / "checkpoints")
+    mix_before = (rctp_run / "trajectories.jsonl").read_text()
+    _cli("rctp", "--preset", "rctp-synth-cpu", *COMMON, "--model.path", str(sft_run / "final"),
+         "--failures.policy", str(tmp_path / "no-such-policy"), "--failures.num-tasks", "8",
+         "--sft.modes", "multi_turn", "--sft.epochs", "1", "--run.resume",
+         "--run.root", str(tmp_path), "--run.name", "rctp")  # fmt: skip
+    assert (rctp_run / "trajectories.jsonl").read_text() == mix_before
+    assert [r["step"] for r in _rows(rctp_run / "metrics.jsonl")] == [r["step"] for r in rows]
