@@ -156,6 +156,25 @@ def test_offer_knob():
         assert {d["name"] for d in t.function_docs} == every and t.excluded_functions == ()
 
 
+def test_quote_values_knob():
+    """Same tasks (same draws), only the text differs: every string argument appears exactly
+    once quoted, numbers stay bare, slots a template quotes already are not quoted twice."""
+    plain = generate_synth_tasks(60, "train", seed=6)
+    quoted = generate_synth_tasks(60, "train", seed=6, quote_values=True)
+    for p, q in zip(plain, quoted, strict=True):
+        assert p.ground_truth == q.ground_truth and p.initial_config == q.initial_config
+        text = " ".join(m["content"] for turn in q.turns for m in turn)
+        assert "''" not in text
+        for name, kwargs in _calls(q):
+            for key, value in kwargs.items():
+                for x in value if isinstance(value, list) else [value]:
+                    if isinstance(x, str):
+                        assert f"'{x}'" in text, (q.id, name, key)
+                    elif isinstance(x, int | float) and not isinstance(x, bool):
+                        assert f"'{x}'" not in text and str(x) in text, (q.id, name, key)
+    assert any("'" not in m["content"] for t in plain for turn in t.turns for m in turn)
+
+
 def test_presets_are_valid_and_tiny_is_small():
     tiny = generate_synth_tasks(50, "train", config=SYNTH_PRESETS["tiny"])
     assert max(len(t.turns) for t in tiny) <= 2
