@@ -208,7 +208,8 @@ def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks,
     from rcgrpo.policy.models import save_policy
 
     o = cfg.optim
-    stream = BatchStream(examples, cfg.sft.batch_size, cfg.run.seed, tokenizer.pad_token_id)
+    stream = BatchStream(examples, cfg.sft.batch_size, cfg.run.seed, tokenizer.pad_token_id,
+                         cfg.sft.length_curriculum)  # fmt: skip
     total = cfg.run.steps or math.ceil(cfg.sft.epochs * stream.per_epoch)
     opt, step = start_optimizer(cfg, model, resume)
     weak_step = round(cfg.sft.weak_snapshot_frac * total) or None

@@ -42,6 +42,9 @@ class StageConfig:
     cosine | linear | constant."""
     min_lr_ratio: float = 0.1
     """Final learning rate as a fraction of ``optim.lr`` (cosine / linear)."""
+    length_curriculum: float = 0.0
+    """Length warm-up: the first epoch opens with this fraction of its batches, shortest
+    first (``rcgrpo.train.sft_data.batch_schedule``); 0 = plain shuffled batches."""
     prompt_loss_weight: float = 0.0
     """Weight of an extra next-token loss on the NON-assistant tokens (system, user, tool
     outputs). 0 = assistant tokens only, as the paper (and the GPU presets). A model trained
@@ -145,6 +148,8 @@ class SFTConfig:
             raise ValueError("sft.epochs must be > 0 (or run.steps > 0)")
         if not 0.0 <= self.sft.weak_snapshot_frac < 1.0:
             raise ValueError("sft.weak_snapshot_frac must be in [0, 1)")
+        if not 0.0 <= self.sft.length_curriculum <= 1.0:
+            raise ValueError("sft.length_curriculum must be in [0, 1]")
         if self.sft.prompt_loss_weight < 0:
             raise ValueError("sft.prompt_loss_weight must be >= 0")
         if not 0.0 <= self.sft.min_lr_ratio <= 1.0:

@@ -65,10 +65,13 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
 
 
 def batch_schedule(
-    lengths: Sequence[int], batch_size: int, seed: int, epoch: int
+    lengths: Sequence[int], batch_size: int, seed: int, epoch: int, curriculum: float = 0.0
 ) -> list[list[int]]:
     """Index batches of one epoch: shuffled, bucketed by length inside windows of 32
-    batches (little padding), batch order shuffled again. Deterministic in (seed, epoch)."""
+    batches (little padding), batch order shuffled again. Deterministic in (seed, epoch).
+
+    ``curriculum`` = c > 0 (epoch 0 only): a length warm-up; the ``ceil(c * #batches)``
+    batches of shortest mean length come first, shortest first, the rest follow shuffled."""
     rng = random.Random(f"sft-batches/{seed}/{epoch}")
     order = list(range(len(lengths)))
     rng.shuffle(order)
@@ -78,6 +81,11 @@ def batch_schedule(
         chunk = sorted(order[start : start + window], key=lambda i: lengths[i])
         batches += [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
+    if epoch == 0 and curriculum > 0:
+        by_length = sorted(batches, key=lambda b: sum(lengths[i] for i in b) / len(b))
+        head = by_length[: math.ceil(curriculum * len(batches))]
+        chosen = {id(b) for b in head}
+        batches = head + [b for b in batches if id(b) not in chosen]
     return batches
 
 
@@ -108,10 +116,18 @@ class BatchStream:
     """The batch of every global step: epoch = step // per_epoch, each epoch its own
     :func:`batch_schedule`, so a resumed run sees exactly the batches it would have seen."""
 
-    def __init__(self, examples: Sequence[Example], batch_size: int, seed: int, pad_id: int):
+    def __init__(
+        self,
+        examples: Sequence[Example],
+        batch_size: int,
+        seed: int,
+        pad_id: int,
+        curriculum: float = 0.0,
+    ):
         if not examples:
             raise ValueError("examples is empty: no training sequence survived the filters")
         self.examples, self.batch_size, self.seed, self.pad_id = examples, batch_size, seed, pad_id
+        self.curriculum = curriculum
         self.lengths = [len(e.ids) for e in examples]
         self.per_epoch = math.ceil(len(examples) / batch_size)
         self._epoch, self._batches = -1, []
@@ -120,5 +136,7 @@ class BatchStream:
         epoch, k = divmod(step, self.per_epoch)
         if epoch != self._epoch:
             self._epoch = epoch
-            self._batches = batch_schedule(self.lengths, self.batch_size, self.seed, epoch)
+            self._batches = batch_schedule(
+                self.lengths, self.batch_size, self.seed, epoch, self.curriculum
+            )
         return collate([self.examples[i] for i in self._batches[k]], self.pad_id)

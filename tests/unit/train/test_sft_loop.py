@@ -69,6 +69,22 @@ def test_batch_schedule_is_a_deterministic_partition_with_little_padding():
     assert padded < 1.1 * sum(lengths)  # bucketing keeps padding under 10% here
 
 
+def test_length_curriculum_opens_epoch_0_with_the_shortest_batches():
+    lengths = [(i * 37) % 101 + 10 for i in range(300)]
+    plain = batch_schedule(lengths, 8, seed=0, epoch=0)
+    warm = batch_schedule(lengths, 8, seed=0, epoch=0, curriculum=0.5)
+    mean = lambda b: sum(lengths[i] for i in b) / len(b)  # noqa: E731
+    head = warm[:19]  # ceil(0.5 * 38 batches)
+    assert sorted(map(sorted, warm)) == sorted(map(sorted, plain))  # same batches, reordered
+    assert [mean(b) for b in head] == sorted(mean(b) for b in head)
+    assert max(mean(b) for b in head) <= min(mean(b) for b in warm[19:])
+    assert warm[19:] == [b for b in plain if b not in head]  # the rest keeps its shuffled order
+    assert batch_schedule(lengths, 8, seed=0, epoch=1, curriculum=0.5) == batch_schedule(
+        lengths, 8, seed=0, epoch=1
+    )  # later epochs are plain
+    assert batch_schedule(lengths, 8, seed=0, epoch=0, curriculum=1.0)[0] == min(warm, key=mean)
+
+
 def test_window_metrics_are_registry_names_and_token_weighted():
     window = [
         {"ce_sum": 6.0, "n": 3, "correct": 3, "grad_norm": 1.0, "finite": True, "tokens": 10},
@@ -103,6 +119,8 @@ def test_config_loading_is_strict_and_validated():
         with_overrides(SFTConfig(), sft={"modes": ["both"]}).validate()
     with pytest.raises(ValueError, match="sft.schedule"):
         with_overrides(SFTConfig(), sft={"schedule": "step"}).validate()
+    with pytest.raises(ValueError, match="sft.length_curriculum"):
+        with_overrides(SFTConfig(), sft={"length_curriculum": 1.5}).validate()
     cfg = with_overrides(preset("sft-synth-cpu"), run={"seed": 3}, sft={"modes": ["combined"]})
     assert cfg.run.seed == 3 and cfg.sft.modes == ("combined",)
 
