@@ -202,6 +202,18 @@ PRESETS: dict[str, SFTConfig] = {
         optim={"lr": 1.5e-3, "weight_decay": 0.01, "warmup_steps": 100},
         run={"root": "runs/stage1", "name": "sft-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
     ),
+    # The campaign's recipe above left the copying plateau late and at a seed-dependent
+    # time; opening the first epoch with its shortest half and a lower lr gets every seed
+    # out within the budget (README, Stage 1: "Stage-1 budget probes").
+    "sft-synth-cpu-curriculum": _preset(
+        stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
+        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 8, "weak_snapshot_frac": 0.25,
+             "vocab_size": 1024, "prompt_loss_weight": 1.0, "amp": "bf16",
+             "length_curriculum": 0.5},
+        optim={"lr": 7e-4, "weight_decay": 0.01, "warmup_steps": 100},
+        run={"root": "runs/stage1", "name": "sft-synth-curriculum", "steps": 0, "eval_every": 0,
+             "checkpoint_every": 500},
+    ),
     "rctp-synth-cpu": _preset(
         stage="rctp", model={"path": "runs/stage1/sft-synth/final"}, tasks=_SYNTH_TASKS,
         sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "bf16"},
