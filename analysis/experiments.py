@@ -18,6 +18,9 @@ Design of the campaign (see README "Experiments"):
 - ``stage1``: per seed, SFT of the tiny Qwen2 from scratch on the synth suite
   (``sft-synth-cpu``) and RCTP-FT from it (``rctp-synth-cpu``; failures sampled from the
   SFT run's early ``weak`` snapshot).
+- ``stage1-curriculum``: the same with ``sft-synth-cpu-curriculum`` (length warm-up, lr
+  7e-4), the recipe that reaches the Stage-1 regime within the budget; RL does not start
+  from it yet.
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC-GRPO}, per seed, each RL run
   starting from the Stage-1 checkpoints of the same seed.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
@@ -67,10 +70,10 @@ class RunSpec:
         return base + (list(self.resume_flag) if resume else [])
 
 
-def _stage1(seed: int) -> list[RunSpec]:
-    sft, rctp = f"sft-s{seed}", f"rctp-s{seed}"
+def _stage1(seed: int, sft_preset: str = "sft-synth-cpu", prefix: str = "") -> list[RunSpec]:
+    sft, rctp = f"{prefix}sft-s{seed}", f"{prefix}rctp-s{seed}"
     return [
-        RunSpec(sft, ("sft", "--preset", "sft-synth-cpu", "--run.seed", str(seed))),
+        RunSpec(sft, ("sft", "--preset", sft_preset, "--run.seed", str(seed))),
         RunSpec(
             rctp,
             (
@@ -119,6 +122,8 @@ def build_campaign(seeds: tuple[int, ...] = SEEDS) -> Campaign:
     for seed in seeds:
         for spec in _stage1(seed):
             camp.add("stage1", spec)
+        for spec in _stage1(seed, "sft-synth-cpu-curriculum", prefix="cur-"):
+            camp.add("stage1-curriculum", spec)
         for preset, init in FACTORIAL.items():
             camp.add("factorial", _rl(preset, f"{init}-s{seed}", seed))
         for preset in BASELINES if seed in BASELINE_SEEDS else ():

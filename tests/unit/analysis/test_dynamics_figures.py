@@ -18,6 +18,7 @@ from analysis.figures import (  # noqa: E402
     fig_rl_factorial,
     fig_rl_modes,
     fig_stage1,
+    fig_stage1_budget,
 )
 from analysis.runs import load_run  # noqa: E402
 
@@ -95,6 +96,24 @@ def test_stage1_figure(tmp_path):
     assert heights == [0.05, 0.6, 0.7]
     widths = sorted(round(p.get_width(), 3) for p in fig.axes[2].patches)
     assert widths == [0.25, 0.75]
+
+
+def test_stage1_budget_figure(tmp_path):
+    def stage1(prefix, sft_success, high, low):
+        sft = _run(tmp_path, f"{prefix}sft", "sft-synth-cpu", 0, [], stage="sft",
+                   final={"sft/eval_combined": sft_success})  # fmt: skip
+        rows = [{"step": s, "loss/sft": 2.0 / s, "perf/cpu_time_s": 10.0 * s} for s in (1, 2, 3)]
+        (sft / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        rctp = _run(tmp_path, f"{prefix}rctp", "rctp-synth-cpu", 0, [], stage="rctp",
+                    final={"sft/eval_combined": high, "sft/eval_combined_low": low})  # fmt: skip
+        return [sft, rctp]
+
+    runs = {"stage1": stage1("a-", 0.1, 0.2, 0.0), "stage1-curriculum": stage1("b-", 0.6, 0.8, 0.05)}
+    fig = fig_stage1_budget.make_figure(runs)
+    assert len(fig.axes[0].lines) == 2 + 1  # one loss curve per recipe + the budget line
+    assert fig.axes[0].lines[0].get_xdata().tolist() == [10.0, 20.0, 30.0]
+    heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
+    assert heights == [0.0, 0.05, 0.1, 0.2, 0.6, 0.8]
 
 
 def test_band_uses_the_seeds_that_logged_a_step(tmp_path):
