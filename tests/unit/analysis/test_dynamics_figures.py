@@ -108,7 +108,10 @@ def test_stage1_budget_figure(tmp_path):
                     final={"sft/eval_combined": high, "sft/eval_combined_low": low})  # fmt: skip
         return [sft, rctp]
 
-    runs = {"stage1": stage1("a-", 0.1, 0.2, 0.0), "stage1-curriculum": stage1("b-", 0.6, 0.8, 0.05)}
+    runs = {
+        "stage1": stage1("a-", 0.1, 0.2, 0.0),
+        "stage1-curriculum": stage1("b-", 0.6, 0.8, 0.05),
+    }
     fig = fig_stage1_budget.make_figure(runs)
     assert len(fig.axes[0].lines) == 2 + 1  # one loss curve per recipe + the budget line
     assert fig.axes[0].lines[0].get_xdata().tolist() == [10.0, 20.0, 30.0]
