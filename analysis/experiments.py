@@ -19,8 +19,8 @@ Design of the campaign (see README "Experiments"):
   (``sft-synth-cpu``) and RCTP-FT from it (``rctp-synth-cpu``; failures sampled from the
   SFT run's early ``weak`` snapshot).
 - ``stage1-curriculum``: the same with ``sft-synth-cpu-curriculum`` (length warm-up, lr
-  7e-4), the recipe that reaches the Stage-1 regime within the budget; RL does not start
-  from it yet.
+  7e-4), which leaves the copying plateau within the 15-minute budget on every seed tried;
+  RL does not start from it yet.
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC-GRPO}, per seed, each RL run
   starting from the Stage-1 checkpoints of the same seed.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,

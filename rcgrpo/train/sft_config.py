@@ -203,8 +203,8 @@ PRESETS: dict[str, SFTConfig] = {
         run={"root": "runs/stage1", "name": "sft-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
     ),
     # The campaign's recipe above left the copying plateau late and at a seed-dependent
-    # time; opening the first epoch with its shortest half and a lower lr gets every seed
-    # out within the budget (README, Stage 1: "Stage-1 budget probes").
+    # time; opening the first epoch with its shortest half and a lower lr got every seed
+    # tried out of it after ~8 CPU minutes (README, Stage 1: "Stage-1 budget probes").
     "sft-synth-cpu-curriculum": _preset(
         stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
         sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 8, "weak_snapshot_frac": 0.25,
