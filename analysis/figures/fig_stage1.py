@@ -88,14 +88,20 @@ def _failure_modes(ax, rctp: list[Run]) -> None:
     ax.set_xlabel(f"share of failure trajectories (n = {round(total)})")
 
 
+def by_stage(paths) -> dict[str, list[Run]]:
+    """Stage-1 runs grouped by their config's ``stage`` (``sft`` / ``rctp``)."""
+    out: dict[str, list[Run]] = {}
+    for run in load_runs(p for p in paths if p is not None):
+        out.setdefault(run.config.get("stage", "sft"), []).append(run)
+    return out
+
+
 def make_figure(runs: dict) -> Figure:
-    by_stage: dict[str, list[Run]] = {}
-    for run in load_runs(p for p in runs["stage1"] if p is not None):
-        by_stage.setdefault(run.config.get("stage", "sft"), []).append(run)
+    stages = by_stage(runs["stage1"])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), constrained_layout=True)
         ax = axes[0]
-        for k, run in enumerate(by_stage.get("sft", [])):
+        for k, run in enumerate(stages.get("sft", [])):
             df = run.metrics
             if "loss/sft" in df:
                 loss = df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean()
@@ -105,8 +111,8 @@ def make_figure(runs: dict) -> Figure:
         ax.set_xlabel("SFT step")
         ax.set_ylabel("SFT loss (nats/token)")
         ax.legend()
-        _bars(axes[1], by_stage)
-        _failure_modes(axes[2], by_stage.get("rctp", []))
+        _bars(axes[1], stages)
+        _failure_modes(axes[2], stages.get("rctp", []))
         for k, a in enumerate(axes):
             fs.panel_label(a, "abc"[k])
     return fig

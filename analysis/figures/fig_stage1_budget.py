@@ -15,7 +15,8 @@ import numpy as np
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
-from analysis.runs import Run, load_runs
+from analysis.figures.fig_stage1 import by_stage
+from analysis.runs import Run
 from analysis.theory import figstyle as fs
 
 REQUIRES: tuple[str, ...] = ("stage1", "stage1-curriculum")
@@ -37,13 +38,6 @@ RECIPES = (
 BARS = (("SFT", "sft", ""), ("RCTP-FT high", "rctp", ""), ("RCTP-FT low", "rctp", "_low"))
 
 
-def _by_stage(paths) -> dict[str, list[Run]]:
-    out: dict[str, list[Run]] = {}
-    for run in load_runs(p for p in paths if p is not None):
-        out.setdefault(run.config.get("stage", "sft"), []).append(run)
-    return out
-
-
 def _final(run: Run, suffix: str) -> float:
     return float(run.summary.get("final_metrics", {}).get(f"sft/eval_combined{suffix}", np.nan))
 
@@ -53,7 +47,7 @@ def make_figure(runs: dict) -> Figure:
         fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.4), constrained_layout=True)
         width = 0.8 / len(RECIPES)
         for k, (exp, label, colour) in enumerate(RECIPES):
-            stages = _by_stage(runs.get(exp, []))
+            stages = by_stage(runs.get(exp, []))
             for i, run in enumerate(stages.get("sft", [])):
                 df = run.metrics
                 if "loss/sft" not in df or "perf/cpu_time_s" not in df:

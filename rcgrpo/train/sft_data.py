@@ -82,10 +82,14 @@ def batch_schedule(
         batches += [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
     rng.shuffle(batches)
     if epoch == 0 and curriculum > 0:
-        by_length = sorted(batches, key=lambda b: sum(lengths[i] for i in b) / len(b))
-        head = by_length[: math.ceil(curriculum * len(batches))]
-        chosen = {id(b) for b in head}
-        batches = head + [b for b in batches if id(b) not in chosen]
+
+        def mean_length(j: int) -> float:
+            return sum(lengths[i] for i in batches[j]) / len(batches[j])
+
+        ranked = sorted(range(len(batches)), key=mean_length)
+        head = ranked[: math.ceil(curriculum * len(batches))]
+        rest = sorted(set(range(len(batches))) - set(head))
+        batches = [batches[j] for j in head + rest]
     return batches
 
 
