@@ -62,15 +62,30 @@ def sft_loss(logits: torch.Tensor, input_ids: torch.Tensor, loss_mask: torch.Ten
     return ce / n.clamp(min=1), n, correct
 
 
-def lr_factor(step: int, total: int, warmup: int, schedule: str, min_ratio: float) -> float:
+def lr_factor(
+    step: int, total: int, warmup: int, schedule: str, min_ratio: float, decay_frac: float = 0.2
+) -> float:
     """Multiplier of the base lr at ``step`` (0-based): linear warm-up over ``warmup`` steps,
-    then cosine / linear decay to ``min_ratio`` at ``total``, or constant."""
+    then one of
+
+    - cosine:   m + (1 - m) * (1 + cos(pi * p)) / 2,  p = (step - warmup) / (total - warmup)
+    - linear:   m + (1 - m) * (1 - p)
+    - constant: 1
+    - wsd:      1 until the last ``decay_frac`` of the steps, then linear to m
+      (warmup-stable-decay, Hu et al. 2024 "MiniCPM"):  m + (1 - m) * min(1, (1 - p) / d)
+
+    with m = ``min_ratio`` and d = ``decay_frac``."""
     if warmup > 0 and step < warmup:
         return (step + 1) / warmup
     if schedule == "constant" or total <= warmup:
         return 1.0
     progress = min(1.0, (step - warmup) / max(1, total - warmup))
-    shape = 0.5 * (1 + math.cos(math.pi * progress)) if schedule == "cosine" else 1 - progress
+    if schedule == "cosine":
+        shape = 0.5 * (1 + math.cos(math.pi * progress))
+    elif schedule == "wsd":
+        shape = min(1.0, (1 - progress) / decay_frac) if decay_frac > 0 else 1.0
+    else:
+        shape = 1 - progress
     return min_ratio + (1 - min_ratio) * shape
 
 
@@ -217,7 +232,9 @@ def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks,
     model.train()
     bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
     while step < total:
-        lr = o.lr * lr_factor(step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio)
+        lr = o.lr * lr_factor(
+            step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio, cfg.sft.decay_frac
+        )
         s = cfg.sft
         window.append(
             train_step(model, opt, stream(step), lr, o.max_grad_norm, s.prompt_loss_weight, s.amp)

@@ -22,7 +22,7 @@ from typing import Any
 from rcgrpo.train.config import ModelConfig, OptimConfig, RunConfig, TaskConfig, from_dict
 
 STAGES = ("sft", "rctp")
-SCHEDULES = ("cosine", "linear", "constant")
+SCHEDULES = ("cosine", "linear", "constant", "wsd")
 EPISODE_MODES = ("multi_turn", "combined")
 EVAL_CONDITIONS = ("none", "high", "low")
 AMP_MODES = ("none", "bf16")
@@ -39,9 +39,11 @@ class StageConfig:
     """Sequences per optimizer step (paper: 16)."""
     schedule: str = "cosine"
     """Learning-rate decay after the linear warm-up (``optim.warmup_steps``):
-    cosine | linear | constant."""
+    cosine | linear | constant | wsd (constant, then linear over the last ``decay_frac``)."""
     min_lr_ratio: float = 0.1
-    """Final learning rate as a fraction of ``optim.lr`` (cosine / linear)."""
+    """Final learning rate as a fraction of ``optim.lr`` (cosine / linear / wsd)."""
+    decay_frac: float = 0.2
+    """wsd only: fraction of the steps spent in the final linear decay."""
     length_curriculum: float = 0.0
     """Length warm-up: the first epoch opens with this fraction of its batches, shortest
     first (``rcgrpo.train.sft_data.batch_schedule``); 0 = plain shuffled batches."""
@@ -152,6 +154,8 @@ class SFTConfig:
             raise ValueError("sft.length_curriculum must be in [0, 1]")
         if self.sft.prompt_loss_weight < 0:
             raise ValueError("sft.prompt_loss_weight must be >= 0")
+        if not 0.0 < self.sft.decay_frac <= 1.0:
+            raise ValueError("sft.decay_frac must be in (0, 1]")
         if not 0.0 <= self.sft.min_lr_ratio <= 1.0:
             raise ValueError("sft.min_lr_ratio must be in [0, 1]")
         if self.failures.max_rounds < 1 or self.failures.temperature < 0:

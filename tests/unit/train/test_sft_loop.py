@@ -58,6 +58,21 @@ def test_lr_factor_warmup_cosine_linear_constant():
     assert lr_factor(13, 14, 4, "constant", 0.1) == 1.0
 
 
+def test_lr_factor_wsd_is_flat_then_decays_linearly_over_the_last_fraction():
+    # warm-up 4, then 100 post-warm-up steps; decay_frac 0.2 -> flat up to p = 0.8 (step 84),
+    # then linear to 0.1 at step 104: at p = 0.9 (step 94) the factor is 0.1 + 0.9 * 0.5.
+    assert lr_factor(3, 104, 4, "wsd", 0.1, 0.2) == 1.0
+    assert lr_factor(50, 104, 4, "wsd", 0.1, 0.2) == 1.0
+    assert lr_factor(84, 104, 4, "wsd", 0.1, 0.2) == pytest.approx(1.0)
+    assert lr_factor(94, 104, 4, "wsd", 0.1, 0.2) == pytest.approx(0.55)
+    assert lr_factor(104, 104, 4, "wsd", 0.1, 0.2) == pytest.approx(0.1)
+    # decay_frac 1 is the linear schedule
+    assert all(
+        lr_factor(s, 104, 4, "wsd", 0.1, 1.0) == pytest.approx(lr_factor(s, 104, 4, "linear", 0.1))
+        for s in range(105)
+    )
+
+
 def test_batch_schedule_is_a_deterministic_partition_with_little_padding():
     lengths = [(i * 37) % 101 + 10 for i in range(300)]
     a = batch_schedule(lengths, 8, seed=0, epoch=0)
@@ -119,6 +134,8 @@ def test_config_loading_is_strict_and_validated():
         with_overrides(SFTConfig(), sft={"modes": ["both"]}).validate()
     with pytest.raises(ValueError, match="sft.schedule"):
         with_overrides(SFTConfig(), sft={"schedule": "step"}).validate()
+    with pytest.raises(ValueError, match="sft.decay_frac"):
+        with_overrides(SFTConfig(), sft={"schedule": "wsd", "decay_frac": 0.0}).validate()
     with pytest.raises(ValueError, match="sft.length_curriculum"):
         with_overrides(SFTConfig(), sft={"length_curriculum": 1.5}).validate()
     cfg = with_overrides(preset("sft-synth-cpu"), run={"seed": 3}, sft={"modes": ["combined"]})
