@@ -21,6 +21,8 @@ Design of the campaign (see README "Experiments"):
 - ``stage1-curriculum``: the same with ``sft-synth-cpu-curriculum`` (length warm-up, lr
   7e-4), which leaves the copying plateau within the 15-minute budget on every seed tried;
   RL does not start from it yet.
+- ``stage1-wsd``: the curriculum recipe with a warmup-stable-decay lr schedule, AdamW
+  beta2 0.95 and 2.1 epochs (``sft-synth-cpu-wsd``); RL does not start from it yet.
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC-GRPO}, per seed, each RL run
   starting from the Stage-1 checkpoints of the same seed.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
@@ -124,6 +126,8 @@ def build_campaign(seeds: tuple[int, ...] = SEEDS) -> Campaign:
             camp.add("stage1", spec)
         for spec in _stage1(seed, "sft-synth-cpu-curriculum", prefix="cur-"):
             camp.add("stage1-curriculum", spec)
+        for spec in _stage1(seed, "sft-synth-cpu-wsd", prefix="wsd-"):
+            camp.add("stage1-wsd", spec)
         for preset, init in FACTORIAL.items():
             camp.add("factorial", _rl(preset, f"{init}-s{seed}", seed))
         for preset in BASELINES if seed in BASELINE_SEEDS else ():

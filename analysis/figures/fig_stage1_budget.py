@@ -1,10 +1,10 @@
-r"""Stage-1 budget: the campaign's SFT recipe vs the length-curriculum recipe (CPU).
+r"""Stage-1 budget: the campaign's SFT recipe vs the length-curriculum recipes (CPU).
 
 (a) SFT loss on assistant tokens (trailing mean over 100 steps) against the run's own CPU
-time, one line per seed: the campaign's ``sft-synth-cpu`` (grey) and
-``sft-synth-cpu-curriculum`` (colour); the dotted vertical line is the issue's 15-minute
-budget. The curriculum run's first 625 steps are its shortest batches, so its early loss is
-not comparable. (b) Final held-out success (greedy, the run's own evaluation) of SFT and of
+time, one line per seed: the campaign's ``sft-synth-cpu`` (grey),
+``sft-synth-cpu-curriculum`` (cosine lr) and ``sft-synth-cpu-wsd`` (warmup-stable-decay lr,
+beta2 0.95, 2.1 epochs); the dotted vertical line is the issue's 15-minute budget. A curriculum run's
+first 625 steps are its shortest batches, so its early loss is not comparable. (b) Final held-out success (greedy, the run's own evaluation) of SFT and of
 RCTP-FT under ``<|high_reward|>`` and ``<|low_reward|>``, per recipe: bar = seed mean, dots =
 seeds; dotted lines: the targets 0.5 and 0.1.
 """
@@ -19,10 +19,11 @@ from analysis.figures.fig_stage1 import by_stage
 from analysis.runs import Run
 from analysis.theory import figstyle as fs
 
-REQUIRES: tuple[str, ...] = ("stage1", "stage1-curriculum")
+REQUIRES: tuple[str, ...] = ("stage1", "stage1-curriculum", "stage1-wsd")
 CAPTION = (
     "Stage-1 budget (tiny Qwen2 from scratch, synth suite, one CPU core per run): (a) SFT loss "
-    "against CPU time per seed, campaign recipe (grey) vs length curriculum (colour), dotted: "
+    "against CPU time per seed, campaign recipe (grey) vs length curriculum with cosine and with "
+    "warmup-stable-decay lr (colours), dotted: "
     "15 CPU minutes; (b) held-out success of SFT and RCTP-FT (high / low token) per recipe, "
     "bars = seed mean, dots = seeds."
 )
@@ -33,7 +34,8 @@ BUDGET_S = 900.0
 GREY = "#999999"
 RECIPES = (
     ("stage1", "campaign recipe", GREY),
-    ("stage1-curriculum", "length curriculum", fs.VERMILION),
+    ("stage1-curriculum", "curriculum, cosine lr", fs.VERMILION),
+    ("stage1-wsd", "curriculum, WSD lr", fs.BLUE),
 )
 BARS = (("SFT", "sft", ""), ("RCTP-FT high", "rctp", ""), ("RCTP-FT low", "rctp", "_low"))
 

@@ -111,12 +111,16 @@ def test_stage1_budget_figure(tmp_path):
     runs = {
         "stage1": stage1("a-", 0.1, 0.2, 0.0),
         "stage1-curriculum": stage1("b-", 0.6, 0.8, 0.05),
+        "stage1-wsd": stage1("c-", 0.7, 0.9, 0.02),
     }
     fig = fig_stage1_budget.make_figure(runs)
-    assert len(fig.axes[0].lines) == 2 + 1  # one loss curve per recipe + the budget line
+    assert len(fig.axes[0].lines) == 3 + 1  # one loss curve per recipe + the budget line
     assert fig.axes[0].lines[0].get_xdata().tolist() == [10.0, 20.0, 30.0]
     heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
-    assert heights == [0.0, 0.05, 0.1, 0.2, 0.6, 0.8]
+    assert heights == [0.0, 0.02, 0.05, 0.1, 0.2, 0.6, 0.7, 0.8, 0.9]
+    # a recipe whose runs are missing draws nothing (the figure still builds)
+    del runs["stage1-wsd"]
+    assert len(fig_stage1_budget.make_figure(runs).axes[1].patches) == 6
 
 
 def test_band_uses_the_seeds_that_logged_a_step(tmp_path):
