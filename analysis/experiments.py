@@ -25,6 +25,8 @@ Design of the campaign (see README "Experiments"):
   beta2 0.95 and 2.1 epochs (``sft-synth-cpu-wsd``); RL does not start from it yet.
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC-GRPO}, per seed, each RL run
   starting from the Stage-1 checkpoints of the same seed.
+- ``factorial-wsd``: the same 2×2 from the ``stage1-wsd`` checkpoints (``WSD_RL_SEEDS``):
+  RL from a Stage 1 in the intended regime (SFT ≈ 0.6).
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint.
 """
@@ -47,6 +49,8 @@ MARKER = ".complete"
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = (0,)
 """Seeds of the baseline runs (one seed: the 2-core budget goes to the factorial first)."""
+WSD_RL_SEEDS = (0,)
+"""Seeds of ``factorial-wsd`` (one seed so far: it was added after the main campaign)."""
 RL_STEPS = 30
 """RL steps per Stage-2 run of the campaign (the CPU presets' values otherwise): 16 runs of
 ~6-8 CPU minutes fit the 2-core budget next to Stage 1."""
@@ -94,9 +98,9 @@ def _stage1(seed: int, sft_preset: str = "sft-synth-cpu", prefix: str = "") -> l
     ]
 
 
-def _rl(preset: str, init_run: str, seed: int) -> RunSpec:
+def _rl(preset: str, init_run: str, seed: int, prefix: str = "") -> RunSpec:
     return RunSpec(
-        f"{preset}-s{seed}",
+        f"{prefix}{preset}-s{seed}",
         ("train", "--preset", preset, "--run.seed", str(seed), "--run.steps", str(RL_STEPS),
          "--run.eval-every", str(RL_EVAL_EVERY), "--init", str(CAMPAIGN / init_run / "final")),
         needs=(init_run,),
@@ -132,6 +136,8 @@ def build_campaign(seeds: tuple[int, ...] = SEEDS) -> Campaign:
             camp.add("factorial", _rl(preset, f"{init}-s{seed}", seed))
         for preset in BASELINES if seed in BASELINE_SEEDS else ():
             camp.add("baselines", _rl(preset, f"sft-s{seed}", seed))
+        for preset, init in FACTORIAL.items() if seed in WSD_RL_SEEDS else ():
+            camp.add("factorial-wsd", _rl(preset, f"wsd-{init}-s{seed}", seed, prefix="wsd-"))
     return camp
 
 
