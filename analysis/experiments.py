@@ -49,8 +49,8 @@ MARKER = ".complete"
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = (0,)
 """Seeds of the baseline runs (one seed: the 2-core budget goes to the factorial first)."""
-WSD_RL_SEEDS = (0,)
-"""Seeds of ``factorial-wsd`` (one seed so far: it was added after the main campaign)."""
+WSD_RL_SEEDS = (0, 1, 2)
+"""Seeds of ``factorial-wsd`` (RL from the ``stage1-wsd`` checkpoints)."""
 RL_STEPS = 30
 """RL steps per Stage-2 run of the campaign (the CPU presets' values otherwise): 16 runs of
 ~6-8 CPU minutes fit the 2-core budget next to Stage 1."""
