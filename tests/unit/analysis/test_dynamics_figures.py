@@ -15,8 +15,10 @@ from analysis.figures import dynamics as dyn  # noqa: E402
 from analysis.figures import (  # noqa: E402
     fig_rl_baselines,
     fig_rl_collapse,
+    fig_rl_collapse_wsd,
     fig_rl_factorial,
     fig_rl_modes,
+    fig_rl_wsd,
     fig_stage1,
     fig_stage1_budget,
 )
@@ -83,6 +85,12 @@ def test_rl_figures_draw_every_arm(tmp_path):
     fig_rl_factorial.make_figure(runs)
     fig = fig_rl_baselines.make_figure(runs)
     assert len(fig.axes[1].lines) == 4  # grpo, rcgrpo (seed 0) + two baselines
+    # the factorial-wsd figures draw the same arms from their own experiment
+    wsd = {"factorial-wsd": fact}
+    assert len(fig_rl_collapse_wsd.make_figure(wsd).axes[0].lines) == 8
+    assert len(fig_rl_wsd.make_figure(wsd).axes[1].patches) == len(
+        fig_rl_factorial.make_figure(runs).axes[1].patches
+    )
 
 
 def test_stage1_figure(tmp_path):

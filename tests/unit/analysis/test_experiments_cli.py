@@ -31,7 +31,12 @@ def test_campaign_command_parses(name, resume):
 
 def test_experiments_cover_the_factorial_and_seeds():
     assert set(CAMPAIGN.experiments) == {
-        "stage1", "stage1-curriculum", "stage1-wsd", "factorial", "factorial-wsd", "baselines"
+        "stage1",
+        "stage1-curriculum",
+        "stage1-wsd",
+        "factorial",
+        "factorial-wsd",
+        "baselines",
     }
     assert len(CAMPAIGN.experiments["factorial-wsd"]) == 4 * len(ex.WSD_RL_SEEDS)
     assert len(CAMPAIGN.experiments["stage1-curriculum"]) == 2 * len(ex.SEEDS)
