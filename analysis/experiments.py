@@ -22,7 +22,8 @@ Design of the campaign (see README "Experiments"):
   7e-4), which leaves the copying plateau within the 15-minute budget on every seed tried;
   RL does not start from it yet.
 - ``stage1-wsd``: the curriculum recipe with a warmup-stable-decay lr schedule, AdamW
-  beta2 0.95 and 2.1 epochs (``sft-synth-cpu-wsd``); RL does not start from it yet.
+  beta2 0.95 and 2.1 epochs (``sft-synth-cpu-wsd``): the recipe that meets the Stage-1
+  targets; ``factorial-wsd`` starts from it.
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC-GRPO}, per seed, each RL run
   starting from the Stage-1 checkpoints of the same seed.
 - ``factorial-wsd``: the same 2×2 from the ``stage1-wsd`` checkpoints (``WSD_RL_SEEDS``):

@@ -2,9 +2,10 @@ r"""Stage-1 budget: the campaign's SFT recipe vs the length-curriculum recipes (
 
 (a) SFT loss on assistant tokens (trailing mean over 100 steps) against the run's own CPU
 time, one line per seed: the campaign's ``sft-synth-cpu`` (grey),
-``sft-synth-cpu-curriculum`` (cosine lr) and ``sft-synth-cpu-wsd`` (warmup-stable-decay lr,
-beta2 0.95, 2.1 epochs); the dotted vertical line is the issue's 15-minute budget. A curriculum run's
-first 625 steps are its shortest batches, so its early loss is not comparable. (b) Final held-out success (greedy, the run's own evaluation) of SFT and of
+``sft-synth-cpu-curriculum`` (cosine lr) and ``sft-synth-cpu-wsd`` (warmup-stable-decay
+lr, beta2 0.95, 2.1 epochs); the dotted vertical line is the issue's 15-minute budget. A
+curriculum run's first 625 steps are its shortest batches, so its early loss is not
+comparable. (b) Final held-out success (greedy, the run's own evaluation) of SFT and of
 RCTP-FT under ``<|high_reward|>`` and ``<|low_reward|>``, per recipe: bar = seed mean, dots =
 seeds; dotted lines: the targets 0.5 and 0.1.
 """

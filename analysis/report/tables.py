@@ -76,7 +76,7 @@ STAGE1 = TableSpec(
         Row(("curr.\\ + WSD", "SFT", "none"), E["wsd_sft"]),
         Row(("", "RCTP-FT", "high / low"), E["wsd_rctp"]),
     ),
-    note="Recipes: campaign = \\texttt{sft-synth-cpu} (the RL experiments start from it), "
+    note="Recipes: campaign = \\texttt{sft-synth-cpu} (the RL rows not marked WSD start from it), "
     "curriculum = \\texttt{sft-synth-cpu-curriculum}, curr.\\ + WSD = "
     "\\texttt{sft-synth-cpu-wsd}; RCTP-FT = \\texttt{rctp-synth-cpu} from each. "
     "Mode separation $\\mu_h-\\mu_l$ = success under \\texttt{<|high\\_reward|>} minus "

@@ -43,7 +43,7 @@ class StageConfig:
     min_lr_ratio: float = 0.1
     """Final learning rate as a fraction of ``optim.lr`` (cosine / linear / wsd)."""
     decay_frac: float = 0.2
-    """wsd only: fraction of the steps spent in the final linear decay."""
+    """wsd only: fraction of the post-warm-up steps spent in the final linear decay."""
     length_curriculum: float = 0.0
     """Length warm-up: the first epoch opens with this fraction of its batches, shortest
     first (``rcgrpo.train.sft_data.batch_schedule``); 0 = plain shuffled batches."""
@@ -219,7 +219,7 @@ PRESETS: dict[str, SFTConfig] = {
              "checkpoint_every": 500},
     ),
     # The curriculum recipe with a warmup-stable-decay schedule (the lr stays at its peak
-    # after the drop instead of having decayed to ~1/3 of it under cosine; the last 20% of
+    # after the drop instead of having decayed to ~40% of it under cosine; the last 20% of
     # the steps anneal) and AdamW beta2 0.95 (a faster second-moment estimate, as GPT-style
     # pre-training uses); 2.1 epochs fit the 15-CPU-minute budget (README, Stage-1 probes).
     "sft-synth-cpu-wsd": _preset(
