@@ -30,6 +30,7 @@ Design of the campaign (see README "Experiments"):
   RL from a Stage 1 in the intended regime (SFT ≈ 0.6).
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint.
+- ``baselines-wsd``: the same from the ``stage1-wsd`` SFT checkpoint (``BASELINE_SEEDS``).
 """
 
 from __future__ import annotations
@@ -139,6 +140,8 @@ def build_campaign(seeds: tuple[int, ...] = SEEDS) -> Campaign:
             camp.add("baselines", _rl(preset, f"sft-s{seed}", seed))
         for preset, init in FACTORIAL.items() if seed in WSD_RL_SEEDS else ():
             camp.add("factorial-wsd", _rl(preset, f"wsd-{init}-s{seed}", seed, prefix="wsd-"))
+        for preset in BASELINES if seed in BASELINE_SEEDS else ():
+            camp.add("baselines-wsd", _rl(preset, f"wsd-sft-s{seed}", seed, prefix="wsd-"))
     return camp
 
 

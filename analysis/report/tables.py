@@ -44,6 +44,11 @@ EXPERIMENTS: dict[str, str] = {
     "entropy": "cpu-entropy",  # SFT + GRPO with an entropy bonus
     "hightemp": "cpu-hightemp",  # SFT + GRPO at sampling temperature 1.5
     "drgrpo": "cpu-drgrpo",  # SFT + Dr. GRPO (no std scaling, length-free aggregation)
+    # the same fixes from the curriculum + WSD SFT checkpoint (experiment baselines-wsd)
+    "wsd_dapo": "wsd-cpu-dapo",
+    "wsd_entropy": "wsd-cpu-entropy",
+    "wsd_hightemp": "wsd-cpu-hightemp",
+    "wsd_drgrpo": "wsd-cpu-drgrpo",
 }
 E = EXPERIMENTS
 SUCCESS = "reward/eval_success"
@@ -176,6 +181,15 @@ SEPARATION = TableSpec(
     "$p^G+(1-p)^G=0.0625$ at $G=5$).",
 )
 
+BASELINE_ROWS = (
+    ("GRPO", "sft_grpo"),
+    ("GRPO + DAPO", "dapo"),
+    ("GRPO + entropy bonus", "entropy"),
+    ("GRPO, $\\tau=1.5$", "hightemp"),
+    ("Dr.~GRPO", "drgrpo"),
+    ("RC-GRPO (RCTP-FT)", "rctp_rc"),
+)
+
 BASELINES = TableSpec(
     name="baselines",
     caption="Known fixes for advantage collapse, all from the same SFT checkpoint, against "
@@ -190,17 +204,15 @@ BASELINES = TableSpec(
         Column("KL", mean_over_training("policy/kl_ref"), 3),
         Column("s/step", mean_over_training("perf/time_step_s"), 1),
     ),
-    rows=(
-        Row(("GRPO",), E["sft_grpo"]),
-        Row(("GRPO + DAPO",), E["dapo"]),
-        Row(("GRPO + entropy bonus",), E["entropy"]),
-        Row(("GRPO, $\\tau=1.5$",), E["hightemp"]),
-        Row(("Dr.~GRPO",), E["drgrpo"]),
-        Row(("RC-GRPO (RCTP-FT)",), E["rctp_rc"]),
+    rows=tuple(
+        Row((f"{name}{tag}",), E[f"{prefix}{key}"])
+        for tag, prefix in (("", ""), (", WSD", "wsd_"))
+        for name, key in BASELINE_ROWS
     ),
     size="footnotesize",
     colsep="3pt",
-    note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT). Final = held-out "
+    note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT); rows marked WSD from "
+    "the \\texttt{sft-synth-cpu-wsd} Stage 1 (the fixes: one seed). Final = held-out "
     "success after the last step; gap late as in \\cref{tab:collapse}; KL to $\\pi_{\\mathrm{ref}}$ "
     "($k_3$). DAPO's statistics describe every generated group, including those it then "
     "dropped. Time per step on the shared 2-core machine (one torch thread).",

@@ -14,6 +14,7 @@ from scipy import stats  # noqa: E402
 from analysis.figures import dynamics as dyn  # noqa: E402
 from analysis.figures import (  # noqa: E402
     fig_rl_baselines,
+    fig_rl_baselines_wsd,
     fig_rl_collapse,
     fig_rl_collapse_wsd,
     fig_rl_factorial,
@@ -86,7 +87,8 @@ def test_rl_figures_draw_every_arm(tmp_path):
     fig = fig_rl_baselines.make_figure(runs)
     assert len(fig.axes[1].lines) == 4  # grpo, rcgrpo (seed 0) + two baselines
     # the factorial-wsd figures draw the same arms from their own experiment
-    wsd = {"factorial-wsd": fact}
+    wsd = {"factorial-wsd": fact, "baselines-wsd": base}
+    assert len(fig_rl_baselines_wsd.make_figure(wsd).axes[1].lines) == 4
     assert len(fig_rl_collapse_wsd.make_figure(wsd).axes[0].lines) == 8
     assert len(fig_rl_wsd.make_figure(wsd).axes[1].patches) == len(
         fig_rl_factorial.make_figure(runs).axes[1].patches

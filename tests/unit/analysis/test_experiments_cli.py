@@ -37,8 +37,11 @@ def test_experiments_cover_the_factorial_and_seeds():
         "factorial",
         "factorial-wsd",
         "baselines",
+        "baselines-wsd",
     }
     assert len(CAMPAIGN.experiments["factorial-wsd"]) == 4 * len(ex.WSD_RL_SEEDS)
+    n_base = len(ex.BASELINES) * len(ex.BASELINE_SEEDS)
+    assert len(CAMPAIGN.experiments["baselines-wsd"]) == n_base
     assert len(CAMPAIGN.experiments["stage1-curriculum"]) == 2 * len(ex.SEEDS)
     assert len(CAMPAIGN.experiments["stage1-wsd"]) == 2 * len(ex.SEEDS)
     assert len(CAMPAIGN.experiments["factorial"]) == 4 * len(ex.SEEDS)
