@@ -27,8 +27,8 @@ TOKEN_ARMS = ("cpu-sft-rc", "cpu-rcgrpo")
 EVAL_ARMS = ("cpu-rctp-grpo", "cpu-rcgrpo")
 
 
-def make_figure(runs: dict, experiment: str = "factorial") -> Figure:
-    groups = dyn.by_preset(runs[experiment])
+def make_figure(runs: dict) -> Figure:
+    groups = dyn.by_preset(runs["factorial"])
     tok = {p: rs for p, rs in groups.items() if p in TOKEN_ARMS}
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(12, 3.3), constrained_layout=True)

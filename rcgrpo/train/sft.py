@@ -232,10 +232,8 @@ def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks,
     model.train()
     bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
     while step < total:
-        lr = o.lr * lr_factor(
-            step, total, o.warmup_steps, cfg.sft.schedule, cfg.sft.min_lr_ratio, cfg.sft.decay_frac
-        )
         s = cfg.sft
+        lr = o.lr * lr_factor(step, total, o.warmup_steps, s.schedule, s.min_lr_ratio, s.decay_frac)
         window.append(
             train_step(model, opt, stream(step), lr, o.max_grad_norm, s.prompt_loss_weight, s.amp)
         )
