@@ -73,8 +73,16 @@ class RunSpec:
     resume_flag: tuple[str, ...] = ("--run.resume",)
 
     def command(self, resume: bool) -> list[str]:
-        base = [sys.executable, "-m", "rcgrpo", *self.argv, "--run.root", str(CAMPAIGN),
-                "--run.name", self.name]  # fmt: skip
+        base = [
+            sys.executable,
+            "-m",
+            "rcgrpo",
+            *self.argv,
+            "--run.root",
+            str(CAMPAIGN),
+            "--run.name",
+            self.name,
+        ]
         return base + (list(self.resume_flag) if resume else [])
 
 
@@ -96,17 +104,28 @@ def _stage1(seed: int, sft_preset: str = "sft-synth-cpu", prefix: str = "") -> l
                 str(CAMPAIGN / sft / "weak"),
             ),
             needs=(sft,),
-        ),  # fmt: skip
+        ),
     ]
 
 
 def _rl(preset: str, init_run: str, seed: int, prefix: str = "") -> RunSpec:
     return RunSpec(
         f"{prefix}{preset}-s{seed}",
-        ("train", "--preset", preset, "--run.seed", str(seed), "--run.steps", str(RL_STEPS),
-         "--run.eval-every", str(RL_EVAL_EVERY), "--init", str(CAMPAIGN / init_run / "final")),
+        (
+            "train",
+            "--preset",
+            preset,
+            "--run.seed",
+            str(seed),
+            "--run.steps",
+            str(RL_STEPS),
+            "--run.eval-every",
+            str(RL_EVAL_EVERY),
+            "--init",
+            str(CAMPAIGN / init_run / "final"),
+        ),
         needs=(init_run,),
-    )  # fmt: skip
+    )
 
 
 FACTORIAL = {"cpu-grpo": "sft", "cpu-sft-rc": "sft", "cpu-rctp-grpo": "rctp", "cpu-rcgrpo": "rctp"}
@@ -179,8 +198,13 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_all(camp: Campaign, names: list[str], jobs: int = 2, force_train: bool = False,
-            dry_run: bool = False) -> None:  # fmt: skip
+def run_all(
+    camp: Campaign,
+    names: list[str],
+    jobs: int = 2,
+    force_train: bool = False,
+    dry_run: bool = False,
+) -> None:
     """Run the missing runs of ``names`` (and their dependencies), ``jobs`` at a time."""
     from tqdm import tqdm
 

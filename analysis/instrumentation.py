@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.figures import style as fs
 from analysis.runs import Run
-from analysis.theory import figstyle as fs
 
 
 @dataclass(frozen=True)
@@ -29,26 +29,49 @@ class Panel:
 
 
 PANELS: tuple[Panel, ...] = (
-    Panel("reward per token", "mean reward", (
-        ("reward/mean", "all"), ("reward/mean_high", "high"), ("reward/mean_low", "low"))),
-    Panel("zero-variance groups", "fraction of groups", (
-        ("group/zero_var_frac", "observed"), ("group/zero_var_success_frac", "all success"),
-        ("group/zero_var_fail_frac", "all fail"),
-        ("group/zero_var_predicted", r"predicted $s^G+(1-s)^G$"))),
-    Panel("advantage spread", r"$\max_j A_j-\min_j A_j$", (
-        ("adv/gap_mean", "mean"), ("adv/gap_min", "min"))),
-    Panel("mode separation", r"$\hat\mu_h-\hat\mu_l$", (
-        ("group/mode_sep_pooled", "pooled"), ("group/mode_sep_mean", "per group"))),
-    Panel("group reward variance", r"$\sigma_g^2$", (
-        ("group/var_mean", "total"), ("group/var_between_mean", "between tokens"),
-        ("group/var_within_mean", "within tokens"),
-        ("theory/var_bound_iid", r"$\kappa\hat\varepsilon^2$"))),
-    Panel("entropy", "nats / token", (
-        ("policy/entropy", "all"), ("policy/entropy_high", "high"),
-        ("policy/entropy_low", "low"))),
+    Panel(
+        "reward per token",
+        "mean reward",
+        (("reward/mean", "all"), ("reward/mean_high", "high"), ("reward/mean_low", "low")),
+    ),
+    Panel(
+        "zero-variance groups",
+        "fraction of groups",
+        (
+            ("group/zero_var_frac", "observed"),
+            ("group/zero_var_success_frac", "all success"),
+            ("group/zero_var_fail_frac", "all fail"),
+            ("group/zero_var_predicted", r"predicted $s^G+(1-s)^G$"),
+        ),
+    ),
+    Panel(
+        "advantage spread",
+        r"$\max_j A_j-\min_j A_j$",
+        (("adv/gap_mean", "mean"), ("adv/gap_min", "min")),
+    ),
+    Panel(
+        "mode separation",
+        r"$\hat\mu_h-\hat\mu_l$",
+        (("group/mode_sep_pooled", "pooled"), ("group/mode_sep_mean", "per group")),
+    ),
+    Panel(
+        "group reward variance",
+        r"$\sigma_g^2$",
+        (
+            ("group/var_mean", "total"),
+            ("group/var_between_mean", "between tokens"),
+            ("group/var_within_mean", "within tokens"),
+            ("theory/var_bound_iid", r"$\kappa\hat\varepsilon^2$"),
+        ),
+    ),
+    Panel(
+        "entropy",
+        "nats / token",
+        (("policy/entropy", "all"), ("policy/entropy_high", "high"), ("policy/entropy_low", "low")),
+    ),
     Panel("KL to reference", r"$k_3$ per token", (("policy/kl_ref", "KL"),)),
     Panel("gradient norm", r"$\|\nabla_\theta L\|_2$", (("policy/grad_norm", "pre-clip"),)),
-)  # fmt: skip
+)
 """The default grid: the quantities of the paper's Fig. 2 and Tables 4-5, and collapse."""
 
 STYLES = ("-", "--", ":", "-.")
@@ -68,15 +91,22 @@ def _draw_panel(ax, panel: Panel, runs: Sequence[Run]) -> int:
                 continue
             rows = train[["step", metric]].dropna()
             name = label if len(runs) == 1 else f"{run.name}: {label}"
-            ax.plot(rows["step"], rows[metric], STYLES[m % len(STYLES)],
-                    color=COLORS[r % len(COLORS)], label=name, lw=1.3)  # fmt: skip
+            ax.plot(
+                rows["step"],
+                rows[metric],
+                STYLES[m % len(STYLES)],
+                color=COLORS[r % len(COLORS)],
+                label=name,
+                lw=1.3,
+            )
             drawn += 1
     ax.set(title=panel.title, xlabel="RL step", ylabel=panel.ylabel)
     if drawn:
         ax.legend(fontsize=6.5, loc="best")
     else:
-        ax.text(0.5, 0.5, "not logged", ha="center", va="center", transform=ax.transAxes,
-                color="0.4")  # fmt: skip
+        ax.text(
+            0.5, 0.5, "not logged", ha="center", va="center", transform=ax.transAxes, color="0.4"
+        )
     return drawn
 
 
@@ -90,8 +120,9 @@ def plot_instrumentation(
         raise ValueError(f"ncols must be >= 1, got {ncols}")
     nrows = -(-len(panels) // ncols)
     with plt.rc_context(fs.RC):
-        fig, axes = plt.subplots(nrows, ncols, figsize=(3.2 * ncols, 2.6 * nrows),
-                                 layout="constrained", squeeze=False)  # fmt: skip
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(3.2 * ncols, 2.6 * nrows), layout="constrained", squeeze=False
+        )
         flat = axes.ravel()
         for ax, panel in zip(flat, panels, strict=False):
             _draw_panel(ax, panel, runs)

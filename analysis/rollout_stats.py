@@ -117,8 +117,14 @@ def compare_with_logged(run: Run, metrics=RECOMPUTED) -> pd.DataFrame:
             continue
         for step, value in recomputed[metric].items():
             if step in logged.index:
-                rows.append({"step": int(step), "metric": metric,
-                             "logged": float(logged.at[step, metric]), "recomputed": value})  # fmt: skip
+                rows.append(
+                    {
+                        "step": int(step),
+                        "metric": metric,
+                        "logged": float(logged.at[step, metric]),
+                        "recomputed": value,
+                    }
+                )
     out = pd.DataFrame(rows, columns=["step", "metric", "logged", "recomputed"])
     both_nan = out["logged"].isna() & out["recomputed"].isna()  # e.g. no low-token rollout
     out["abs_err"] = (out["logged"] - out["recomputed"]).abs().mask(both_nan, 0.0)

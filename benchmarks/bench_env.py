@@ -55,8 +55,11 @@ def official(tasks, tag: str) -> int:
 
     valid = 0
     for task in tasks:
-        entry = {"id": task.id, "initial_config": task.initial_config,
-                 "involved_classes": list(task.involved_classes)}  # fmt: skip
+        entry = {
+            "id": task.id,
+            "initial_config": task.initial_config,
+            "involved_classes": list(task.involved_classes),
+        }
         model = [[list(turn)] if turn else [] for turn in task.ground_truth]
         truth = [list(turn) for turn in task.ground_truth]
         valid += multi_turn_checker(model, truth, entry, task.id.rsplit("_", 1)[0], tag)["valid"]

@@ -28,9 +28,15 @@ from rcgrpo.policy.task_sources import load_tasks
 
 def _timed(policy, encoder, jobs, args) -> tuple[float, list]:
     engine = RolloutEngine(
-        policy, encoder, Episode, mode="multi_turn", prompt_style="compact",
-        max_new_tokens=args.max_new_tokens, max_context=args.max_context, max_batch=args.n,
-    )  # fmt: skip
+        policy,
+        encoder,
+        Episode,
+        mode="multi_turn",
+        prompt_style="compact",
+        max_new_tokens=args.max_new_tokens,
+        max_context=args.max_context,
+        max_batch=args.n,
+    )
     start = time.perf_counter()
     rollouts = engine.run(jobs, seed=0)
     return time.perf_counter() - start, rollouts

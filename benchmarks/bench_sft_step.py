@@ -31,8 +31,9 @@ VOCAB = 1024
 
 def _model(preset: str, **overrides) -> Qwen2ForCausalLM:
     torch.manual_seed(0)
-    config = Qwen2Config(vocab_size=VOCAB, tie_word_embeddings=True,
-                         **{**PRESETS[preset], **overrides})  # fmt: skip
+    config = Qwen2Config(
+        vocab_size=VOCAB, tie_word_embeddings=True, **{**PRESETS[preset], **overrides}
+    )
     return Qwen2ForCausalLM(config)
 
 

@@ -185,10 +185,18 @@ def policy_loss(
         which the trainer detects and skips.
     """
     mask = _check_policy_args(
-        logp, old_logp, ref_logp, advantages, mask, entropy,
-        ratio_against=ratio_against, kl_estimator=kl_estimator, agg_mode=agg_mode,
-        beta=beta, entropy_coef=entropy_coef,
-    )  # fmt: skip
+        logp,
+        old_logp,
+        ref_logp,
+        advantages,
+        mask,
+        entropy,
+        ratio_against=ratio_against,
+        kl_estimator=kl_estimator,
+        agg_mode=agg_mode,
+        beta=beta,
+        entropy_coef=entropy_coef,
+    )
     # Zero every input off the mask BEFORE any non-linearity: masking only at the end would
     # give masked tokens a 0 · (NaN or inf) = NaN gradient through exp, k3 or the entropy.
     logp, old_logp, ref_logp, entropy = (

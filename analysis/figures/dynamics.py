@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.report.stats import mean_ci
+from analysis.figures import style as fs
 from analysis.runs import Run, load_runs
-from analysis.theory import figstyle as fs
+from analysis.stats import mean_ci
 
 SMOOTH = 5
 """Trailing moving-average window (logged steps) of the training curves."""
@@ -81,8 +81,9 @@ def band(runs: list[Run], key: str, smooth: int = SMOOTH) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["step", "mean", "lo", "hi", "n"]).set_index("step")
 
 
-def plot_band(ax, runs: list[Run], key: str, preset: str, smooth: int = SMOOTH,
-              show_band: bool = True, **kw) -> bool:  # fmt: skip
+def plot_band(
+    ax, runs: list[Run], key: str, preset: str, smooth: int = SMOOTH, show_band: bool = True, **kw
+) -> bool:
     """Draw the seed-mean curve of ``key`` with its CI band; False if no run logged it."""
     b = band(runs, key, smooth)
     if b.empty:
@@ -114,8 +115,16 @@ def run_mean(run: Run, key: str) -> float:
     return float(s.mean()) if len(s) else math.nan
 
 
-def seed_bars(ax, groups: dict[str, list[Run]], value, ylabel: str, x0: float = 0.0,
-              width: float = 0.8, hatch: str | None = None, tag: str = "") -> None:  # fmt: skip
+def seed_bars(
+    ax,
+    groups: dict[str, list[Run]],
+    value,
+    ylabel: str,
+    x0: float = 0.0,
+    width: float = 0.8,
+    hatch: str | None = None,
+    tag: str = "",
+) -> None:
     """One bar per preset: mean of ``value(run)`` over seeds, 95% t-CI, a dot per seed."""
     for i, (preset, runs) in enumerate(groups.items()):
         vals = np.array([value(r) for r in runs], dtype=float)
@@ -124,9 +133,19 @@ def seed_bars(ax, groups: dict[str, list[Run]], value, ylabel: str, x0: float = 
             continue
         x = i + x0
         yerr = None if est.half_width is None else [[est.half_width], [est.half_width]]
-        ax.bar(x, est.mean, width, color=color(preset), alpha=0.75, hatch=hatch,
-               yerr=yerr, capsize=3, edgecolor="black", linewidth=0.5,
-               label=tag if i == 0 and tag else None)  # fmt: skip
+        ax.bar(
+            x,
+            est.mean,
+            width,
+            color=color(preset),
+            alpha=0.75,
+            hatch=hatch,
+            yerr=yerr,
+            capsize=3,
+            edgecolor="black",
+            linewidth=0.5,
+            label=tag if i == 0 and tag else None,
+        )
         finite = vals[np.isfinite(vals)]
         jitter = np.linspace(-width / 5, width / 5, len(finite)) if len(finite) > 1 else [0.0]
         ax.scatter(x + np.asarray(jitter), finite, s=10, color="black", zorder=3)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (
@@ -44,8 +44,9 @@ def make_figure(runs: dict, factorial: str = "factorial", baselines: str = "base
         for k, (ax, (key, ylabel)) in enumerate(zip(axes, PANELS, strict=True)):
             smooth = 1 if key.startswith("reward/eval") else dyn.SMOOTH
             for preset, rs in groups.items():
-                dyn.plot_band(ax, rs, key, preset, smooth=smooth,
-                              marker="o" if smooth == 1 else None, ms=3)  # fmt: skip
+                dyn.plot_band(
+                    ax, rs, key, preset, smooth=smooth, marker="o" if smooth == 1 else None, ms=3
+                )
             ax.set_xlabel("RL step")
             ax.set_ylabel(ylabel)
             fs.panel_label(ax, "abcd"[k])

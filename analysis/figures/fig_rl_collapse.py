@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
@@ -40,8 +40,16 @@ def make_figure(runs: dict, experiment: str = "factorial") -> Figure:
             for preset, rs in groups.items():
                 dyn.plot_band(ax, rs, key, preset)
                 if key == "group/zero_var_frac":
-                    dyn.plot_band(ax, rs, "group/zero_var_predicted_pooled", preset,
-                                  ls="--", lw=1.0, label=None, show_band=False)  # fmt: skip
+                    dyn.plot_band(
+                        ax,
+                        rs,
+                        "group/zero_var_predicted_pooled",
+                        preset,
+                        ls="--",
+                        lw=1.0,
+                        label=None,
+                        show_band=False,
+                    )
             ax.set_xlabel("RL step")
             ax.set_ylabel(ylabel)
             fs.panel_label(ax, "abcd"[k])

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
@@ -26,17 +26,37 @@ def make_figure(runs: dict, experiment: str = "factorial") -> Figure:
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.4), constrained_layout=True)
         ax = axes[0]
-        dyn.seed_bars(ax, groups, lambda r: dyn.first_value(r, "reward/eval_success"),
-                      "held-out success", x0=-0.2, width=0.38, hatch="//", tag="before RL")  # fmt: skip
-        dyn.seed_bars(ax, groups, lambda r: dyn.last_value(r, "reward/eval_success"),
-                      "held-out success", x0=0.2, width=0.38, tag="after RL")  # fmt: skip
+        dyn.seed_bars(
+            ax,
+            groups,
+            lambda r: dyn.first_value(r, "reward/eval_success"),
+            "held-out success",
+            x0=-0.2,
+            width=0.38,
+            hatch="//",
+            tag="before RL",
+        )
+        dyn.seed_bars(
+            ax,
+            groups,
+            lambda r: dyn.last_value(r, "reward/eval_success"),
+            "held-out success",
+            x0=0.2,
+            width=0.38,
+            tag="after RL",
+        )
         ax.set_ylim(0, 1.02)
         ax.legend(loc="upper left")
-        dyn.seed_bars(axes[1], groups, lambda r: dyn.run_mean(r, "group/zero_var_frac"),
-                      "mean zero-variance fraction")  # fmt: skip
+        dyn.seed_bars(
+            axes[1],
+            groups,
+            lambda r: dyn.run_mean(r, "group/zero_var_frac"),
+            "mean zero-variance fraction",
+        )
         axes[1].set_ylim(0, 1.02)
-        dyn.seed_bars(axes[2], groups, lambda r: dyn.run_mean(r, "adv/gap_mean"),
-                      "mean advantage gap")  # fmt: skip
+        dyn.seed_bars(
+            axes[2], groups, lambda r: dyn.run_mean(r, "adv/gap_mean"), "mean advantage gap"
+        )
         for k, a in enumerate(axes):
             fs.panel_label(a, "abc"[k])
     return fig

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
@@ -47,13 +47,30 @@ def make_figure(runs: dict) -> Figure:
         ax.set_xlabel("RL step")
         ax.set_ylabel("between-mode share of variance")
         ax = axes[2]
-        ev = {p: rs for p, rs in groups.items() if any(
-            "reward/eval_success_low" in r.metrics for r in rs)} or tok  # fmt: skip
-        dyn.seed_bars(ax, ev, lambda r: dyn.last_value(r, "reward/eval_success"),
-                      "held-out success after RL", x0=-0.2, width=0.38, tag="high token")  # fmt: skip
-        dyn.seed_bars(ax, ev, lambda r: dyn.last_value(r, "reward/eval_success_low"),
-                      "held-out success after RL", x0=0.2, width=0.38, hatch="//",
-                      tag="low token")  # fmt: skip
+        ev = {
+            p: rs
+            for p, rs in groups.items()
+            if any("reward/eval_success_low" in r.metrics for r in rs)
+        } or tok
+        dyn.seed_bars(
+            ax,
+            ev,
+            lambda r: dyn.last_value(r, "reward/eval_success"),
+            "held-out success after RL",
+            x0=-0.2,
+            width=0.38,
+            tag="high token",
+        )
+        dyn.seed_bars(
+            ax,
+            ev,
+            lambda r: dyn.last_value(r, "reward/eval_success_low"),
+            "held-out success after RL",
+            x0=0.2,
+            width=0.38,
+            hatch="//",
+            tag="low token",
+        )
         ax.set_ylim(0, 1.02)
         ax.legend(loc="upper left")
         for k, a in enumerate(axes):

@@ -17,9 +17,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.report.stats import mean_ci
+from analysis.figures import style as fs
 from analysis.runs import Run, load_runs
-from analysis.theory import figstyle as fs
+from analysis.stats import mean_ci
 
 REQUIRES: tuple[str, ...] = ("stage1",)
 CAPTION = (
@@ -54,15 +54,30 @@ def _bars(ax, by_stage: dict[str, list[Run]]) -> None:
     width = 0.8 / len(BARS)
     for j, (name, stage, suffix, col) in enumerate(BARS):
         for i, mode in enumerate(modes):
-            vals = np.array([r.summary.get("final_metrics", {}).get(f"sft/eval_{mode}{suffix}", math.nan)
-                             for r in by_stage.get(stage, [])], dtype=float)  # fmt: skip
+            vals = np.array(
+                [
+                    r.summary.get("final_metrics", {}).get(f"sft/eval_{mode}{suffix}", math.nan)
+                    for r in by_stage.get(stage, [])
+                ],
+                dtype=float,
+            )
             est = mean_ci(vals)
             if est is None:
                 continue
             x = i + (j - 1) * width
             err = None if est.half_width is None else [[est.half_width], [est.half_width]]
-            ax.bar(x, est.mean, width * 0.95, color=col, alpha=0.8, yerr=err, capsize=3,
-                   label=name if i == 0 else None, edgecolor="black", linewidth=0.5)  # fmt: skip
+            ax.bar(
+                x,
+                est.mean,
+                width * 0.95,
+                color=col,
+                alpha=0.8,
+                yerr=err,
+                capsize=3,
+                label=name if i == 0 else None,
+                edgecolor="black",
+                linewidth=0.5,
+            )
             finite = vals[np.isfinite(vals)]
             ax.scatter(np.full(len(finite), x), finite, s=9, color="black", zorder=3)
     ax.axhline(0.5, ls=":", color="grey", lw=1)
@@ -105,8 +120,13 @@ def make_figure(runs: dict) -> Figure:
             df = run.metrics
             if "loss/sft" in df:
                 loss = df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean()
-                ax.plot(df["step"], loss, lw=1.0, label=f"seed {run.config['run']['seed']}",
-                        color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4])  # fmt: skip
+                ax.plot(
+                    df["step"],
+                    loss,
+                    lw=1.0,
+                    label=f"seed {run.config['run']['seed']}",
+                    color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4],
+                )
         ax.set_yscale("log")
         ax.set_xlabel("SFT step")
         ax.set_ylabel("SFT loss (nats/token)")

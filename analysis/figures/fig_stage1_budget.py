@@ -16,9 +16,9 @@ import numpy as np
 from matplotlib import pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.figures import style as fs
 from analysis.figures.fig_stage1 import by_stage
 from analysis.runs import Run
-from analysis.theory import figstyle as fs
 
 REQUIRES: tuple[str, ...] = ("stage1", "stage1-curriculum", "stage1-wsd")
 CAPTION = (
@@ -56,16 +56,29 @@ def make_figure(runs: dict) -> Figure:
                 if "loss/sft" not in df or "perf/cpu_time_s" not in df:
                     continue
                 loss = df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean()
-                ax.plot(df["perf/cpu_time_s"], loss, color=colour, lw=1.0,
-                        label=label if i == 0 else None)  # fmt: skip
+                ax.plot(
+                    df["perf/cpu_time_s"],
+                    loss,
+                    color=colour,
+                    lw=1.0,
+                    label=label if i == 0 else None,
+                )
             for j, (_, stage, suffix) in enumerate(BARS):
                 vals = np.array([_final(r, suffix) for r in stages.get(stage, [])], dtype=float)
                 vals = vals[np.isfinite(vals)]
                 if not len(vals):
                     continue
                 x = j + (k - (len(RECIPES) - 1) / 2) * width
-                bx.bar(x, vals.mean(), width * 0.95, color=colour, alpha=0.8, edgecolor="black",
-                       linewidth=0.5, label=label if j == 0 else None)  # fmt: skip
+                bx.bar(
+                    x,
+                    vals.mean(),
+                    width * 0.95,
+                    color=colour,
+                    alpha=0.8,
+                    edgecolor="black",
+                    linewidth=0.5,
+                    label=label if j == 0 else None,
+                )
                 bx.scatter(np.full(len(vals), x), vals, s=9, color="black", zorder=3)
         ax.axvline(BUDGET_S, ls=":", color="grey", lw=1)
         ax.set_yscale("log")

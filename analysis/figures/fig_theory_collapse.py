@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 from analysis.theory.collapse import collapse_probability_binary
 from analysis.theory.peaked import linear_bound, power_bound
 from analysis.theory.tree_policy import (

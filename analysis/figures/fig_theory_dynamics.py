@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 from analysis.theory.dynamics import default_methods, simulate
 from analysis.theory.two_mode import binary_entropy
 from analysis.theory.variance_guarantee import kappa

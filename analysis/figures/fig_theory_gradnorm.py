@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 from analysis.theory.peaked import gradient_norm_bound
 from analysis.theory.tree_policy import (
     grpo_gradient_exact,

@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 from analysis.theory.separation_entropy import variance_envelope
 
 REQUIRES: tuple[str, ...] = ()

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from analysis.theory import figstyle as fs
+from analysis.figures import style as fs
 from analysis.theory.variance_guarantee import (
     expected_group_variance_iid,
     expected_group_variance_stratified,

@@ -9,7 +9,6 @@ the list of built result figures, and macros.
 module                             concern
 =================================  ==========================================================
 :mod:`~analysis.report.latex`      escaping, number / CI formatting, booktabs tables
-:mod:`~analysis.report.stats`      mean and 95% t-interval over seeds
 :mod:`~analysis.report.sources`    run discovery, experiment name -> run folders
 :mod:`~analysis.report.runtable`   table specs (rows = experiments, columns = extractors)
 :mod:`~analysis.report.tables`     the report's tables and the experiment names they need

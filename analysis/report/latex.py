@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from analysis.report.stats import Estimate
+from analysis.stats import Estimate
 
 SIZES = ("normalsize", "small", "footnotesize", "scriptsize")
 DASH = "--"
@@ -38,14 +38,40 @@ _SPECIALS = {
 }
 # Unicode maths symbols used in this project's captions and notes -> inline maths.
 _UNICODE_MATH = {
-    "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "Δ": r"\Delta",
-    "ε": r"\varepsilon", "κ": r"\kappa", "μ": r"\mu", "π": r"\pi", "ρ": r"\rho",
-    "σ": r"\sigma", "τ": r"\tau", "θ": r"\theta", "∇": r"\nabla", "≥": r"\geq",
-    "≤": r"\leq", "≠": r"\neq", "≈": r"\approx", "≫": r"\gg", "≪": r"\ll", "±": r"\pm",
-    "×": r"\times", "·": r"\cdot", "→": r"\to", "←": r"\leftarrow", "∞": r"\infty",
-    "−": "-", "‖": r"\|", "√": r"\surd", "∈": r"\in", "Σ": r"\Sigma", "²": "^2",
+    "α": r"\alpha",
+    "β": r"\beta",
+    "γ": r"\gamma",
+    "δ": r"\delta",
+    "Δ": r"\Delta",
+    "ε": r"\varepsilon",
+    "κ": r"\kappa",
+    "μ": r"\mu",
+    "π": r"\pi",
+    "ρ": r"\rho",
+    "σ": r"\sigma",
+    "τ": r"\tau",
+    "θ": r"\theta",
+    "∇": r"\nabla",
+    "≥": r"\geq",
+    "≤": r"\leq",
+    "≠": r"\neq",
+    "≈": r"\approx",
+    "≫": r"\gg",
+    "≪": r"\ll",
+    "±": r"\pm",
+    "×": r"\times",
+    "·": r"\cdot",
+    "→": r"\to",
+    "←": r"\leftarrow",
+    "∞": r"\infty",
+    "−": "-",
+    "‖": r"\|",
+    "√": r"\surd",
+    "∈": r"\in",
+    "Σ": r"\Sigma",
+    "²": "^2",
     "½": r"\tfrac12",
-}  # fmt: skip
+}
 _UNICODE_TEXT = {"–": "--", "—": "---", "…": r"\ldots{}", "‘": "`", "’": "'", "“": "``", "”": "''"}
 _PATTERN = re.compile(
     "[" + re.escape("".join(_SPECIALS) + "".join(_UNICODE_MATH) + "".join(_UNICODE_TEXT)) + "]"

@@ -4,7 +4,7 @@ A :class:`TableSpec` declares its rows; each :class:`Row` names the experiment w
 fill it (so the table knows what it needs, :attr:`TableSpec.requires`). A :class:`Column`
 reduces ONE run to one number (an *extractor*, e.g. the last held-out success); the cell is
 the mean and 95% t-interval of that number over the experiment's runs (one per seed,
-:func:`analysis.report.stats.mean_ci`). A row whose experiment has no finished run is an
+:func:`analysis.stats.mean_ci`). A row whose experiment has no finished run is an
 error (:class:`~analysis.report.sources.MissingRunsError`) unless ``allow_missing``, where
 it becomes an explicit *not yet run* row — never a number.
 
@@ -24,8 +24,8 @@ import pandas as pd
 
 from analysis.report.latex import escape, fmt_estimate, span_row, tabular
 from analysis.report.sources import MissingRunsError
-from analysis.report.stats import mean_ci
 from analysis.runs import Run, load_run
+from analysis.stats import mean_ci
 
 Extractor = Callable[[Run], float]
 NOT_YET_RUN = r"\textit{not yet run: %s}"
@@ -180,6 +180,12 @@ def render(spec: TableSpec, found: dict[str, list[Path]], allow_missing: bool = 
             text = NOT_YET_RUN % escape(row.experiment)
             rows.append(span_row(row.labels, text, span, row.after))
     return tabular(
-        spec.header(), rows, spec.alignment(), caption=spec.caption, label=spec.label,
-        note=spec.note or None, size=spec.size, colsep=spec.colsep,
-    )  # fmt: skip
+        spec.header(),
+        rows,
+        spec.alignment(),
+        caption=spec.caption,
+        label=spec.label,
+        note=spec.note or None,
+        size=spec.size,
+        colsep=spec.colsep,
+    )

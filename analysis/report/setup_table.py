@@ -96,36 +96,54 @@ def setup_rows(configs: dict[str, dict]) -> list[list[str]]:
         f"{v(rl, 'tasks.num_train')} train, {v(rl, 'tasks.num_eval')} held-out"
     )
     return [
-        ["model", "Qwen2.5-7B-Instruct, Llama-3.1-8B-Instruct",
-         f"tiny Qwen2 from scratch (${millions:.2f}$M parameters), BPE 1,024 tokens"],
+        [
+            "model",
+            "Qwen2.5-7B-Instruct, Llama-3.1-8B-Instruct",
+            f"tiny Qwen2 from scratch (${millions:.2f}$M parameters), BPE 1,024 tokens",
+        ],
         ["RL / eval tasks", "BFCL multi-turn, 720 train / 80 test", synth],
-        ["Stage 1 data", "800 expert + 800 failures (Qwen2.5-7B, $\\tau=0.7$)",
-         f"expert + failures of a weak SFT snapshot ({v(sft, 'sft.weak_snapshot_frac')} of "
-         f"SFT, $\\tau=${v(rctp, 'failures.temperature')}), 1:1"],
+        [
+            "Stage 1 data",
+            "800 expert + 800 failures (Qwen2.5-7B, $\\tau=0.7$)",
+            f"expert + failures of a weak SFT snapshot ({v(sft, 'sft.weak_snapshot_frac')} of "
+            f"SFT, $\\tau=${v(rctp, 'failures.temperature')}), 1:1",
+        ],
         ["Stage 1 episode modes", "multi-turn", v(sft, "sft.modes")],
-        ["SFT lr / epochs / batch", "$10^{-5}$ / 2 / 16",
-         f"{v(sft, 'optim.lr')} / {v(sft, 'sft.epochs')} / {v(sft, 'sft.batch_size')}"],
-        ["RCTP-FT lr / epochs / batch", "$10^{-5}$ / 5 / 16 (from the base model)",
-         f"{v(rctp, 'optim.lr')} / {v(rctp, 'sft.epochs')} / {v(rctp, 'sft.batch_size')} "
-         "(from the SFT checkpoint)"],
+        [
+            "SFT lr / epochs / batch",
+            "$10^{-5}$ / 2 / 16",
+            f"{v(sft, 'optim.lr')} / {v(sft, 'sft.epochs')} / {v(sft, 'sft.batch_size')}",
+        ],
+        [
+            "RCTP-FT lr / epochs / batch",
+            "$10^{-5}$ / 5 / 16 (from the base model)",
+            f"{v(rctp, 'optim.lr')} / {v(rctp, 'sft.epochs')} / {v(rctp, 'sft.batch_size')} "
+            "(from the SFT checkpoint)",
+        ],
         ["RL episode mode", "combined", v(rl, "tasks.mode")],
         ["group size $G$", "5", v(rl, "rollout.group_size")],
         ["prompts per step", "256 (GRPO: 64)", v(rl, "rollout.prompts_per_step")],
         ["RL steps", "400", v(rl, "run.steps")],
-        ["RL learning rate", "$10^{-6}$", f"{v(rl, 'optim.lr')}, "
-         f"{v(rl, 'optim.warmup_steps')} warm-up steps"],
+        [
+            "RL learning rate",
+            "$10^{-6}$",
+            f"{v(rl, 'optim.lr')}, {v(rl, 'optim.warmup_steps')} warm-up steps",
+        ],
         ["KL coefficient $\\beta$", "0.1", v(rl, "algo.kl_beta")],
         ["clip $\\epsilon$", "0.2", f"{v(rl, 'algo.clip_low')} / {v(rl, 'algo.clip_high')}"],
         ["goal probability $p$", "0.5", v(rl, "algo.p_high")],
-        ["ratio $\\rho$", "trajectory, vs $\\piref$ (as printed)",
-         f"{v(rl, 'algo.ratio')}, vs {v(rl, 'algo.ratio_against')}"],
+        [
+            "ratio $\\rho$",
+            "trajectory, vs $\\piref$ (as printed)",
+            f"{v(rl, 'algo.ratio')}, vs {v(rl, 'algo.ratio_against')}",
+        ],
         ["advantage std", "population (ddof 0)", f"ddof {v(rl, 'algo.adv_ddof')}"],
         ["$\\epsstab$", "(unstated)", v(rl, "algo.eps_stab")],
         ["KL estimator", "(unstated)", v(rl, "algo.kl_estimator")],
         ["loss aggregation", "(unstated)", v(rl, "algo.loss_agg")],
         ["sampling temperature", "(unstated)", v(rl, "rollout.temperature")],
         ["evaluation", "80 test tasks, single runs", "greedy, high goal for RC runs"],
-    ]  # fmt: skip
+    ]
 
 
 def setup_table(resolve: Resolver | None = None) -> str:

@@ -72,7 +72,7 @@ STAGE1 = TableSpec(
         ),
         Column("multi-turn", last("sft/eval_multi_turn"), 1, True),
         Column("multi-turn, low", last("sft/eval_multi_turn_low"), 1, True),
-    ),  # fmt: skip
+    ),
     rows=(
         Row(("campaign", "SFT", "none"), E["sft"]),
         Row(("", "RCTP-FT", "high / low"), E["rctp"]),
@@ -165,7 +165,7 @@ SEPARATION = TableSpec(
         ),
         Column("between", mean_over_training("group/between_frac")),
         Column("no diversity", mean_over_training("group/no_token_diversity_frac"), 3),
-    ),  # fmt: skip
+    ),
     rows=(
         Row(("SFT",), E["sft_rc"]),
         Row(("RCTP-FT",), E["rctp_rc"]),

@@ -134,14 +134,26 @@ def active_families(cfg: SynthConfig) -> list[Family]:
 
 
 SYNTH_PRESETS: dict[str, SynthConfig] = {
-    "tiny": SynthConfig(turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1),
-                        distractor_functions=1),
-    "cpu": SynthConfig(turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1),
-                       distractor_functions=1, classes=(FS, TW, MSG, TK), heldout_templates=0),
+    "tiny": SynthConfig(
+        turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
+    ),
+    "cpu": SynthConfig(
+        turns=(1, 2),
+        calls_per_turn=(1, 2),
+        classes_per_task=(1, 1),
+        distractor_functions=1,
+        classes=(FS, TW, MSG, TK),
+        heldout_templates=0,
+    ),
     "default": SynthConfig(),
-    "hard": SynthConfig(turns=(2, 4), calls_per_turn=(2, 3), classes_per_task=(2, 3),
-                        distractor_classes=1, offer="all"),
-}  # fmt: skip
+    "hard": SynthConfig(
+        turns=(2, 4),
+        calls_per_turn=(2, 3),
+        classes_per_task=(2, 3),
+        distractor_classes=1,
+        offer="all",
+    ),
+}
 """Named difficulty presets (``tiny`` fits a ~512-token context with compact prompts).
 
 ``cpu`` is the CPU campaign's suite: ``tiny`` without MathAPI (copying 4-6 digit decimals is
@@ -257,8 +269,13 @@ def _execute(fam: Family, inst: Any, kwargs: dict[str, Any]) -> None:
         raise RuntimeError(f"synth family {fam.name}: {render_call(fam.func, kwargs)} kept state")
 
 
-def _plan_turn(rng: random.Random, v: Values, by_cls: dict[str, list[Family]],
-               live: dict[str, Any], n_calls: int) -> list[Request]:  # fmt: skip
+def _plan_turn(
+    rng: random.Random,
+    v: Values,
+    by_cls: dict[str, list[Family]],
+    live: dict[str, Any],
+    n_calls: int,
+) -> list[Request]:
     """Draw and execute up to ``n_calls`` distinct applicable requests (class, then family)."""
     requests: list[Request] = []
     seen: set[str] = set()
@@ -275,8 +292,9 @@ def _plan_turn(rng: random.Random, v: Values, by_cls: dict[str, list[Family]],
     return requests
 
 
-def _choose_templates(rng: random.Random, cfg: SynthConfig, split: str,
-                      plan: list[list[Request]]) -> list[list[int]]:  # fmt: skip
+def _choose_templates(
+    rng: random.Random, cfg: SynthConfig, split: str, plan: list[list[Request]]
+) -> list[list[int]]:
     """Template index per request: train never uses held-out ones, test uses >= 1."""
     h = cfg.heldout_templates
 
@@ -295,8 +313,10 @@ def _choose_templates(rng: random.Random, cfg: SynthConfig, split: str,
 
 def _heldout_flags(plan: list[list[Request]], idx: list[list[int]], h: int) -> list[list[bool]]:
     """Per request: does its template index fall in the family's held-out tail?"""
-    return [[h > 0 and i >= len(f.templates) - h for (f, _), i in zip(t, ii, strict=True)]
-            for t, ii in zip(plan, idx, strict=True)]  # fmt: skip
+    return [
+        [h > 0 and i >= len(f.templates) - h for (f, _), i in zip(t, ii, strict=True)]
+        for t, ii in zip(plan, idx, strict=True)
+    ]
 
 
 def _text(value: Any) -> str:
@@ -364,11 +384,17 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
         ground_truth=tuple(tuple(render_call(f.func, kw) for f, kw in t) for t in plan),
         function_docs=docs,
         excluded_functions=excluded,
-        meta={"source": "synth", "split": split, "seed": seed, "index": index,
-              "families": [[f.name for f, _ in t] for t in plan], "templates": tmpl,
-              "heldout": _heldout_flags(plan, tmpl, cfg.heldout_templates),
-              "distractor_classes": list(classes[len(gt):])},
-    )  # fmt: skip
+        meta={
+            "source": "synth",
+            "split": split,
+            "seed": seed,
+            "index": index,
+            "families": [[f.name for f, _ in t] for t in plan],
+            "templates": tmpl,
+            "heldout": _heldout_flags(plan, tmpl, cfg.heldout_templates),
+            "distractor_classes": list(classes[len(gt) :]),
+        },
+    )
 
 
 def generate_synth_tasks(

@@ -69,15 +69,25 @@ def init_twitter(v: Any) -> dict[str, Any]:
     others = [v.handle() for _ in range(v.rng.randint(2, 3))]
     ids = sorted(v.ident() for _ in range(v.rng.randint(2, 4)))
     tweets = {
-        str(i): {"id": i, "username": v.rng.choice(others), "content": v.phrase(), "tags": [],
-                 "mentions": []}
+        str(i): {
+            "id": i,
+            "username": v.rng.choice(others),
+            "content": v.phrase(),
+            "tags": [],
+            "mentions": [],
+        }
         for i in ids
-    }  # fmt: skip
+    }
     return {
-        "username": v.handle(), "password": v.word(), "authenticated": True, "tweets": tweets,
-        "comments": {}, "retweets": {}, "following_list": others[: v.rng.randint(1, len(others))],
+        "username": v.handle(),
+        "password": v.word(),
+        "authenticated": True,
+        "tweets": tweets,
+        "comments": {},
+        "retweets": {},
+        "following_list": others[: v.rng.randint(1, len(others))],
         "tweet_counter": ids[-1] + 1,
-    }  # fmt: skip
+    }
 
 
 def init_message(v: Any) -> dict[str, Any]:
@@ -89,25 +99,39 @@ def init_message(v: Any) -> dict[str, Any]:
     others = [i for i in user_map.values() if i != me]
     inbox = [{v.rng.choice(others): v.phrase()} for _ in range(v.rng.randint(1, 3))]
     # add_contact assigns USR<user_count + 1>: start above every existing id.
-    return {"user_count": max(nums), "user_map": user_map, "inbox": inbox,
-            "message_count": len(inbox), "current_user": me}  # fmt: skip
+    return {
+        "user_count": max(nums),
+        "user_map": user_map,
+        "inbox": inbox,
+        "message_count": len(inbox),
+        "current_user": me,
+    }
 
 
 def init_ticket(v: Any) -> dict[str, Any]:
     """A logged-in user with 2-4 open or in-progress tickets."""
     me = v.handle()
     queue = [
-        {"id": i, "title": v.phrase(), "description": v.phrase(),
-         "status": v.rng.choice(["Open", "In Progress"]), "priority": v.rng.randint(1, 5),
-         "created_by": me}
+        {
+            "id": i,
+            "title": v.phrase(),
+            "description": v.phrase(),
+            "status": v.rng.choice(["Open", "In Progress"]),
+            "priority": v.rng.randint(1, 5),
+            "created_by": me,
+        }
         for i in sorted(v.ident() for _ in range(v.rng.randint(2, 4)))
-    ]  # fmt: skip
+    ]
     return {"ticket_queue": queue, "ticket_counter": queue[-1]["id"] + 1, "current_user": me}
 
 
 INITIAL_STATE: dict[str, Callable[[Any], dict[str, Any]] | None] = {
-    FS: init_file_system, MATH: None, TW: init_twitter, MSG: init_message, TK: init_ticket,
-}  # fmt: skip
+    FS: init_file_system,
+    MATH: None,
+    TW: init_twitter,
+    MSG: init_message,
+    TK: init_ticket,
+}
 """Backend class -> builder of its ``initial_config`` entry (``None``: stateless)."""
 
 

@@ -123,9 +123,15 @@ def evaluate_policy(
         model, sorted(encoder.stop_ids), temperature, top_p, tokenizer.pad_token_id
     )
     engine = RolloutEngine(
-        policy, encoder, Episode, mode=mode, prompt_style=prompt_style,
-        max_new_tokens=max_new_tokens, max_context=max_context, max_batch=batch_size,
-    )  # fmt: skip
+        policy,
+        encoder,
+        Episode,
+        mode=mode,
+        prompt_style=prompt_style,
+        max_new_tokens=max_new_tokens,
+        max_context=max_context,
+        max_batch=batch_size,
+    )
     start = time.perf_counter()
     rollouts = engine.run([RolloutJob(t, CONDITIONS[condition]) for t in tasks], seed=seed)
     elapsed = time.perf_counter() - start
@@ -200,9 +206,19 @@ def run_eval(args: EvalArgs) -> Path:
     options = json.loads(args.synth_options) if args.tasks == "synth" else {}
     tasks = load_tasks(args.tasks, args.split, seed=args.task_seed, limit=args.limit, **options)
     summary, rollouts = evaluate_policy(
-        model, tokenizer, tasks, args.condition, args.mode, args.prompt_style, args.temperature,
-        args.top_p, args.max_new_tokens, args.max_context, args.batch_size, args.seed,
-    )  # fmt: skip
+        model,
+        tokenizer,
+        tasks,
+        args.condition,
+        args.mode,
+        args.prompt_style,
+        args.temperature,
+        args.top_p,
+        args.max_new_tokens,
+        args.max_context,
+        args.batch_size,
+        args.seed,
+    )
     default = Path(args.model) / "eval" / f"{args.tasks}-{args.split}-{args.condition}.json"
     out = Path(args.out) if args.out else default
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -29,15 +29,33 @@ from rcgrpo.validation import check_choice
 # tied with the output layer); RoPE has no parameters, so the context length is free.
 PRESETS: dict[str, dict] = {
     # ~1.8M parameters: the CPU experiments' model.
-    "tiny": dict(hidden_size=192, intermediate_size=512, num_hidden_layers=4,
-                 num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096),
+    "tiny": dict(
+        hidden_size=192,
+        intermediate_size=512,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+    ),
     # ~0.9M parameters.
-    "small": dict(hidden_size=128, intermediate_size=384, num_hidden_layers=4,
-                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096),
+    "small": dict(
+        hidden_size=128,
+        intermediate_size=384,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+    ),
     # ~0.1M parameters: tests only.
-    "micro": dict(hidden_size=64, intermediate_size=192, num_hidden_layers=2,
-                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048),
-}  # fmt: skip
+    "micro": dict(
+        hidden_size=64,
+        intermediate_size=192,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=2048,
+    ),
+}
 
 
 def tiny_config(preset: str, tokenizer) -> Qwen2Config:

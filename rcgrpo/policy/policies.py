@@ -181,10 +181,15 @@ class GeneratePolicy:
             mask[r, width - len(row) :] = 1
         sampling = dict(do_sample=True, temperature=self.temperature, top_p=self.top_p, top_k=0)
         out = self.model.generate(
-            input_ids=ids, attention_mask=mask, max_new_tokens=max(q.max_tokens for q in requests),
-            eos_token_id=self.stop_ids, pad_token_id=self.pad_id, output_logits=True,
-            return_dict_in_generate=True, **(sampling if self.temperature > 0 else {"do_sample": False}),
-        )  # fmt: skip
+            input_ids=ids,
+            attention_mask=mask,
+            max_new_tokens=max(q.max_tokens for q in requests),
+            eos_token_id=self.stop_ids,
+            pad_token_id=self.pad_id,
+            output_logits=True,
+            return_dict_in_generate=True,
+            **(sampling if self.temperature > 0 else {"do_sample": False}),
+        )
         scale = self.temperature if self.temperature > 0 else 1.0
         logp = torch.stack(out.logits, dim=1).float().div(scale).log_softmax(-1)  # [R, n, V]
         new = out.sequences[:, width:]

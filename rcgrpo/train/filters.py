@@ -161,8 +161,13 @@ def table_rows(collected: Collected, adv: torch.Tensor, step: int) -> list[dict[
         for p in range(rnd.rewards.shape[0]):
             for g in range(size):
                 row = dict(rnd.rows[p * size + g])
-                row.update(step=step, round=index, prompt=n, kept=bool(keep[p]),
-                           advantage=float(adv[k, g]) if keep[p] else None)  # fmt: skip
+                row.update(
+                    step=step,
+                    round=index,
+                    prompt=n,
+                    kept=bool(keep[p]),
+                    advantage=float(adv[k, g]) if keep[p] else None,
+                )
                 out.append(row)
             k += bool(keep[p])
             n += 1

@@ -45,16 +45,36 @@ RUN_NAME = "{preset}-s{seed}"
 
 _CPU: dict[str, dict[str, Any]] = {
     "model": {"dtype": "float32", "device": "cpu"},
-    "tasks": {"source": "synth", "mode": "combined", "prompt_style": "compact",
-              "num_train": 6000, "num_eval": 200, "max_turns": 2, "max_calls_per_turn": 2,
-              "synth_preset": "cpu"},
-    "rollout": {"group_size": 5, "prompts_per_step": 8, "temperature": 1.0,
-                "max_new_tokens": 96, "max_context": 1024, "max_batch": 64},
-    "algo": {"conditioning": "none", "eval_condition": "none", "kl_beta": 0.1,
-             "clip_low": 0.2, "clip_high": 0.2, "adv_scale": "group", "loss_agg": "token-mean"},
+    "tasks": {
+        "source": "synth",
+        "mode": "combined",
+        "prompt_style": "compact",
+        "num_train": 6000,
+        "num_eval": 200,
+        "max_turns": 2,
+        "max_calls_per_turn": 2,
+        "synth_preset": "cpu",
+    },
+    "rollout": {
+        "group_size": 5,
+        "prompts_per_step": 8,
+        "temperature": 1.0,
+        "max_new_tokens": 96,
+        "max_context": 1024,
+        "max_batch": 64,
+    },
+    "algo": {
+        "conditioning": "none",
+        "eval_condition": "none",
+        "kl_beta": 0.1,
+        "clip_low": 0.2,
+        "clip_high": 0.2,
+        "adv_scale": "group",
+        "loss_agg": "token-mean",
+    },
     "optim": {"lr": 5e-5, "warmup_steps": 5, "max_grad_norm": 1.0, "micro_batch": 4},
     "run": {"name": RUN_NAME, "steps": 100, "eval_every": 20, "checkpoint_every": 20},
-}  # fmt: skip
+}
 _RC = {"conditioning": "iid", "p_high": 0.5, "eval_condition": "high", "eval_low": True}
 
 
@@ -76,12 +96,18 @@ _PAPER = {
     "init": PAPER_INIT,
     "model": {"dtype": "bfloat16", "device": "auto"},
     "tasks": {"source": "bfcl", "mode": "combined", "prompt_style": "bfcl", "num_eval": 80},
-    "rollout": {"group_size": 5, "prompts_per_step": 256, "temperature": 1.0,
-                "max_new_tokens": 512, "max_context": 16384, "max_batch": 256},
+    "rollout": {
+        "group_size": 5,
+        "prompts_per_step": 256,
+        "temperature": 1.0,
+        "max_new_tokens": 512,
+        "max_context": 16384,
+        "max_batch": 256,
+    },
     "algo": {**_RC, "kl_beta": 0.1, "clip_low": 0.2, "clip_high": 0.2},
     "optim": {"lr": 1e-6, "micro_batch": 8},
     "run": {"name": RUN_NAME, "steps": 400, "eval_every": 25, "checkpoint_every": 25},
-}  # fmt: skip
+}
 
 _SECTIONS: dict[str, dict[str, Any]] = {
     "cpu-grpo": _cpu(SFT_INIT),
@@ -98,7 +124,7 @@ _SECTIONS: dict[str, dict[str, Any]] = {
         init="runs/stage1/sft-bfcl/final",
         algo={"conditioning": "none", "eval_condition": "none", "eval_low": False},
         rollout={"prompts_per_step": 64},
-    ),  # fmt: skip
+    ),
 }
 
 PRESETS: dict[str, TrainConfig] = {

@@ -45,8 +45,12 @@ def sample_failures(cfg: SFTConfig, tasks: Sequence, mode: str, needed: int):
     f = cfg.failures
     path = f.policy or cfg.model.path
     model, tokenizer, _ = load_policy(path, getattr(torch, cfg.model.dtype), device_of(cfg))
-    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=f.max_new_tokens,
-                max_context=f.max_context, max_batch=f.batch_size)  # fmt: skip
+    opts = dict(
+        prompt_style=cfg.tasks.prompt_style,
+        max_new_tokens=f.max_new_tokens,
+        max_context=f.max_context,
+        max_batch=f.batch_size,
+    )
     failures, successes, sampled = [], [], 0
     for round_ in range(f.max_rounds):
         seed = 1000 * cfg.run.seed + round_

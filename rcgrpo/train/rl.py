@@ -54,8 +54,9 @@ def code_version() -> dict[str, str]:
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         git = ["git", "-C", root]
         sha = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True)  # fmt: skip
+        dirty = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+        )
         if sha.returncode == 0:
             out["git"] = sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except OSError:
@@ -83,15 +84,27 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
         run.model.train()
         lr = cfg.optim.lr * min(1.0, step / max(1, cfg.optim.warmup_steps))  # linear warm-up
         with timer("update"):
-            stats = run_update(run.model, run.ref_model, run.optimizer, batch, cfg, info, lr,
-                               run.tokenizer.pad_token_id)  # fmt: skip
+            stats = run_update(
+                run.model,
+                run.ref_model,
+                run.optimizer,
+                batch,
+                cfg,
+                info,
+                lr,
+                run.tokenizer.pad_token_id,
+            )
         timer.seconds["ref"] = stats.time_frozen_s
         timer.seconds["update"] -= stats.time_frozen_s
         run.nonfinite_streak = run.nonfinite_streak + 1 if stats.skipped else 0
         # diagnostics
         rows = [row for rnd in collected.rounds for row in rnd.rows]
-        metrics = {**group_metrics(collected, cfg.algo), **rollout_metrics(rows),
-                   **update_metrics(stats, cfg, info), "policy/lr": lr}  # fmt: skip
+        metrics = {
+            **group_metrics(collected, cfg.algo),
+            **rollout_metrics(rows),
+            **update_metrics(stats, cfg, info),
+            "policy/lr": lr,
+        }
         # eval
         evaluating = due(step, cfg.run.eval_every, cfg.run.steps)
         if evaluating:
@@ -133,10 +146,16 @@ def train(cfg: TrainConfig) -> dict:
         run.logger.close()
         shutdown(run.info)
     summary = {
-        "run": str(run.paths.root), "preset": cfg.preset, "init": cfg.init,
-        "steps": cfg.run.steps, "resumed_from": run.start_step, "world_size": run.info.world_size,
-        "wall_s": time.perf_counter() - wall, "code": code_version(), "final_metrics": last,
-    }  # fmt: skip
+        "run": str(run.paths.root),
+        "preset": cfg.preset,
+        "init": cfg.init,
+        "steps": cfg.run.steps,
+        "resumed_from": run.start_step,
+        "world_size": run.info.world_size,
+        "wall_s": time.perf_counter() - wall,
+        "code": code_version(),
+        "final_metrics": last,
+    }
     if run.info.is_main:
         (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary
@@ -161,8 +180,10 @@ def parse_cli(argv: list[str], prog: str = "python -m rcgrpo train") -> TrainCon
         else:
             rest.append(arg)
     if "-h" in rest or "--help" in rest:
-        print(f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
-              "--config FILE   JSON overrides (strict keys)\n")  # fmt: skip
+        print(
+            f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
+            "--config FILE   JSON overrides (strict keys)\n"
+        )
     base = preset(name)
     if config_file:
         base = load_json_config(TrainConfig, config_file, base=base)

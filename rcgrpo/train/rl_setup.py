@@ -142,8 +142,10 @@ def check_init(cfg: TrainConfig) -> None:
     init = cfg.init
     local = init.count("/") != 1 or init[0] in "./~"
     if init not in PRESETS and local and not Path(init).exists():
-        raise ConfigError(f"config: init has no checkpoint folder at {init!r} "
-                          "(train Stage 1 first, or pass --init PATH)")  # fmt: skip
+        raise ConfigError(
+            f"config: init has no checkpoint folder at {init!r} "
+            "(train Stage 1 first, or pass --init PATH)"
+        )
 
 
 def _frozen(model):
@@ -175,12 +177,20 @@ def make_engine(cfg: TrainConfig, model, tokenizer):
             f"{model.config.max_position_embeddings}, got {r.max_context}"
         )
     encoder = ChatEncoder(tokenizer)
-    policy = ModelPolicy(model, sorted(encoder.stop_ids), r.temperature, r.top_p,
-                         tokenizer.pad_token_id)  # fmt: skip
+    policy = ModelPolicy(
+        model, sorted(encoder.stop_ids), r.temperature, r.top_p, tokenizer.pad_token_id
+    )
     episode = functools.partial(Episode, max_steps_per_turn=r.max_steps_per_turn)
-    return RolloutEngine(policy, encoder, episode, mode=cfg.tasks.mode,
-                         prompt_style=cfg.tasks.prompt_style, max_new_tokens=r.max_new_tokens,
-                         max_context=r.max_context, max_batch=r.max_batch)  # fmt: skip
+    return RolloutEngine(
+        policy,
+        encoder,
+        episode,
+        mode=cfg.tasks.mode,
+        prompt_style=cfg.tasks.prompt_style,
+        max_new_tokens=r.max_new_tokens,
+        max_context=r.max_context,
+        max_batch=r.max_batch,
+    )
 
 
 def setup(cfg: TrainConfig) -> RLRun:
@@ -200,17 +210,36 @@ def setup(cfg: TrainConfig) -> RLRun:
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
     model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
     step = int(state["step"]) if state else None  # the run folder is written from here on
-    logger = RunLogger(paths, enabled=info.is_main, tensorboard=cfg.run.tensorboard,
-                       validate=validate_metric_names, resume_step=step)  # fmt: skip
+    logger = RunLogger(
+        paths,
+        enabled=info.is_main,
+        tensorboard=cfg.run.tensorboard,
+        validate=validate_metric_names,
+        resume_step=step,
+    )
     if info.is_main:
         save_config(cfg, paths.config)
     ref_model = _reference(cfg, model, ref_source, state, info)
     o = cfg.optim
-    optimizer = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas,
-                                  weight_decay=o.weight_decay)  # fmt: skip
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay
+    )
     stream = PromptStream(len(train_tasks), cfg.run.seed)
-    run = RLRun(cfg, info, paths, logger, train_tasks, eval_tasks, model, ref_model, tokenizer,
-                optimizer, stream, make_engine(cfg, model, tokenizer), ref_source=ref_source)  # fmt: skip
+    run = RLRun(
+        cfg,
+        info,
+        paths,
+        logger,
+        train_tasks,
+        eval_tasks,
+        model,
+        ref_model,
+        tokenizer,
+        optimizer,
+        stream,
+        make_engine(cfg, model, tokenizer),
+        ref_source=ref_source,
+    )
     if state is not None:
         _restore(run, state)
     return run
@@ -230,12 +259,18 @@ def save_step(run: RLRun, step: int) -> None:
     """Checkpoint ``step`` atomically (rank 0 writes; every rank waits for it)."""
     if run.info.is_main:
         save_checkpoint(
-            run.paths.checkpoints, step, run.model, run.tokenizer, run.optimizer,
-            data_state={"stream": run.stream.state_dict(),
-                        "nonfinite_streak": run.nonfinite_streak},
+            run.paths.checkpoints,
+            step,
+            run.model,
+            run.tokenizer,
+            run.optimizer,
+            data_state={
+                "stream": run.stream.state_dict(),
+                "nonfinite_streak": run.nonfinite_streak,
+            },
             extra={"preset": run.cfg.preset, "init": run.cfg.init, "ref": run.ref_source},
             keep_last=run.cfg.run.keep_checkpoints,
-        )  # fmt: skip
+        )
     barrier(run.info)
 
 
@@ -254,19 +289,33 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
     with torch.no_grad():
         for cond in conditions:
             summaries[cond], _ = evaluate_policy(
-                run.model, run.tokenizer, run.eval_tasks, cond, cfg.tasks.mode,
-                cfg.tasks.prompt_style, r.eval_temperature, 1.0, r.max_new_tokens,
-                r.max_context, r.max_batch, derive_seed(cfg.run.seed, "eval", step),
-            )  # fmt: skip
+                run.model,
+                run.tokenizer,
+                run.eval_tasks,
+                cond,
+                cfg.tasks.mode,
+                cfg.tasks.prompt_style,
+                r.eval_temperature,
+                1.0,
+                r.max_new_tokens,
+                r.max_context,
+                r.max_batch,
+                derive_seed(cfg.run.seed, "eval", step),
+            )
     main = summaries[conditions[0]]["overall"]
     out["reward/eval_success"] = main["reward"]["mean"]
     rewards = [t["reward"] for t in summaries[conditions[0]]["per_task"]]
     out["reward/eval_mean"] = sum(rewards) / len(rewards)
     if "low" in summaries and conditions[0] != "low":
         out["reward/eval_success_low"] = summaries["low"]["overall"]["reward"]["mean"]
-    report = {"step": step, "preset": cfg.preset, "num_tasks": len(run.eval_tasks),
-              "mode": cfg.tasks.mode, "temperature": r.eval_temperature,
-              "conditions": summaries}  # fmt: skip
+    report = {
+        "step": step,
+        "preset": cfg.preset,
+        "num_tasks": len(run.eval_tasks),
+        "mode": cfg.tasks.mode,
+        "temperature": r.eval_temperature,
+        "conditions": summaries,
+    }
     path = run.paths.eval_dir / f"step_{step}.json"
     path.write_text(json.dumps(report, indent=1) + "\n")
     return out

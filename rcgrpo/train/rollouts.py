@@ -88,8 +88,9 @@ def draw_tokens(algo, num_prompts: int, group_size: int, seed: int, step: int, r
     return sample_reward_tokens(num_prompts, group_size, algo.p_high, algo.conditioning, gen)
 
 
-def rollout_shard(engine, tasks: Sequence, high, group_size: int, shard: range, block: int,
-                  seed_key: tuple) -> dict[int, list]:  # fmt: skip
+def rollout_shard(
+    engine, tasks: Sequence, high, group_size: int, shard: range, block: int, seed_key: tuple
+) -> dict[int, list]:
     """This rank's groups: prompt index -> its G rollouts, sampled block by block.
 
     ``tasks`` and ``high`` ([P, G] or None) are the GLOBAL round; ``block`` prompts per seeded
@@ -115,15 +116,26 @@ def rollout_row(r) -> dict[str, Any]:
     observations = sum(m["role"] == "tool" for m in r.messages)
     token = None if r.reward_high is None else ("high" if r.reward_high else "low")
     return {
-        "prompt": r.prompt_index, "group": r.group_index, "task_id": r.task_id,
-        "category": r.category, "reward_token": token, "reward": r.reward,
-        "state": int(r.record.state), "action": int(r.record.action),
-        "bfcl_valid": bool(r.bfcl_valid), "length": r.length, "gen_tokens": r.num_generated,
-        "steps": r.num_steps, "turns": (max(r.message_turns) + 1) if r.message_turns else 0,
-        "calls": sum(len(c) for c in r.calls_per_turn), "tool_errors": r.num_tool_errors,
-        "observations": observations, "truncated": bool(r.truncated or r.record.truncated),
-        "capped": r.capped_messages, "failure_reason": r.record.failure_reason,
-    }  # fmt: skip
+        "prompt": r.prompt_index,
+        "group": r.group_index,
+        "task_id": r.task_id,
+        "category": r.category,
+        "reward_token": token,
+        "reward": r.reward,
+        "state": int(r.record.state),
+        "action": int(r.record.action),
+        "bfcl_valid": bool(r.bfcl_valid),
+        "length": r.length,
+        "gen_tokens": r.num_generated,
+        "steps": r.num_steps,
+        "turns": (max(r.message_turns) + 1) if r.message_turns else 0,
+        "calls": sum(len(c) for c in r.calls_per_turn),
+        "tool_errors": r.num_tool_errors,
+        "observations": observations,
+        "truncated": bool(r.truncated or r.record.truncated),
+        "capped": r.capped_messages,
+        "failure_reason": r.record.failure_reason,
+    }
 
 
 def gather_rows(rows: list[dict], info: DistInfo) -> list[dict]:
@@ -140,8 +152,16 @@ def gather_rows(rows: list[dict], info: DistInfo) -> list[dict]:
 class RoundGenerator:
     """``generate(round)`` for :func:`rcgrpo.train.filters.collect_groups` at one step."""
 
-    def __init__(self, engine, tasks: Sequence, stream: PromptStream, cfg, info: DistInfo,
-                 step: int, timer=None):  # fmt: skip
+    def __init__(
+        self,
+        engine,
+        tasks: Sequence,
+        stream: PromptStream,
+        cfg,
+        info: DistInfo,
+        step: int,
+        timer=None,
+    ):
         self.engine, self.tasks, self.stream, self.cfg = engine, tasks, stream, cfg
         self.info, self.step = info, step
         self.timer = timer or (lambda phase: contextlib.nullcontext())

@@ -122,10 +122,19 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
         for mode in cfg.sft.eval_modes:
             for cond in conditions:
                 summary, _ = evaluate_policy(
-                    model, tokenizer, tasks, cond, mode, cfg.tasks.prompt_style,
-                    cfg.sft.eval_temperature, 1.0, cfg.sft.eval_max_new_tokens,
-                    cfg.sft.eval_max_context, cfg.sft.eval_batch_size, cfg.run.seed,
-                )  # fmt: skip
+                    model,
+                    tokenizer,
+                    tasks,
+                    cond,
+                    mode,
+                    cfg.tasks.prompt_style,
+                    cfg.sft.eval_temperature,
+                    1.0,
+                    cfg.sft.eval_max_new_tokens,
+                    cfg.sft.eval_max_context,
+                    cfg.sft.eval_batch_size,
+                    cfg.run.seed,
+                )
                 summaries[f"{mode}/{cond}"] = summary
                 suffix = "_low" if cond == "low" else ""
                 metrics[f"sft/eval_{mode}{suffix}"] = summary["overall"]["reward"]["mean"]
@@ -139,8 +148,15 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
 
 
 # --------------------------------------------------------------------------- train
-def train_step(model, optimizer, batch: dict[str, torch.Tensor], lr: float, max_grad_norm: float,
-               prompt_weight: float = 0.0, amp: str = "none") -> dict:  # fmt: skip
+def train_step(
+    model,
+    optimizer,
+    batch: dict[str, torch.Tensor],
+    lr: float,
+    max_grad_norm: float,
+    prompt_weight: float = 0.0,
+    amp: str = "none",
+) -> dict:
     """One AdamW update on one batch; skipped (not applied) if loss or gradient is non-finite.
 
     Optimised: L = CE(assistant tokens) + ``prompt_weight`` · CE(other real tokens), each a
@@ -165,9 +181,15 @@ def train_step(model, optimizer, batch: dict[str, torch.Tensor], lr: float, max_
     finite = bool(torch.isfinite(total)) and bool(torch.isfinite(norm))
     if finite:
         optimizer.step()
-    return {"ce_sum": float(loss.detach()) * int(n), "n": int(n), "correct": int(correct),
-            "prompt_loss": float(prompt.detach()), "grad_norm": float(norm), "finite": finite,
-            "tokens": int(attn.sum())}  # fmt: skip
+    return {
+        "ce_sum": float(loss.detach()) * int(n),
+        "n": int(n),
+        "correct": int(correct),
+        "prompt_loss": float(prompt.detach()),
+        "grad_norm": float(norm),
+        "finite": finite,
+        "tokens": int(attn.sum()),
+    }
 
 
 def cpu_seconds() -> float:
@@ -196,9 +218,15 @@ def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) 
 
 def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer) -> Path:
     return save_checkpoint(
-        paths.checkpoints, step, model, tokenizer, optimizer,
-        data_state={"step": step}, extra={"stage": cfg.stage}, keep_last=cfg.run.keep_checkpoints,
-    )  # fmt: skip
+        paths.checkpoints,
+        step,
+        model,
+        tokenizer,
+        optimizer,
+        data_state={"step": step},
+        extra={"stage": cfg.stage},
+        keep_last=cfg.run.keep_checkpoints,
+    )
 
 
 def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
@@ -215,16 +243,30 @@ def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
     return opt, int(state["step"])
 
 
-def train(cfg: SFTConfig, model, tokenizer, examples: list[Example], eval_tasks, conditions,
-          paths: RunPaths, logger: RunLogger, resume: Path | None = None) -> dict:  # fmt: skip
+def train(
+    cfg: SFTConfig,
+    model,
+    tokenizer,
+    examples: list[Example],
+    eval_tasks,
+    conditions,
+    paths: RunPaths,
+    logger: RunLogger,
+    resume: Path | None = None,
+) -> dict:
     """The optimisation loop (module docstring); returns the last logged metrics."""
     from tqdm.auto import tqdm
 
     from rcgrpo.policy.models import save_policy
 
     o = cfg.optim
-    stream = BatchStream(examples, cfg.sft.batch_size, cfg.run.seed, tokenizer.pad_token_id,
-                         cfg.sft.length_curriculum)  # fmt: skip
+    stream = BatchStream(
+        examples,
+        cfg.sft.batch_size,
+        cfg.run.seed,
+        tokenizer.pad_token_id,
+        cfg.sft.length_curriculum,
+    )
     total = cfg.run.steps or math.ceil(cfg.sft.epochs * stream.per_epoch)
     opt, step = start_optimizer(cfg, model, resume)
     weak_step = round(cfg.sft.weak_snapshot_frac * total) or None
@@ -271,14 +313,25 @@ def run_sft(cfg: SFTConfig) -> dict:
     trajs = expert_data(cfg, train_tasks, tokenizer)
     experts = [t for t in trajs if t.reward == 1]
     examples, dropped = encode_examples(experts, tokenizer, False, cfg.sft.max_length)
-    data = {"expert_trajectories": len(trajs), "expert_reward_0": len(trajs) - len(experts),
-            "examples": len(examples), "dropped_too_long": dropped}  # fmt: skip
+    data = {
+        "expert_trajectories": len(trajs),
+        "expert_reward_0": len(trajs) - len(experts),
+        "examples": len(examples),
+        "dropped_too_long": dropped,
+    }
     metrics = train(cfg, model, tokenizer, examples, eval_tasks, ("none",), paths, logger, resume)
     return finish(cfg, paths, logger, data, metrics, cpu0, wall0)
 
 
-def finish(cfg: SFTConfig, paths: RunPaths, logger: RunLogger, data: dict, metrics: dict,
-           cpu0: float, wall0: float) -> dict:  # fmt: skip
+def finish(
+    cfg: SFTConfig,
+    paths: RunPaths,
+    logger: RunLogger,
+    data: dict,
+    metrics: dict,
+    cpu0: float,
+    wall0: float,
+) -> dict:
     """Write ``summary.json`` (data counts, final metrics, CPU and wall time); close the logger."""
     logger.close()
     summary = {
@@ -313,8 +366,10 @@ def parse_cli(argv: list[str], stage: str, prog: str) -> SFTConfig:
         else:
             rest.append(arg)
     if "-h" in rest or "--help" in rest:
-        print(f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
-              f"--config FILE   JSON overrides (strict keys)\n")  # fmt: skip
+        print(
+            f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
+            f"--config FILE   JSON overrides (strict keys)\n"
+        )
     base = preset(name)
     if config_file:
         base = load_json_config(SFTConfig, config_file, base=base)
@@ -327,8 +382,17 @@ def parse_cli(argv: list[str], stage: str, prog: str) -> SFTConfig:
 def print_summary(summary: dict) -> None:
     m = summary["final_metrics"]
     evals = {k: round(v, 4) for k, v in m.items() if k.startswith(("sft/eval", "reward/eval"))}
-    print(json.dumps({"run": summary["run"], "final_model": summary["final_model"],
-                      "cpu_s": round(summary["cpu_s"], 1), "data": summary["data"], **evals}))  # fmt: skip
+    print(
+        json.dumps(
+            {
+                "run": summary["run"],
+                "final_model": summary["final_model"],
+                "cpu_s": round(summary["cpu_s"], 1),
+                "data": summary["data"],
+                **evals,
+            }
+        )
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -198,73 +198,111 @@ _GPU_SFT = {
 }
 
 PRESETS: dict[str, SFTConfig] = {
-    # CPU: the tiny Qwen2 from scratch on the synth suite (issue 5 targets).
+    # CPU: the tiny Qwen2 from scratch on the synth suite, 15 CPU minutes: the first epoch
+    # opens with its shortest half of the batches, the lr stays at its peak after warm-up and
+    # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
+    # Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.
     "sft-synth-cpu": _preset(
-        stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 8, "weak_snapshot_frac": 0.25,
-             "vocab_size": 1024, "prompt_loss_weight": 1.0, "amp": "bf16"},
-        optim={"lr": 1.5e-3, "weight_decay": 0.01, "warmup_steps": 100},
-        run={"root": "runs/stage1", "name": "sft-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
-    ),
-    # The campaign's recipe above left the copying plateau late and at a seed-dependent
-    # time; opening the first epoch with its shortest half and a lower lr got every seed
-    # tried out of it after ~8 CPU minutes (README, Stage 1: "Stage-1 budget probes").
-    "sft-synth-cpu-curriculum": _preset(
-        stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 8, "weak_snapshot_frac": 0.25,
-             "vocab_size": 1024, "prompt_loss_weight": 1.0, "amp": "bf16",
-             "length_curriculum": 0.5},
-        optim={"lr": 7e-4, "weight_decay": 0.01, "warmup_steps": 100},
-        run={"root": "runs/stage1", "name": "sft-synth-curriculum", "steps": 0, "eval_every": 0,
-             "checkpoint_every": 500},
-    ),
-    # The curriculum recipe with a warmup-stable-decay schedule (the lr stays at its peak
-    # after the drop instead of having decayed to ~40% of it under cosine; the last 20% of
-    # the steps anneal) and AdamW beta2 0.95 (a faster second-moment estimate, as GPT-style
-    # pre-training uses); 2.1 epochs fit the 15-CPU-minute budget (README, Stage-1 probes).
-    "sft-synth-cpu-wsd": _preset(
-        stage="sft", model={"path": "tiny"}, tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "epochs": 2.1, "batch_size": 8, "weak_snapshot_frac": 0.25,
-             "vocab_size": 1024, "prompt_loss_weight": 1.0, "amp": "bf16",
-             "length_curriculum": 0.5, "schedule": "wsd", "decay_frac": 0.2},
+        stage="sft",
+        model={"path": "tiny"},
+        tasks=_SYNTH_TASKS,
+        sft={
+            **_SYNTH_SFT,
+            "epochs": 2.1,
+            "batch_size": 8,
+            "weak_snapshot_frac": 0.25,
+            "vocab_size": 1024,
+            "prompt_loss_weight": 1.0,
+            "amp": "bf16",
+            "length_curriculum": 0.5,
+            "schedule": "wsd",
+            "decay_frac": 0.2,
+        },
         optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
-        run={"root": "runs/stage1", "name": "sft-synth-wsd", "steps": 0, "eval_every": 0,
-             "checkpoint_every": 500},
+        run={
+            "root": "runs/stage1",
+            "name": "sft-synth",
+            "steps": 0,
+            "eval_every": 0,
+            "checkpoint_every": 500,
+        },
     ),
     "rctp-synth-cpu": _preset(
-        stage="rctp", model={"path": "runs/stage1/sft-synth/final"}, tasks=_SYNTH_TASKS,
+        stage="rctp",
+        model={"path": "runs/stage1/sft-synth/final"},
+        tasks=_SYNTH_TASKS,
         sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "bf16"},
         failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
         optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
-        run={"root": "runs/stage1", "name": "rctp-synth", "steps": 0, "eval_every": 0, "checkpoint_every": 500},
+        run={
+            "root": "runs/stage1",
+            "name": "rctp-synth",
+            "steps": 0,
+            "eval_every": 0,
+            "checkpoint_every": 500,
+        },
     ),
     # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
     "sft-bfcl-tiny": _preset(
-        stage="sft", model={"path": "tiny"}, tasks=_BFCL_TINY_TASKS,
-        sft={"epochs": 4.0, "batch_size": 8, "max_length": 4096, "eval_max_context": 4096,
-             "eval_max_new_tokens": 128},
+        stage="sft",
+        model={"path": "tiny"},
+        tasks=_BFCL_TINY_TASKS,
+        sft={
+            "epochs": 4.0,
+            "batch_size": 8,
+            "max_length": 4096,
+            "eval_max_context": 4096,
+            "eval_max_new_tokens": 128,
+        },
         optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 30},
-        run={"root": "runs/stage1", "name": "sft-bfcl-tiny", "steps": 0, "eval_every": 0, "checkpoint_every": 0},
+        run={
+            "root": "runs/stage1",
+            "name": "sft-bfcl-tiny",
+            "steps": 0,
+            "eval_every": 0,
+            "checkpoint_every": 0,
+        },
     ),
     "rctp-bfcl-tiny": _preset(
-        stage="rctp", model={"path": "runs/stage1/sft-bfcl-tiny/final"}, tasks=_BFCL_TINY_TASKS,
-        sft={"epochs": 2.0, "batch_size": 8, "max_length": 4096, "eval_max_context": 4096,
-             "eval_max_new_tokens": 128},
+        stage="rctp",
+        model={"path": "runs/stage1/sft-bfcl-tiny/final"},
+        tasks=_BFCL_TINY_TASKS,
+        sft={
+            "epochs": 2.0,
+            "batch_size": 8,
+            "max_length": 4096,
+            "eval_max_context": 4096,
+            "eval_max_new_tokens": 128,
+        },
         failures={"temperature": 1.0, "max_context": 4096, "max_new_tokens": 128},
         optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 10},
-        run={"root": "runs/stage1", "name": "rctp-bfcl-tiny", "steps": 0, "eval_every": 0, "checkpoint_every": 0},
+        run={
+            "root": "runs/stage1",
+            "name": "rctp-bfcl-tiny",
+            "steps": 0,
+            "eval_every": 0,
+            "checkpoint_every": 0,
+        },
     ),
     # GPU: the paper's Stage 1 on BFCL with a real model (separate turns, paper values).
     "sft-bfcl-gpu": _preset(
-        stage="sft", model=_GPU_MODEL, tasks=_BFCL_GPU_TASKS, sft={**_GPU_SFT, "epochs": 2.0},
-        optim=_PAPER_OPTIM, run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
+        stage="sft",
+        model=_GPU_MODEL,
+        tasks=_BFCL_GPU_TASKS,
+        sft={**_GPU_SFT, "epochs": 2.0},
+        optim=_PAPER_OPTIM,
+        run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
     ),
     "rctp-bfcl-gpu": _preset(
-        stage="rctp", model=_GPU_MODEL, tasks=_BFCL_GPU_TASKS, sft={**_GPU_SFT, "epochs": 5.0},
+        stage="rctp",
+        model=_GPU_MODEL,
+        tasks=_BFCL_GPU_TASKS,
+        sft={**_GPU_SFT, "epochs": 5.0},
         failures={"temperature": 0.7, "max_new_tokens": 512, "max_context": 16384},
-        optim=_PAPER_OPTIM, run={"root": "runs/stage1", "name": "rctp-bfcl", "checkpoint_every": 0},
+        optim=_PAPER_OPTIM,
+        run={"root": "runs/stage1", "name": "rctp-bfcl", "checkpoint_every": 0},
     ),
-}  # fmt: skip
+}
 """Named configs; ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the
 experts, as the paper does (its failures are the base model's rollouts at τ = 0.7)."""
 

@@ -57,8 +57,12 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
     from rcgrpo.train.trajectories import expert_trajectories
 
     encoder = ChatEncoder(tokenizer)
-    opts = dict(prompt_style=cfg.tasks.prompt_style, max_new_tokens=SCRATCH_MAX_CONTEXT,
-                max_context=SCRATCH_MAX_CONTEXT, max_batch=256)  # fmt: skip
+    opts = dict(
+        prompt_style=cfg.tasks.prompt_style,
+        max_new_tokens=SCRATCH_MAX_CONTEXT,
+        max_context=SCRATCH_MAX_CONTEXT,
+        max_batch=256,
+    )
     return [
         t for m in modes or cfg.sft.modes for t in expert_trajectories(tasks, encoder, m, **opts)
     ]

@@ -60,9 +60,11 @@ def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list
     base = SYNTH_PRESETS[synth_preset]
     knobs = {
         "turns": (min(base.turns[0], tasks.max_turns), tasks.max_turns),
-        "calls_per_turn": (min(base.calls_per_turn[0], tasks.max_calls_per_turn),
-                           tasks.max_calls_per_turn),
-    }  # fmt: skip
+        "calls_per_turn": (
+            min(base.calls_per_turn[0], tasks.max_calls_per_turn),
+            tasks.max_calls_per_turn,
+        ),
+    }
     make = generate_synth_tasks
     train = make(tasks.num_train, "train", seed=tasks.split_seed, config=base, **knobs)
     return train, make(tasks.num_eval, "test", seed=tasks.split_seed, config=base, **knobs)

@@ -45,9 +45,13 @@ DENOMINATOR = {
     "seq-mean-token-sum-norm": "rows",
 }
 TOKEN_MEAN_STATS = (
-    "policy/ratio_mean", "policy/approx_kl_old", "policy/kl_ref",
-    "policy/clipfrac", "policy/clipfrac_low", "policy/clipfrac_high",
-)  # fmt: skip
+    "policy/ratio_mean",
+    "policy/approx_kl_old",
+    "policy/kl_ref",
+    "policy/clipfrac",
+    "policy/clipfrac_low",
+    "policy/clipfrac_high",
+)
 LOSS_STATS = ("loss/total", "loss/pg", "loss/kl", "loss/entropy_bonus")
 
 
@@ -110,8 +114,9 @@ def frozen_logprobs(model, rollouts, pad_id, temperature, micro) -> list[torch.T
     """Per-rollout 1-D log-probs under ``model`` without gradient (the ref / old passes)."""
     out: list[torch.Tensor] = [torch.empty(0)] * len(rollouts)
     for chunk in micro_batches(rollouts, range(len(rollouts)), micro):
-        logp, _ = teacher_forced(model, padded([rollouts[i] for i in chunk], pad_id),
-                                 temperature, "none")  # fmt: skip
+        logp, _ = teacher_forced(
+            model, padded([rollouts[i] for i in chunk], pad_id), temperature, "none"
+        )
         for b, i in enumerate(chunk):
             out[i] = logp[b, : rollouts[i].length]
     return out
@@ -174,15 +179,23 @@ def _micro_loss(model, batch: TrainBatch, rows, cache, cfg, denominator, pad_id,
     old = _rows([cache["old"][i] for i in rows], width) if cache["old"] else logp.detach()
     ref = _rows([cache["ref"][i] for i in rows], width) if cache["ref"] else None
     loss, out = policy_loss(
-        logp, old.to(logp.device), None if ref is None else ref.to(logp.device),
-        batch.advantages[rows].to(logp.device), mask,
-        clip_low=algo.clip_low, clip_high=algo.clip_high, beta=algo.kl_beta,
-        kl_estimator=algo.kl_estimator, agg_mode=algo.loss_agg, ratio_level=algo.ratio,
-        ratio_against=algo.ratio_against, entropy=ent if grad_entropy else None,
+        logp,
+        old.to(logp.device),
+        None if ref is None else ref.to(logp.device),
+        batch.advantages[rows].to(logp.device),
+        mask,
+        clip_low=algo.clip_low,
+        clip_high=algo.clip_high,
+        beta=algo.kl_beta,
+        kl_estimator=algo.kl_estimator,
+        agg_mode=algo.loss_agg,
+        ratio_level=algo.ratio,
+        ratio_against=algo.ratio_against,
+        entropy=ent if grad_entropy else None,
         entropy_coef=algo.entropy_coef,
         norm_length=float(algo.norm_length or cfg.rollout.max_context),
         denominator=denominator,
-    )  # fmt: skip
+    )
     loss.backward()
     high = None if batch.high is None else batch.high[rows]
     stats.add_loss_stats(out, ent, mask, high)
@@ -216,8 +229,9 @@ def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) 
     return finite
 
 
-def run_update(model, ref_model, optimizer, batch: TrainBatch, cfg, info: DistInfo,
-               lr: float, pad_id: int) -> UpdateStats:  # fmt: skip
+def run_update(
+    model, ref_model, optimizer, batch: TrainBatch, cfg, info: DistInfo, lr: float, pad_id: int
+) -> UpdateStats:
     """All optimizer updates of one step (module docstring); returns local statistics."""
     algo, optim, tau = cfg.algo, cfg.optim, cfg.rollout.temperature
     for group in optimizer.param_groups:

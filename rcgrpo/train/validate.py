@@ -157,11 +157,18 @@ _RANGES: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
 def _cross_checks(cfg: TrainConfig) -> None:
     r = cfg.rollout
     if r.seed_block and r.prompts_per_step % r.seed_block:
-        _fail("rollout.seed_block", f"must divide rollout.prompts_per_step = "
-              f"{r.prompts_per_step}", r.seed_block)  # fmt: skip
+        _fail(
+            "rollout.seed_block",
+            f"must divide rollout.prompts_per_step = {r.prompts_per_step}",
+            r.seed_block,
+        )
     if cfg.optim.minibatches > r.prompts_per_step:
-        _fail("optim.minibatches", f"must be <= rollout.prompts_per_step = "
-              f"{r.prompts_per_step} (minibatches hold whole groups)", cfg.optim.minibatches)  # fmt: skip
+        _fail(
+            "optim.minibatches",
+            f"must be <= rollout.prompts_per_step = "
+            f"{r.prompts_per_step} (minibatches hold whole groups)",
+            cfg.optim.minibatches,
+        )
     if not cfg.init.strip():
         _fail("init", "must name a checkpoint folder, model path or tiny preset", cfg.init)
 
@@ -185,9 +192,16 @@ def validate_world(cfg: TrainConfig, world_size: int) -> None:
     """Rules that need the number of processes: groups are never split across ranks."""
     r = cfg.rollout
     if r.prompts_per_step % world_size:
-        _fail("rollout.prompts_per_step", f"must be divisible by the world size {world_size} "
-              "(whole groups per rank)", r.prompts_per_step)  # fmt: skip
+        _fail(
+            "rollout.prompts_per_step",
+            f"must be divisible by the world size {world_size} (whole groups per rank)",
+            r.prompts_per_step,
+        )
     share = r.prompts_per_step // world_size
     if r.seed_block and share % r.seed_block:
-        _fail("rollout.seed_block", f"must divide the per-rank prompts {share} "
-              f"(= {r.prompts_per_step} / {world_size} ranks)", r.seed_block)  # fmt: skip
+        _fail(
+            "rollout.seed_block",
+            f"must divide the per-rank prompts {share} "
+            f"(= {r.prompts_per_step} / {world_size} ranks)",
+            r.seed_block,
+        )

@@ -100,7 +100,7 @@ def slow_diagnostics(rewards, advantages, high, p):
                     per["zero_var"], per["all_success"], per["all_fail"], strict=True
                 )
             ]
-        ),  # fmt: skip
+        ),
         "group/zero_var_predicted": _mean(per["zero_var_predicted"]),
         "group/zero_var_predicted_pooled": (
             _mean([float(x == 1.0) for x in flat_r]) ** len(rewards[0])
@@ -129,13 +129,17 @@ def batch(draw):
     p = draw(st.integers(1, 7))
     g = draw(st.integers(2, 7))
     values = draw(st.sampled_from([(0.0, 1.0), (0.0, 0.5, 1.0), (0.0, 0.25, 0.7, 1.0, 2.0)]))
-    rewards = draw(st.lists(st.lists(st.sampled_from(values), min_size=g, max_size=g),
-                            min_size=p, max_size=p))  # fmt: skip
-    high = draw(st.lists(st.lists(st.booleans(), min_size=g, max_size=g),
-                         min_size=p, max_size=p))  # fmt: skip
+    rewards = draw(
+        st.lists(st.lists(st.sampled_from(values), min_size=g, max_size=g), min_size=p, max_size=p)
+    )
+    high = draw(st.lists(st.lists(st.booleans(), min_size=g, max_size=g), min_size=p, max_size=p))
     scale = draw(st.sampled_from(["group", "batch", "none"]))
-    return (torch.tensor(rewards, dtype=torch.float32), torch.tensor(high), scale,
-            draw(st.floats(0, 1)))  # fmt: skip
+    return (
+        torch.tensor(rewards, dtype=torch.float32),
+        torch.tensor(high),
+        scale,
+        draw(st.floats(0, 1)),
+    )
 
 
 @settings(max_examples=120, deadline=None)
@@ -149,5 +153,11 @@ def test_vectorised_equals_loop(inputs):
     assert set(fast) == set(per) | set(summary)
     for key, values in {**per, **summary}.items():
         expected = torch.tensor(values, dtype=fast[key].dtype)
-        torch.testing.assert_close(fast[key], expected, equal_nan=True, rtol=1e-12, atol=1e-12,
-                                   msg=lambda m, key=key: f"{key}: {m}")  # fmt: skip
+        torch.testing.assert_close(
+            fast[key],
+            expected,
+            equal_nan=True,
+            rtol=1e-12,
+            atol=1e-12,
+            msg=lambda m, key=key: f"{key}: {m}",
+        )

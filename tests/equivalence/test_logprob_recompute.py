@@ -90,9 +90,14 @@ def tiny():
 def _run(policy, tokenizer, mode, max_context=360, seed=3, num_tasks=4):
     encoder = ChatEncoder(tokenizer)
     engine = RolloutEngine(
-        policy, encoder, EchoEpisode, mode=mode, max_new_tokens=12,
-        max_context=max_context, max_batch=3,
-    )  # fmt: skip
+        policy,
+        encoder,
+        EchoEpisode,
+        mode=mode,
+        max_new_tokens=12,
+        max_context=max_context,
+        max_batch=3,
+    )
     tasks = [EchoTask(f"e{i}", steps=2 + (3 * i) % 7) for i in range(num_tasks)]
     return engine.run_groups(tasks, 2, torch.tensor([[True, False]] * num_tasks), seed=seed)
 
@@ -115,9 +120,12 @@ def test_behaviour_logprobs_equal_teacher_forced(tiny, temperature, top_p, mode)
     padded = batch.padded(tokenizer.pad_token_id)
     with torch.no_grad():
         recomputed = sequence_logprobs(
-            model, padded["input_ids"], padded["attention_mask"], padded["loss_mask"],
+            model,
+            padded["input_ids"],
+            padded["attention_mask"],
+            padded["loss_mask"],
             temperature=temperature or 1.0,
-        )  # fmt: skip
+        )
     mask = padded["loss_mask"]
     assert int(mask.sum()) > 100
     err = ((recomputed - padded["behaviour_logprobs"]).abs() * mask).max().item()

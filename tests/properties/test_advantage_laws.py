@@ -44,9 +44,11 @@ def test_zero_mean_per_group(r, scale, ddof):
 def test_invariant_to_a_reward_shift(r, shift):
     for scale in ("group", "batch", "none"):
         torch.testing.assert_close(
-            group_advantages(r + shift, scale=scale), group_advantages(r, scale=scale),
-            rtol=1e-9, atol=1e-9,
-        )  # fmt: skip
+            group_advantages(r + shift, scale=scale),
+            group_advantages(r, scale=scale),
+            rtol=1e-9,
+            atol=1e-9,
+        )
 
 
 @SETTINGS
@@ -54,9 +56,11 @@ def test_invariant_to_a_reward_shift(r, shift):
 def test_invariant_to_a_positive_scale_when_sigma_dominates_eps(r, scale):
     # exact with eps_stab = 0; with eps_stab = 1e-6 ≪ σ_g (grid ⇒ σ_g ≥ 1/32) within 1e-4
     torch.testing.assert_close(
-        group_advantages(r * scale, eps_stab=0.0), group_advantages(r, eps_stab=0.0),
-        rtol=1e-12, atol=1e-12,
-    )  # fmt: skip
+        group_advantages(r * scale, eps_stab=0.0),
+        group_advantages(r, eps_stab=0.0),
+        rtol=1e-12,
+        atol=1e-12,
+    )
     torch.testing.assert_close(
         group_advantages(r * scale), group_advantages(r), rtol=1e-4, atol=1e-4
     )

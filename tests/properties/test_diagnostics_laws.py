@@ -40,9 +40,11 @@ def _diag(rewards, high, **kwargs):
 @SETTINGS
 @given(batch())
 @example(
-    (torch.tensor([[1.0, 0.0, 1.0, 0.0]], dtype=torch.float64),
-     torch.tensor([[True, False, True, False]])),
-)  # fmt: skip
+    (
+        torch.tensor([[1.0, 0.0, 1.0, 0.0]], dtype=torch.float64),
+        torch.tensor([[True, False, True, False]]),
+    ),
+)
 def test_variance_split_sums_to_total(inputs):
     # Lemma A.3 per group: σ_g² = Σ_c n_c/G var_c + Σ_c n_c/G (μ_c - μ_g)², both parts >= 0
     rewards, high = inputs
@@ -53,9 +55,11 @@ def test_variance_split_sums_to_total(inputs):
     )
     assert bool((d["var_within"] >= 0).all()) and bool((d["var_between"] >= 0).all())
     torch.testing.assert_close(
-        d["group/var_within_mean"] + d["group/var_between_mean"], d["group/var_mean"],
-        rtol=0, atol=1e-12 * scale,
-    )  # fmt: skip
+        d["group/var_within_mean"] + d["group/var_between_mean"],
+        d["group/var_mean"],
+        rtol=0,
+        atol=1e-12 * scale,
+    )
 
 
 @SETTINGS

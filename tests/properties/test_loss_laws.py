@@ -30,8 +30,12 @@ def batch(draw, max_b=4, max_t=6):
 
 
 @SETTINGS
-@given(st.lists(st.floats(0, 5, allow_subnormal=False), min_size=1, max_size=8),
-       st.floats(-3, 3, allow_subnormal=False), CLIPS, CLIPS)  # fmt: skip
+@given(
+    st.lists(st.floats(0, 5, allow_subnormal=False), min_size=1, max_size=8),
+    st.floats(-3, 3, allow_subnormal=False),
+    CLIPS,
+    CLIPS,
+)
 @example([1.5], 1.0, 0.2, 0.28)
 def test_clipped_objective_never_exceeds_unclipped(ratios, adv, clip_low, clip_high):
     ratio = torch.tensor([ratios], dtype=F64)
@@ -75,13 +79,24 @@ def test_aggregation_modes_agree_on_equal_row_lengths(b, t, extra, seed):
 
 
 @SETTINGS
-@given(batch(), st.sampled_from(sorted(AGG_MODES)),
-       st.sampled_from(["token", "trajectory", "sequence"]), st.sampled_from([0.0, 0.1]))  # fmt: skip
+@given(
+    batch(),
+    st.sampled_from(sorted(AGG_MODES)),
+    st.sampled_from(["token", "trajectory", "sequence"]),
+    st.sampled_from([0.0, 0.1]),
+)
 @example(  # found by hypothesis: β·k3 of a masked NaN token gave a 0·NaN = NaN gradient
-    (torch.tensor([[-2.9]], dtype=F64), torch.tensor([[-3.0]], dtype=F64),
-     torch.tensor([[-3.2]], dtype=F64), torch.tensor([1.3], dtype=F64), torch.tensor([[False]])),
-    "seq-mean-token-mean", "token", 0.1,
-)  # fmt: skip
+    (
+        torch.tensor([[-2.9]], dtype=F64),
+        torch.tensor([[-3.0]], dtype=F64),
+        torch.tensor([[-3.2]], dtype=F64),
+        torch.tensor([1.3], dtype=F64),
+        torch.tensor([[False]]),
+    ),
+    "seq-mean-token-mean",
+    "token",
+    0.1,
+)
 def test_masked_tokens_get_exactly_zero_gradient(inputs, mode, level, beta):
     logp, old, ref, adv, mask = inputs
     # poison every masked position: NaN log-probs there must not reach value or gradient
@@ -90,9 +105,17 @@ def test_masked_tokens_get_exactly_zero_gradient(inputs, mode, level, beta):
     old, ref = torch.where(mask, old, nan), torch.where(mask, ref, nan)
     entropy = torch.where(mask, torch.ones_like(logp), nan).requires_grad_()
     loss, _ = policy_loss(
-        logp, old, ref, adv, mask, beta=beta, agg_mode=mode, ratio_level=level,
-        entropy=entropy, entropy_coef=0.01,
-    )  # fmt: skip
+        logp,
+        old,
+        ref,
+        adv,
+        mask,
+        beta=beta,
+        agg_mode=mode,
+        ratio_level=level,
+        entropy=entropy,
+        entropy_coef=0.01,
+    )
     loss.backward()
     assert torch.isfinite(loss)
     for grad in (logp.grad, entropy.grad):

@@ -29,8 +29,13 @@ def test_stratified_gives_exactly_round_pg_highs_per_group(p_count, g, p, seed):
 
 
 @SETTINGS
-@given(st.integers(1, 8), st.integers(2, 8), st.floats(0, 1), SEEDS,
-       st.sampled_from(["iid", "stratified", "high", "low", "none"]))  # fmt: skip
+@given(
+    st.integers(1, 8),
+    st.integers(2, 8),
+    st.floats(0, 1),
+    SEEDS,
+    st.sampled_from(["iid", "stratified", "high", "low", "none"]),
+)
 def test_same_seed_same_tokens_and_constant_schemes(p_count, g, p, seed, scheme):
     def draw():
         gen = torch.Generator().manual_seed(seed)

@@ -23,16 +23,44 @@ import torch
 NUM_TASKS = 2
 SFT_STEPS = 120
 TASK_FLAGS = [
-    "--tasks.source", "synth", "--tasks.mode", "combined", "--tasks.prompt-style", "bare",
-    "--tasks.num-train", str(NUM_TASKS), "--tasks.num-eval", "2", "--tasks.max-turns", "1",
-    "--tasks.max-calls-per-turn", "1", "--tasks.synth-preset", "tiny",
-]  # fmt: skip
+    "--tasks.source",
+    "synth",
+    "--tasks.mode",
+    "combined",
+    "--tasks.prompt-style",
+    "bare",
+    "--tasks.num-train",
+    str(NUM_TASKS),
+    "--tasks.num-eval",
+    "2",
+    "--tasks.max-turns",
+    "1",
+    "--tasks.max-calls-per-turn",
+    "1",
+    "--tasks.synth-preset",
+    "tiny",
+]
 SMALL_RUN = [
-    *TASK_FLAGS, "--rollout.group-size", "4", "--rollout.prompts-per-step", "2",
-    "--rollout.max-new-tokens", "64", "--rollout.max-context", "400",
-    "--optim.lr", "1e-3", "--optim.warmup-steps", "0", "--optim.weight-decay", "0",
-    "--run.no-progress", "--run.no-tensorboard", "--run.eval-every", "0",
-]  # fmt: skip
+    *TASK_FLAGS,
+    "--rollout.group-size",
+    "4",
+    "--rollout.prompts-per-step",
+    "2",
+    "--rollout.max-new-tokens",
+    "64",
+    "--rollout.max-context",
+    "400",
+    "--optim.lr",
+    "1e-3",
+    "--optim.warmup-steps",
+    "0",
+    "--optim.weight-decay",
+    "0",
+    "--run.no-progress",
+    "--run.no-tensorboard",
+    "--run.eval-every",
+    "0",
+]
 
 
 def _build(out: Path) -> None:
@@ -51,8 +79,9 @@ def _build(out: Path) -> None:
     enc = ChatEncoder(tokenizer)
     opts = dict(prompt_style="bare", max_new_tokens=10_000, max_context=10_000)
     good = expert_trajectories(train, enc, "combined", **opts)
-    fail = RolloutEngine(ScriptedPolicy(enc, lambda view: "Done."), enc, Episode,
-                         mode="combined", **opts).run([RolloutJob(t) for t in train])  # fmt: skip
+    fail = RolloutEngine(
+        ScriptedPolicy(enc, lambda view: "Done."), enc, Episode, mode="combined", **opts
+    ).run([RolloutJob(t) for t in train])
     encoded = [
         enc.encode_conversation(with_reward_goal(msgs, high))
         for g, f in zip(good, fail, strict=True)
@@ -101,9 +130,12 @@ def coin_flip_checkpoint(cache_root: Path) -> Path:
 def cli(*args: str, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
     """``python -m rcgrpo <args>`` in a subprocess with one torch thread; must exit 0."""
     done = subprocess.run(
-        [sys.executable, "-m", "rcgrpo", *args], capture_output=True, text=True,
-        timeout=timeout, env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
-    )  # fmt: skip
+        [sys.executable, "-m", "rcgrpo", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done
 

@@ -47,10 +47,28 @@ def test_eval_cli_on_bfcl_test_split(checkpoint):
 def test_eval_cli_on_synth_without_token(checkpoint, tmp_path):
     out = tmp_path / "synth.json"
     code = rcgrpo_main(
-        ["eval", "--model", str(checkpoint), "--tasks", "synth", "--split", "test",
-         "--condition", "none", "--limit", "4", "--synth-options", '{"preset": "tiny", "turns": [1, 1]}',
-         "--max-new-tokens", "8", "--max-context", "1024", "--out", str(out)]
-    )  # fmt: skip
+        [
+            "eval",
+            "--model",
+            str(checkpoint),
+            "--tasks",
+            "synth",
+            "--split",
+            "test",
+            "--condition",
+            "none",
+            "--limit",
+            "4",
+            "--synth-options",
+            '{"preset": "tiny", "turns": [1, 1]}',
+            "--max-new-tokens",
+            "8",
+            "--max-context",
+            "1024",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     report = json.loads(out.read_text())
     assert report["num_tasks"] == 4

@@ -63,8 +63,20 @@ def test_03_training_dynamics(tmp_path_factory):
     root = tmp_path_factory.getbasetemp()
     start = coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
     runs = tmp_path_factory.mktemp("nb_runs")
-    cli("train", "--preset", "cpu-rcgrpo", "--init", str(start), *SMALL_RUN, "--run.steps", "2",
-        "--run.root", str(runs), "--run.name", "r")  # fmt: skip
+    cli(
+        "train",
+        "--preset",
+        "cpu-rcgrpo",
+        "--init",
+        str(start),
+        *SMALL_RUN,
+        "--run.steps",
+        "2",
+        "--run.root",
+        str(runs),
+        "--run.name",
+        "r",
+    )
     nb = execute_notebook(NOTEBOOKS / "03_training_dynamics.ipynb", {"RUNS": [runs / "r"]})
     text = outputs_text(nb)
     assert "1 RL run(s) found; loaded 1: r" in text

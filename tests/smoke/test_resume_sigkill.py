@@ -38,16 +38,30 @@ def _evals(run):
 
 
 def test_resume_after_sigkill_matches_an_uninterrupted_run(coin_flip, tmp_path):
-    args = ["train", "--preset", "cpu-rcgrpo", "--init", str(coin_flip), *SMALL_RUN,
-            "--run.steps", str(STEPS), "--run.checkpoint-every", "2", "--run.eval-every", "4",
-            "--run.root", str(tmp_path)]  # fmt: skip
+    args = [
+        "train",
+        "--preset",
+        "cpu-rcgrpo",
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--run.steps",
+        str(STEPS),
+        "--run.checkpoint-every",
+        "2",
+        "--run.eval-every",
+        "4",
+        "--run.root",
+        str(tmp_path),
+    ]
     cli(*args, "--run.name", "full")
     cut = tmp_path / "cut"
     proc = subprocess.Popen(
         [sys.executable, "-m", "rcgrpo", *args, "--run.name", "cut"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )  # fmt: skip
+    )
     deadline = time.monotonic() + 120
     while not (cut / "checkpoints" / "step_2" / "manifest.json").exists():
         assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint appeared"

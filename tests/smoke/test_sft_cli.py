@@ -16,11 +16,32 @@ from rcgrpo.metrics import METRICS
 from rcgrpo.policy.models import build_tiny_policy
 
 COMMON = [
-    "--model.path", "micro", "--tasks.num-train", "12", "--tasks.num-eval", "3",
-    "--sft.batch-size", "8", "--sft.eval-max-new-tokens", "12", "--sft.eval-modes", "multi_turn",
-    "--sft.modes", "multi_turn", "combined", "--sft.synth-preset", "tiny", "--sft.prompt-loss-weight", "0",
-    "--sft.threads", "1", "--run.no-progress", "--run.no-tensorboard", "--run.log-every", "1",
-]  # fmt: skip
+    "--model.path",
+    "micro",
+    "--tasks.num-train",
+    "12",
+    "--tasks.num-eval",
+    "3",
+    "--sft.batch-size",
+    "8",
+    "--sft.eval-max-new-tokens",
+    "12",
+    "--sft.eval-modes",
+    "multi_turn",
+    "--sft.modes",
+    "multi_turn",
+    "combined",
+    "--sft.synth-preset",
+    "tiny",
+    "--sft.prompt-loss-weight",
+    "0",
+    "--sft.threads",
+    "1",
+    "--run.no-progress",
+    "--run.no-tensorboard",
+    "--run.log-every",
+    "1",
+]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -41,9 +62,24 @@ def _params(path):
 
 def test_sft_then_rctp_cli(tmp_path):
     sft_run, rctp_run = tmp_path / "sft", tmp_path / "rctp"
-    _cli("sft", *COMMON, "--sft.vocab-size", "400", "--sft.epochs", "1",
-         "--sft.weak-snapshot-frac", "0.5", "--optim.lr", "3e-3", "--optim.warmup-steps", "1",
-         "--run.root", str(tmp_path), "--run.name", "sft")  # fmt: skip
+    _cli(
+        "sft",
+        *COMMON,
+        "--sft.vocab-size",
+        "400",
+        "--sft.epochs",
+        "1",
+        "--sft.weak-snapshot-frac",
+        "0.5",
+        "--optim.lr",
+        "3e-3",
+        "--optim.warmup-steps",
+        "1",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "sft",
+    )
     rows = _rows(sft_run / "metrics.jsonl")
     assert [r["step"] for r in rows] == [1, 2, 3]  # 12 tasks x 2 modes / batch 8
     for key in ("loss/sft", "sft/tokens_per_s", "policy/lr", "sft/eval_multi_turn"):
@@ -57,11 +93,32 @@ def test_sft_then_rctp_cli(tmp_path):
     assert all(name in final for name, _ in init.named_parameters())
     assert any(not torch.equal(p, final[n]) for n, p in init.named_parameters())
 
-    _cli("rctp", "--preset", "rctp-synth-cpu", *COMMON, "--model.path", str(sft_run / "final"),
-         "--failures.policy", str(sft_run / "weak"), "--failures.num-tasks", "8",
-         "--failures.max-new-tokens", "12", "--failures.max-context", "400",
-         "--failures.max-rounds", "1", "--sft.modes", "multi_turn", "--sft.epochs", "1",
-         "--run.root", str(tmp_path), "--run.name", "rctp")  # fmt: skip
+    _cli(
+        "rctp",
+        "--preset",
+        "rctp-synth-cpu",
+        *COMMON,
+        "--model.path",
+        str(sft_run / "final"),
+        "--failures.policy",
+        str(sft_run / "weak"),
+        "--failures.num-tasks",
+        "8",
+        "--failures.max-new-tokens",
+        "12",
+        "--failures.max-context",
+        "400",
+        "--failures.max-rounds",
+        "1",
+        "--sft.modes",
+        "multi_turn",
+        "--sft.epochs",
+        "1",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "rctp",
+    )
     data = json.loads((rctp_run / "data.json").read_text())
     # a weak micro model fails every task; replies that hold a sampled reward token are
     # dropped before the draw, so n = usable failures, and the mix is exactly n : n
@@ -73,8 +130,11 @@ def test_sft_then_rctp_cli(tmp_path):
     assert len(rows) == -(-2 * n // 8)  # ceil(2n / batch 8) steps, one log line each
     trajs = _rows(rctp_run / "trajectories.jsonl")
     assert sorted(t["reward"] for t in trajs) == [0] * n + [1] * n
-    assert all(HIGH_TOKEN not in m["content"] and LOW_TOKEN not in m["content"]
-               for t in trajs for m in t["messages"])  # fmt: skip
+    assert all(
+        HIGH_TOKEN not in m["content"] and LOW_TOKEN not in m["content"]
+        for t in trajs
+        for m in t["messages"]
+    )
     before, after = _params(sft_run / "final"), _params(rctp_run / "final")
     assert any(not torch.equal(before[n], after[n]) for n in before)
 
@@ -82,9 +142,26 @@ def test_sft_then_rctp_cli(tmp_path):
     # (a missing weak policy proves nothing is re-sampled) and restarts its log at step 0
     shutil.rmtree(rctp_run / "checkpoints")
     mix_before = (rctp_run / "trajectories.jsonl").read_text()
-    _cli("rctp", "--preset", "rctp-synth-cpu", *COMMON, "--model.path", str(sft_run / "final"),
-         "--failures.policy", str(tmp_path / "no-such-policy"), "--failures.num-tasks", "8",
-         "--sft.modes", "multi_turn", "--sft.epochs", "1", "--run.resume",
-         "--run.root", str(tmp_path), "--run.name", "rctp")  # fmt: skip
+    _cli(
+        "rctp",
+        "--preset",
+        "rctp-synth-cpu",
+        *COMMON,
+        "--model.path",
+        str(sft_run / "final"),
+        "--failures.policy",
+        str(tmp_path / "no-such-policy"),
+        "--failures.num-tasks",
+        "8",
+        "--sft.modes",
+        "multi_turn",
+        "--sft.epochs",
+        "1",
+        "--run.resume",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "rctp",
+    )
     assert (rctp_run / "trajectories.jsonl").read_text() == mix_before
     assert [r["step"] for r in _rows(rctp_run / "metrics.jsonl")] == [r["step"] for r in rows]

@@ -38,18 +38,52 @@ def _close(a, b) -> bool:
 
 @pytest.mark.slow
 def test_two_ranks_equal_one_process(coin_flip, tmp_path):
-    args = ["train", "--preset", "cpu-rcgrpo", "--init", str(coin_flip), *SMALL_RUN,
-            "--rollout.prompts-per-step", "4", "--rollout.group-size", "3",
-            "--rollout.seed-block", "1", "--optim.minibatches", "2", "--optim.lr", str(LR),
-            "--algo.group-filter", "dapo", "--algo.max-resample-rounds", "2",
-            "--run.steps", "2", "--run.root", str(tmp_path)]  # fmt: skip
+    args = [
+        "train",
+        "--preset",
+        "cpu-rcgrpo",
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--rollout.prompts-per-step",
+        "4",
+        "--rollout.group-size",
+        "3",
+        "--rollout.seed-block",
+        "1",
+        "--optim.minibatches",
+        "2",
+        "--optim.lr",
+        str(LR),
+        "--algo.group-filter",
+        "dapo",
+        "--algo.max-resample-rounds",
+        "2",
+        "--run.steps",
+        "2",
+        "--run.root",
+        str(tmp_path),
+    ]
     cli(*args, "--run.name", "one")
     done = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-         "-m", "rcgrpo", *args, "--run.name", "two"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc_per_node",
+            "2",
+            "-m",
+            "rcgrpo",
+            *args,
+            "--run.name",
+            "two",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
         env={**os.environ, "OMP_NUM_THREADS": "1"},
-    )  # fmt: skip
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     one, two = tmp_path / "one", tmp_path / "two"
     assert rows(one / "rollouts.jsonl") == rows(two / "rollouts.jsonl")  # same samples

@@ -14,23 +14,62 @@ from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint, params, rows
 from rcgrpo.__main__ import main as rcgrpo_main
 from rcgrpo.metrics import METRICS
 
-ALGOS = ("cpu-grpo", "cpu-rcgrpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-dapo", "cpu-entropy",
-         "cpu-hightemp", "cpu-drgrpo")  # fmt: skip
+ALGOS = (
+    "cpu-grpo",
+    "cpu-rcgrpo",
+    "cpu-sft-rc",
+    "cpu-rctp-grpo",
+    "cpu-dapo",
+    "cpu-entropy",
+    "cpu-hightemp",
+    "cpu-drgrpo",
+)
 EVERY_STEP = (
-    "reward/mean", "reward/success_rate", "reward/state_mean", "reward/action_mean",
-    "adv/gap_mean", "adv/gap_min", "group/var_mean", "group/var_p50", "group/var_p90",
-    "group/zero_var_frac", "group/zero_var_success_frac", "group/zero_var_fail_frac",
-    "group/zero_var_predicted", "group/kept_frac", "policy/entropy", "policy/kl_ref",
-    "policy/clipfrac", "policy/grad_norm", "policy/lr", "loss/total", "loss/pg", "loss/kl",
-    "loss/nonfinite", "rollout/length_mean", "rollout/steps_mean", "rollout/gen_tokens_mean",
-    "tools/error_rate", "tools/calls_mean", "perf/tokens_per_s", "perf/time_rollout_s",
-    "perf/time_score_s", "perf/time_ref_s", "perf/time_update_s", "perf/time_step_s",
+    "reward/mean",
+    "reward/success_rate",
+    "reward/state_mean",
+    "reward/action_mean",
+    "adv/gap_mean",
+    "adv/gap_min",
+    "group/var_mean",
+    "group/var_p50",
+    "group/var_p90",
+    "group/zero_var_frac",
+    "group/zero_var_success_frac",
+    "group/zero_var_fail_frac",
+    "group/zero_var_predicted",
+    "group/kept_frac",
+    "policy/entropy",
+    "policy/kl_ref",
+    "policy/clipfrac",
+    "policy/grad_norm",
+    "policy/lr",
+    "loss/total",
+    "loss/pg",
+    "loss/kl",
+    "loss/nonfinite",
+    "rollout/length_mean",
+    "rollout/steps_mean",
+    "rollout/gen_tokens_mean",
+    "tools/error_rate",
+    "tools/calls_mean",
+    "perf/tokens_per_s",
+    "perf/time_rollout_s",
+    "perf/time_score_s",
+    "perf/time_ref_s",
+    "perf/time_update_s",
+    "perf/time_step_s",
     "perf/peak_rss_gib",
-)  # fmt: skip
+)
 WITH_TOKEN = (
-    "reward/success_high", "reward/success_low", "reward/high_frac", "group/mode_sep_pooled",
-    "group/var_between_mean", "group/var_within_mean", "policy/entropy_high",
-)  # fmt: skip
+    "reward/success_high",
+    "reward/success_low",
+    "reward/high_frac",
+    "group/mode_sep_pooled",
+    "group/var_between_mean",
+    "group/var_within_mean",
+    "policy/entropy_high",
+)
 G, P = 4, 2
 
 
@@ -52,8 +91,20 @@ def coin_flip(tmp_path_factory):
 
 @pytest.mark.parametrize("name", ALGOS)
 def test_two_steps_of_each_algorithm(name, coin_flip, tmp_path):
-    argv = ["train", "--preset", name, "--init", str(coin_flip), *SMALL_RUN, "--run.steps", "2",
-            "--run.root", str(tmp_path), "--run.name", "r"]  # fmt: skip
+    argv = [
+        "train",
+        "--preset",
+        name,
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--run.steps",
+        "2",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "r",
+    ]
     if name == "cpu-rcgrpo":
         summary = json.loads(cli(*argv).stdout.strip().splitlines()[-1])  # the real CLI
         assert summary["run"] == str(tmp_path / "r")
@@ -89,9 +140,22 @@ def test_two_steps_of_each_algorithm(name, coin_flip, tmp_path):
 def test_zero_signal_leaves_parameters_unchanged(coin_flip, tmp_path):
     # a greedy-like start never varies in a group: with temperature tiny and β > 0 the
     # first update has A = 0 everywhere and π_θ = π_ref, so the gradient is exactly 0
-    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
-            "--rollout.temperature", "0.01", "--run.steps", "1", "--run.root", str(tmp_path),
-            "--run.name", "z"]  # fmt: skip
+    argv = [
+        "train",
+        "--preset",
+        "cpu-grpo",
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--rollout.temperature",
+        "0.01",
+        "--run.steps",
+        "1",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "z",
+    ]
     assert rcgrpo_main(argv) == 0
     [_, m] = rows(tmp_path / "z" / "metrics.jsonl")
     assert m["group/zero_var_frac"] == 1.0 and m["policy/grad_norm"] == 0.0
@@ -109,22 +173,52 @@ def test_non_finite_losses_skip_updates_then_stop(coin_flip, tmp_path, monkeypat
         return loss * float("nan"), stats
 
     monkeypatch.setattr(update, "policy_loss", poisoned)
-    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
-            "--run.steps", "5", "--run.max-nonfinite", "2", "--run.checkpoint-every", "1",
-            "--run.root", str(tmp_path), "--run.name", "nan"]  # fmt: skip
+    argv = [
+        "train",
+        "--preset",
+        "cpu-grpo",
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--run.steps",
+        "5",
+        "--run.max-nonfinite",
+        "2",
+        "--run.checkpoint-every",
+        "1",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "nan",
+    ]
     assert rcgrpo_main(argv) == 3
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("rcgrpo train: stopping at step 2: 2 consecutive steps with a non-fini")
     metrics = rows(tmp_path / "nan" / "metrics.jsonl")
     assert [(m["step"], m.get("loss/nonfinite")) for m in metrics] == [
-        (0, None), (1, 1.0), (2, 1.0)]  # fmt: skip
+        (0, None),
+        (1, 1.0),
+        (2, 1.0),
+    ]
     before, after = params(coin_flip), params(tmp_path / "nan" / "checkpoints" / "step_2")
     assert all(torch.equal(before[k], after[k]) for k in before)  # every update was skipped
 
 
 def test_run_folder_guards(coin_flip, tmp_path, capsys):
-    argv = ["train", "--preset", "cpu-grpo", "--init", str(coin_flip), *SMALL_RUN,
-            "--run.steps", "1", "--run.root", str(tmp_path), "--run.name", "g"]  # fmt: skip
+    argv = [
+        "train",
+        "--preset",
+        "cpu-grpo",
+        "--init",
+        str(coin_flip),
+        *SMALL_RUN,
+        "--run.steps",
+        "1",
+        "--run.root",
+        str(tmp_path),
+        "--run.name",
+        "g",
+    ]
     assert rcgrpo_main(argv) == 0
     capsys.readouterr()
     assert rcgrpo_main(argv) == 2  # the folder holds a run: no silent overwrite

@@ -110,17 +110,29 @@ def test_without_tokens_only_base_keys():
     d = group_diagnostics(REWARDS, group_advantages(REWARDS))
     assert "mode_sep" not in d and "group/mode_sep_mean" not in d
     assert {k for k in d if "/" not in k} == {
-        "adv_gap", "reward_mean", "reward_var", "reward_std", "zero_var", "all_success",
-        "all_fail", "success_rate", "zero_var_predicted",
-    }  # fmt: skip
+        "adv_gap",
+        "reward_mean",
+        "reward_var",
+        "reward_std",
+        "zero_var",
+        "all_success",
+        "all_fail",
+        "success_rate",
+        "zero_var_predicted",
+    }
 
 
 def test_undefined_summaries_are_nan():
     # every rollout high, every group constant: no low token anywhere, no variance anywhere
     r = torch.tensor([[1.0, 1.0], [0.0, 0.0]])
     d = group_diagnostics(r, group_advantages(r), torch.ones(2, 2, dtype=torch.bool))
-    for key in ("reward/mean_low", "reward/success_low", "group/mode_sep_mean",
-                "group/mode_sep_pooled", "group/between_frac"):  # fmt: skip
+    for key in (
+        "reward/mean_low",
+        "reward/success_low",
+        "group/mode_sep_mean",
+        "group/mode_sep_pooled",
+        "group/between_frac",
+    ):
         assert math.isnan(d[key]), key
     _close(d["group/no_token_diversity_frac"], 1.0)
     _close(d["reward/success_high"], 0.5)

@@ -196,9 +196,15 @@ def test_paper_trajectory_ratio_against_ref():
     ref = t([[0.0, 0.0]])
     mask = torch.ones(1, 2, dtype=torch.bool)
     loss, stats = policy_loss(
-        logp, ref, ref, t([1.0]), mask,
-        ratio_level="trajectory", ratio_against="ref", agg_mode="seq-mean-token-mean",
-    )  # fmt: skip
+        logp,
+        ref,
+        ref,
+        t([1.0]),
+        mask,
+        ratio_level="trajectory",
+        ratio_against="ref",
+        agg_mode="seq-mean-token-mean",
+    )
     torch.testing.assert_close(loss, t(-1.2))
     torch.testing.assert_close(stats["policy/ratio_max"], t(math.exp(0.3)))
     torch.testing.assert_close(stats["policy/clipfrac_high"], t(1.0))
@@ -222,9 +228,14 @@ def test_all_empty_policy_loss_is_zero_with_zero_gradient():
     mask = torch.zeros(2, 3, dtype=torch.bool)
     for level in ("token", "trajectory", "sequence"):
         loss, stats = policy_loss(
-            logp, logp.detach() + 1, logp.detach(), t([1.0, -1.0]), mask,
-            beta=0.1, ratio_level=level,
-        )  # fmt: skip
+            logp,
+            logp.detach() + 1,
+            logp.detach(),
+            t([1.0, -1.0]),
+            mask,
+            beta=0.1,
+            ratio_level=level,
+        )
         loss.backward()
         assert loss.item() == 0.0 and torch.equal(logp.grad, torch.zeros_like(logp))
         assert all(torch.isfinite(v) for v in stats.values())
@@ -253,8 +264,14 @@ def test_all_empty_policy_loss_is_zero_with_zero_gradient():
 )
 def test_policy_loss_bad_input(kwargs, match):
     logp, mask = _inputs()
-    args = {"logp": logp, "old_logp": logp.detach(), "ref_logp": None,
-            "advantages": t([1.0, 0.0, 0.0]), "mask": mask, **kwargs}  # fmt: skip
+    args = {
+        "logp": logp,
+        "old_logp": logp.detach(),
+        "ref_logp": None,
+        "advantages": t([1.0, 0.0, 0.0]),
+        "mask": mask,
+        **kwargs,
+    }
     with pytest.raises(ValueError, match=match):
         policy_loss(**args)
 

@@ -14,16 +14,35 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 # What issue 7's "Instrumentation" list asks the trainer to log, by registry name.
 ISSUE_7_INSTRUMENTATION = (
-    "reward/mean", "reward/success_high", "reward/success_low",  # reward / success per token
-    "group/var_mean", "group/var_p50", "group/var_p90",  # group reward variance
-    "adv/gap_mean", "adv/gap_min",  # advantage gap, Figure 2
-    "group/zero_var_success_frac", "group/zero_var_fail_frac", "group/zero_var_predicted",
-    "group/mode_sep_mean", "group/var_between_mean", "group/var_within_mean",
-    "policy/entropy", "policy/entropy_high", "policy/entropy_low",  # entropy overall/per token
-    "policy/kl_ref", "policy/clipfrac", "policy/grad_norm", "loss/pg",
-    "rollout/length_mean", "rollout/steps_mean", "tools/error_rate",
-    "perf/tokens_per_s", "perf/time_rollout_s", "perf/time_update_s", "reward/eval_success",
-)  # fmt: skip
+    "reward/mean",
+    "reward/success_high",
+    "reward/success_low",  # reward / success per token
+    "group/var_mean",
+    "group/var_p50",
+    "group/var_p90",  # group reward variance
+    "adv/gap_mean",
+    "adv/gap_min",  # advantage gap, Figure 2
+    "group/zero_var_success_frac",
+    "group/zero_var_fail_frac",
+    "group/zero_var_predicted",
+    "group/mode_sep_mean",
+    "group/var_between_mean",
+    "group/var_within_mean",
+    "policy/entropy",
+    "policy/entropy_high",
+    "policy/entropy_low",  # entropy overall/per token
+    "policy/kl_ref",
+    "policy/clipfrac",
+    "policy/grad_norm",
+    "loss/pg",
+    "rollout/length_mean",
+    "rollout/steps_mean",
+    "tools/error_rate",
+    "perf/tokens_per_s",
+    "perf/time_rollout_s",
+    "perf/time_update_s",
+    "reward/eval_success",
+)
 
 
 def test_names_are_unique_and_namespaced():
@@ -47,9 +66,15 @@ def test_library_outputs_use_registry_names():
     reg.validate_metric_names(k for k in diag if "/" in k)
     logp = torch.zeros(2, 3, requires_grad=True)
     _, stats = policy_loss(
-        logp, logp.detach(), logp.detach(), torch.ones(2), torch.ones(2, 3), beta=0.1,
-        entropy=torch.ones(2, 3), entropy_coef=0.1,
-    )  # fmt: skip
+        logp,
+        logp.detach(),
+        logp.detach(),
+        torch.ones(2),
+        torch.ones(2, 3),
+        beta=0.1,
+        entropy=torch.ones(2, 3),
+        entropy_coef=0.1,
+    )
     reg.validate_metric_names(stats)
 
 

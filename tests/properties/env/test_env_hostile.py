@@ -166,9 +166,16 @@ def tripwires(monkeypatch, tmp_path):
 
         return wire
 
-    for module, name in [(os, "system"), (os, "popen"), (os, "remove"),
-                         (os, "unlink"), (subprocess, "Popen"), (builtins, "open"),
-                         (builtins, "eval"), (builtins, "exec")]:  # fmt: skip
+    for module, name in [
+        (os, "system"),
+        (os, "popen"),
+        (os, "remove"),
+        (os, "unlink"),
+        (subprocess, "Popen"),
+        (builtins, "open"),
+        (builtins, "eval"),
+        (builtins, "exec"),
+    ]:
         monkeypatch.setattr(module, name, trip(f"{module.__name__}.{name}"))
     return hits
 

@@ -25,9 +25,17 @@ from analysis.figures import (  # noqa: E402
 )
 from analysis.runs import load_run  # noqa: E402
 
-KEYS = ("group/zero_var_frac", "group/zero_var_predicted_pooled", "adv/gap_mean",
-        "group/var_mean", "reward/success_rate", "reward/success_high", "reward/success_low",
-        "group/between_frac", "policy/entropy")  # fmt: skip
+KEYS = (
+    "group/zero_var_frac",
+    "group/zero_var_predicted_pooled",
+    "adv/gap_mean",
+    "group/var_mean",
+    "reward/success_rate",
+    "reward/success_high",
+    "reward/success_low",
+    "group/between_frac",
+    "policy/entropy",
+)
 
 
 def _run(root, name, preset, seed, values, stage=None, final=None, data=None):
@@ -68,14 +76,19 @@ def test_band_is_seed_mean_with_t_interval(tmp_path):
 
 
 def test_by_preset_orders_arms(tmp_path):
-    paths = [_run(tmp_path, f"r{i}", p, 0, [0.1]) for i, p in
-             enumerate(["cpu-rcgrpo", "cpu-grpo", "cpu-rctp-grpo"])]  # fmt: skip
+    paths = [
+        _run(tmp_path, f"r{i}", p, 0, [0.1])
+        for i, p in enumerate(["cpu-rcgrpo", "cpu-grpo", "cpu-rctp-grpo"])
+    ]
     assert list(dyn.by_preset(paths + [None])) == ["cpu-grpo", "cpu-rctp-grpo", "cpu-rcgrpo"]
 
 
 def test_rl_figures_draw_every_arm(tmp_path):
-    fact = [_run(tmp_path, f"{p}-s{s}", p, s, [0.2 * s, 0.4, 0.6])
-            for p in ("cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo") for s in (0, 1)]  # fmt: skip
+    fact = [
+        _run(tmp_path, f"{p}-s{s}", p, s, [0.2 * s, 0.4, 0.6])
+        for p in ("cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo")
+        for s in (0, 1)
+    ]
     base = [_run(tmp_path, f"{p}-s0", p, 0, [0.3, 0.3, 0.3]) for p in ("cpu-dapo", "cpu-drgrpo")]
     runs = {"factorial": fact, "baselines": base}
     fig = fig_rl_collapse.make_figure(runs)
@@ -96,11 +109,21 @@ def test_rl_figures_draw_every_arm(tmp_path):
 
 
 def test_stage1_figure(tmp_path):
-    sft = _run(tmp_path, "sft-s0", "sft-synth-cpu", 0, [], stage="sft",
-               final={"sft/eval_combined": 0.6})  # fmt: skip
-    rctp = _run(tmp_path, "rctp-s0", "rctp-synth-cpu", 0, [], stage="rctp",
-                final={"sft/eval_combined": 0.7, "sft/eval_combined_low": 0.05},
-                data={"mix": {"failures": 8, "failure_modes": {"wrong_argument": 0.75, "early_stop": 0.25}}})  # fmt: skip
+    sft = _run(
+        tmp_path, "sft-s0", "sft-synth-cpu", 0, [], stage="sft", final={"sft/eval_combined": 0.6}
+    )
+    rctp = _run(
+        tmp_path,
+        "rctp-s0",
+        "rctp-synth-cpu",
+        0,
+        [],
+        stage="rctp",
+        final={"sft/eval_combined": 0.7, "sft/eval_combined_low": 0.05},
+        data={
+            "mix": {"failures": 8, "failure_modes": {"wrong_argument": 0.75, "early_stop": 0.25}}
+        },
+    )
     fig = fig_stage1.make_figure({"stage1": [sft, rctp]})
     heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
     assert heights == [0.05, 0.6, 0.7]
@@ -110,12 +133,26 @@ def test_stage1_figure(tmp_path):
 
 def test_stage1_budget_figure(tmp_path):
     def stage1(prefix, sft_success, high, low):
-        sft = _run(tmp_path, f"{prefix}sft", "sft-synth-cpu", 0, [], stage="sft",
-                   final={"sft/eval_combined": sft_success})  # fmt: skip
+        sft = _run(
+            tmp_path,
+            f"{prefix}sft",
+            "sft-synth-cpu",
+            0,
+            [],
+            stage="sft",
+            final={"sft/eval_combined": sft_success},
+        )
         rows = [{"step": s, "loss/sft": 2.0 / s, "perf/cpu_time_s": 10.0 * s} for s in (1, 2, 3)]
         (sft / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        rctp = _run(tmp_path, f"{prefix}rctp", "rctp-synth-cpu", 0, [], stage="rctp",
-                    final={"sft/eval_combined": high, "sft/eval_combined_low": low})  # fmt: skip
+        rctp = _run(
+            tmp_path,
+            f"{prefix}rctp",
+            "rctp-synth-cpu",
+            0,
+            [],
+            stage="rctp",
+            final={"sft/eval_combined": high, "sft/eval_combined_low": low},
+        )
         return [sft, rctp]
 
     runs = {

@@ -44,7 +44,13 @@ def test_format_conversation_cuts_long_messages():
 
 def test_task_frame():
     df = task_frame([WORKED], request_chars=7)
-    assert df.to_dict("records") == [{
-        "id": "worked_example_0", "category": "base", "turns": 1, "gt_calls": 2,
-        "classes": "GorillaFileSystem", "first_request": "Archive",
-    }]  # fmt: skip
+    assert df.to_dict("records") == [
+        {
+            "id": "worked_example_0",
+            "category": "base",
+            "turns": 1,
+            "gt_calls": 2,
+            "classes": "GorillaFileSystem",
+            "first_request": "Archive",
+        }
+    ]

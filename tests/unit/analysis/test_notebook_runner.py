@@ -50,8 +50,10 @@ def test_strip_and_problems():
     nb.cells.append(new_code_cell("%matplotlib inline\ndef helper():\n    return 1"))
     assert outputs_text(nb) == "200\n"
     found = problems(nb)
-    assert found == ["cell 2: has outputs or an execution count",
-                     "cell 3: defines helper (reusable code belongs in analysis/)"]  # fmt: skip
+    assert found == [
+        "cell 2: has outputs or an execution count",
+        "cell 3: defines helper (reusable code belongs in analysis/)",
+    ]
     clean = strip_outputs(nb)
     assert clean.cells[2].outputs == [] and clean.cells[2].execution_count is None
     assert clean.cells[2].metadata == {} and clean.cells[1].metadata == {"tags": ["parameters"]}
@@ -69,5 +71,7 @@ def test_committed_notebooks_are_clean(path):
 
 def test_the_three_notebooks_exist():
     assert [p.name for p in NOTEBOOKS] == [
-        "01_theory.ipynb", "02_environment.ipynb", "03_training_dynamics.ipynb"
-    ]  # fmt: skip
+        "01_theory.ipynb",
+        "02_environment.ipynb",
+        "03_training_dynamics.ipynb",
+    ]

@@ -28,12 +28,14 @@ def table(groups: list[tuple[int, int, int, list[float], list[str | None]]]) -> 
 
 
 H, L = "high", "low"
-HAND = table([
-    (1, 0, 0, [1.0, 0.0, 0.0], [H, L, L]),
-    (1, 0, 1, [1.0, 1.0, 1.0], [H, H, L]),
-    (2, 0, 0, [0.0, 0.0, 0.0], [L, H, L]),
-    (2, 1, 0, [1.0, 0.0, 1.0], [H, L, H]),  # a second (DAPO) round of step 2
-])  # fmt: skip
+HAND = table(
+    [
+        (1, 0, 0, [1.0, 0.0, 0.0], [H, L, L]),
+        (1, 0, 1, [1.0, 1.0, 1.0], [H, H, L]),
+        (2, 0, 0, [0.0, 0.0, 0.0], [L, H, L]),
+        (2, 1, 0, [1.0, 0.0, 1.0], [H, L, H]),  # a second (DAPO) round of step 2
+    ]
+)
 
 
 def test_hand_computed_step_table():
@@ -45,15 +47,29 @@ def test_hand_computed_step_table():
     #         mean 2/6; high (0, 1, 1) -> 2/3, low (0, 0, 0) -> 0.
     out = step_table(HAND)
     expected = {
-        1: {"group/var_mean": 1 / 9, "group/var_p50": 1 / 9, "group/var_p90": 0.2,
-            "group/zero_var_frac": 0.5, "group/zero_var_success_frac": 0.5,
-            "group/zero_var_fail_frac": 0.0, "reward/mean": 2 / 3, "reward/success_rate": 2 / 3,
-            "reward/mean_high": 1.0, "reward/mean_low": 1 / 3,
-            "group/no_token_diversity_frac": 0.0},
-        2: {"group/var_mean": 1 / 9, "group/zero_var_frac": 0.5,
-            "group/zero_var_success_frac": 0.0, "group/zero_var_fail_frac": 0.5,
-            "reward/mean": 1 / 3, "reward/mean_high": 2 / 3, "reward/mean_low": 0.0},
-    }  # fmt: skip
+        1: {
+            "group/var_mean": 1 / 9,
+            "group/var_p50": 1 / 9,
+            "group/var_p90": 0.2,
+            "group/zero_var_frac": 0.5,
+            "group/zero_var_success_frac": 0.5,
+            "group/zero_var_fail_frac": 0.0,
+            "reward/mean": 2 / 3,
+            "reward/success_rate": 2 / 3,
+            "reward/mean_high": 1.0,
+            "reward/mean_low": 1 / 3,
+            "group/no_token_diversity_frac": 0.0,
+        },
+        2: {
+            "group/var_mean": 1 / 9,
+            "group/zero_var_frac": 0.5,
+            "group/zero_var_success_frac": 0.0,
+            "group/zero_var_fail_frac": 0.5,
+            "reward/mean": 1 / 3,
+            "reward/mean_high": 2 / 3,
+            "reward/mean_low": 0.0,
+        },
+    }
     for step, values in expected.items():
         for metric, value in values.items():
             assert out.at[step, metric] == pytest.approx(value, abs=1e-15), (step, metric)
@@ -86,14 +102,23 @@ def test_no_tokens_and_bad_input():
 )
 def test_equals_group_diagnostics(num_prompts, group_size, data):
     # the trainer logs rcgrpo.group_diagnostics on the [P, G] grid; the table must give the same
-    values = data.draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=num_prompts * group_size,
-                                max_size=num_prompts * group_size))  # fmt: skip
+    values = data.draw(
+        st.lists(
+            st.sampled_from([0.0, 0.5, 1.0]),
+            min_size=num_prompts * group_size,
+            max_size=num_prompts * group_size,
+        )
+    )
     highs = data.draw(st.lists(st.booleans(), min_size=len(values), max_size=len(values)))
     rewards = torch.tensor(values, dtype=torch.float64).view(num_prompts, group_size)
     high = torch.tensor(highs).view(num_prompts, group_size)
     diag = group_diagnostics(rewards, group_advantages(rewards), high)
-    rows = table([(1, 0, p, rewards[p].tolist(), [H if h else L for h in high[p].tolist()])
-                  for p in range(num_prompts)])  # fmt: skip
+    rows = table(
+        [
+            (1, 0, p, rewards[p].tolist(), [H if h else L for h in high[p].tolist()])
+            for p in range(num_prompts)
+        ]
+    )
     out = step_table(rows).loc[1]
     for metric in RECOMPUTED:
         want = float(diag[metric])
@@ -111,11 +136,14 @@ def test_compare_with_logged_on_a_run_folder(tmp_path):
     run = tmp_path / "r"
     run.mkdir()
     (run / "metrics.jsonl").write_text(
-        json.dumps({"step": 0, "reward/eval_success": 0.5}) + "\n"
-        + json.dumps({"step": 1, **logged}) + "\n"
-    )  # fmt: skip
-    (run / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in
-                                                 HAND[HAND.step == 1].to_dict("records")))  # fmt: skip
+        json.dumps({"step": 0, "reward/eval_success": 0.5})
+        + "\n"
+        + json.dumps({"step": 1, **logged})
+        + "\n"
+    )
+    (run / "rollouts.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in HAND[HAND.step == 1].to_dict("records"))
+    )
     check = compare_with_logged(load_run(run))
     assert set(check["metric"]) == set(RECOMPUTED) and (check["step"] == 1).all()
     assert check["abs_err"].max() < 1e-15

@@ -183,11 +183,19 @@ def test_presets_are_valid_and_tiny_is_small():
 
 @pytest.mark.parametrize(
     "knobs",
-    [{"turns": (0, 2)}, {"calls_per_turn": (3, 1)}, {"classes": ("TravelAPI",)},
-     {"families": ("nope",)}, {"offer": "some"}, {"heldout_templates": 4},
-     {"test_heldout_prob": 1.5}, {"value_holdout": 1}, {"distractor_functions": -1},
-     {"classes": ("MathAPI",), "families": ("fs_rm",)}],
-)  # fmt: skip
+    [
+        {"turns": (0, 2)},
+        {"calls_per_turn": (3, 1)},
+        {"classes": ("TravelAPI",)},
+        {"families": ("nope",)},
+        {"offer": "some"},
+        {"heldout_templates": 4},
+        {"test_heldout_prob": 1.5},
+        {"value_holdout": 1},
+        {"distractor_functions": -1},
+        {"classes": ("MathAPI",), "families": ("fs_rm",)},
+    ],
+)
 def test_config_validation(knobs):
     with pytest.raises(ValueError):
         SynthConfig(**knobs)
@@ -209,10 +217,14 @@ def test_readme_family_table_is_in_sync():
 def test_suite_stats_hand_worked():
     doc = {"name": "f", "description": "", "parameters": {"properties": {}, "required": []}}
     task = Task(
-        id="t", category="synth/x", initial_config={}, involved_classes=("MathAPI",),
+        id="t",
+        category="synth/x",
+        initial_config={},
+        involved_classes=("MathAPI",),
         turns=(({"role": "user", "content": "ab"},), ({"role": "user", "content": "cde"},)),
-        ground_truth=(("f()",), ("f()", "f()")), function_docs=(doc,),
-    )  # fmt: skip
+        ground_truth=(("f()",), ("f()", "f()")),
+        function_docs=(doc,),
+    )
     stats = suite_stats([task, task], system_prompt=lambda docs: "xy")
     # per task: 2 turns, 3 calls, 1 function, 2 + 3 = 5 user chars, 2 + 5 = 7 prompt chars
     assert stats["turns"] == 2 and stats["calls"] == 3 and stats["functions_offered"] == 1

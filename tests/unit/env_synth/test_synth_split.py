@@ -110,8 +110,12 @@ def test_cpu_preset_split_unseen_values_seen_templates():
 
     # every (family, template) a test task uses also occurs in training
     def pairs(tasks):
-        return {(f, i) for t in tasks for fs, ts in zip(t.meta["families"], t.meta["templates"],
-                strict=True) for f, i in zip(fs, ts, strict=True)}  # fmt: skip
+        return {
+            (f, i)
+            for t in tasks
+            for fs, ts in zip(t.meta["families"], t.meta["templates"], strict=True)
+            for f, i in zip(fs, ts, strict=True)
+        }
 
     more_train = generate_synth_tasks(3000, "train", seed=4, config=cfg)
     assert pairs(test) <= pairs(train + more_train)

@@ -105,11 +105,21 @@ class FakeEpisode:
 
 
 DOCS = (
-    {"name": "mv", "description": "Move a file.", "parameters": {"type": "dict", "properties": {
-        "source": {"type": "string"}, "destination": {"type": "string"}}, "required": ["source", "destination"]}},
-    {"name": "ls", "description": "List.", "parameters": {"type": "dict", "properties": {
-        "a": {"type": "boolean"}}, "required": []}},
-)  # fmt: skip
+    {
+        "name": "mv",
+        "description": "Move a file.",
+        "parameters": {
+            "type": "dict",
+            "properties": {"source": {"type": "string"}, "destination": {"type": "string"}},
+            "required": ["source", "destination"],
+        },
+    },
+    {
+        "name": "ls",
+        "description": "List.",
+        "parameters": {"type": "dict", "properties": {"a": {"type": "boolean"}}, "required": []},
+    },
+)
 
 
 def fake_tasks(n: int = 4) -> list[FakeTask]:

@@ -29,9 +29,14 @@ def bfcl_tasks():
 def test_oracle_scores_one_on_all_800_tasks(bfcl_tasks, tiny_tokenizer, mode):
     encoder = ChatEncoder(tiny_tokenizer)
     engine = RolloutEngine(
-        ScriptedPolicy(encoder, oracle_script), encoder, Episode, mode=mode,
-        max_new_tokens=16_384, max_context=10**6, max_batch=64,
-    )  # fmt: skip
+        ScriptedPolicy(encoder, oracle_script),
+        encoder,
+        Episode,
+        mode=mode,
+        max_new_tokens=16_384,
+        max_context=10**6,
+        max_batch=64,
+    )
     rollouts = engine.run([RolloutJob(t, True) for t in bfcl_tasks])
     failures = [(r.task_id, r.record.failure_reason) for r in rollouts if r.reward != 1.0]
     assert len(rollouts) == 800 and failures == []
@@ -76,9 +81,16 @@ def test_random_tiny_model_scores_zero(bfcl_tasks, micro_policy):
     model, tokenizer = micro_policy
     _, test = split_tasks(bfcl_tasks, test_fraction=0.1, seed=0)
     summary, rollouts = evaluate_policy(
-        model, tokenizer, test[::8], condition="high", temperature=1.0,
-        max_new_tokens=16, max_context=2048, batch_size=10, seed=0,
-    )  # fmt: skip
+        model,
+        tokenizer,
+        test[::8],
+        condition="high",
+        temperature=1.0,
+        max_new_tokens=16,
+        max_context=2048,
+        batch_size=10,
+        seed=0,
+    )
     assert summary["overall"]["n"] == 10 and len(summary["per_category"]) == 4
     assert summary["overall"]["reward"]["successes"] == 0
     assert summary["overall"]["bfcl_valid"]["successes"] == 0

@@ -108,9 +108,12 @@ def test_engine_loss_mask_matches_reference(which, mode, tiny_tokenizer, qwen_to
     reference = generation_tag_reference if which == "tiny" else offset_reference
     encoder = ChatEncoder(tok)
     engine = RolloutEngine(
-        ScriptedPolicy(encoder, oracle_script), encoder, lambda: FakeEpisode(pad=2),
-        mode=mode, max_context=4096,
-    )  # fmt: skip
+        ScriptedPolicy(encoder, oracle_script),
+        encoder,
+        lambda: FakeEpisode(pad=2),
+        mode=mode,
+        max_context=4096,
+    )
     rollouts = engine.run([RolloutJob(t, high) for t in fake_tasks(4) for high in (True, None)])
     for r in rollouts:
         assert r.reward == 1.0

@@ -28,10 +28,18 @@ def _rollout(category, reward, valid, steps=2):
         reward=reward, state=reward, action=reward, bfcl_valid=valid, failure_reason=None
     )
     return SimpleNamespace(
-        task_id=f"{category}_{steps}", category=category, record=record, reward=reward,
-        bfcl_valid=valid, num_steps=steps, num_tool_errors=1, truncated=False,
-        capped_messages=0, num_generated=10, length=100,
-    )  # fmt: skip
+        task_id=f"{category}_{steps}",
+        category=category,
+        record=record,
+        reward=reward,
+        bfcl_valid=valid,
+        num_steps=steps,
+        num_tool_errors=1,
+        truncated=False,
+        capped_messages=0,
+        num_generated=10,
+        length=100,
+    )
 
 
 def test_summarize_overall_and_per_category():

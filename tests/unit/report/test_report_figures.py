@@ -8,8 +8,12 @@ from analysis.report.figure_list import figures_tex, result_sidecars
 
 
 def test_only_built_figures_that_read_runs(tmp_path):
-    side = {"figure": "collapse_runs", "caption": "Zero-variance groups: 50% vs σ ≥ 0",
-            "experiments": ["factorial"], "runs": {"factorial": [{"path": "a"}, {"path": "b"}]}}  # fmt: skip
+    side = {
+        "figure": "collapse_runs",
+        "caption": "Zero-variance groups: 50% vs σ ≥ 0",
+        "experiments": ["factorial"],
+        "runs": {"factorial": [{"path": "a"}, {"path": "b"}]},
+    }
     (tmp_path / "collapse_runs.json").write_text(json.dumps(side))
     (tmp_path / "collapse_runs.pdf").write_bytes(b"%PDF")
     theory = {"figure": "theory_variance", "experiments": [], "runs": {}}

@@ -18,7 +18,7 @@ from analysis.report.latex import (
     span_row,
     tabular,
 )
-from analysis.report.stats import Estimate, mean_ci
+from analysis.stats import Estimate, mean_ci
 
 SPECIAL = "\\&%$#_{}~^<>|"
 
@@ -134,9 +134,15 @@ def test_fmt_int_and_newcommand():
 
 def test_tabular_rows_rules_and_shape_checks():
     tex = tabular(
-        ["a", "b"], [["1", "2"], r"\midrule", ["3", "4"]], "lr", caption="C", label="tab:x",
-        note="n", size="footnotesize", colsep="3pt",
-    )  # fmt: skip
+        ["a", "b"],
+        [["1", "2"], r"\midrule", ["3", "4"]],
+        "lr",
+        caption="C",
+        label="tab:x",
+        note="n",
+        size="footnotesize",
+        colsep="3pt",
+    )
     assert r"\begin{tabular}{lr}" in tex and r"\caption{C}\label{tab:x}" in tex
     assert "1 & 2 \\\\\n\\midrule\n3 & 4 \\\\" in tex
     assert r"\centering\footnotesize\setlength{\tabcolsep}{3pt}" in tex

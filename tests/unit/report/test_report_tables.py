@@ -51,8 +51,9 @@ def rl_rows(start: float, end: float, var: list[float], bound: list[float]) -> l
     """Step 0 = evaluation only; steps 1..n = training rows (+ final eval on the last)."""
     rows = [{"step": 0, "reward/eval_success": start}]
     for i, (v, b) in enumerate(zip(var, bound, strict=True), start=1):
-        rows.append({"step": i, "group/var_mean": v, "theory/var_bound_iid": b,
-                     "adv/gap_mean": float(i)})  # fmt: skip
+        rows.append(
+            {"step": i, "group/var_mean": v, "theory/var_bound_iid": b, "adv/gap_mean": float(i)}
+        )
     rows[-1]["reward/eval_success"] = end
     return rows
 
@@ -178,10 +179,22 @@ def test_report_tables_declare_their_experiments():
 
 
 def test_generate_strict_vs_allow_missing(tmp_path):
-    report = {"configs_per_statement": 5, "seed": 0, "seconds": 1.0,
-              "statements": [{"statement": "prop_4_3", "configs": 8, "comparisons": 30,
-                              "violations": 0, "status": "ok", "worst_slack": 0.0,
-                              "max_err_over_tol": 0.5}]}  # fmt: skip
+    report = {
+        "configs_per_statement": 5,
+        "seed": 0,
+        "seconds": 1.0,
+        "statements": [
+            {
+                "statement": "prop_4_3",
+                "configs": 8,
+                "comparisons": 30,
+                "violations": 0,
+                "status": "ok",
+                "worst_slack": 0.0,
+                "max_err_over_tol": 0.5,
+            }
+        ],
+    }
     theory = tmp_path / "theory.json"
     theory.write_text(json.dumps(report))
     out, empty = tmp_path / "gen", tmp_path / "runs"

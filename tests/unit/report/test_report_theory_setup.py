@@ -21,12 +21,26 @@ REPORT = {
     "seed": 3,
     "seconds": 14.04,
     "statements": [
-        {"statement": "prop_4_3", "configs": 203, "comparisons": 779, "violations": 0,
-         "worst_slack": -6.94e-18, "max_err_over_tol": 0.2751, "status": "ok"},
-        {"statement": "my_new_check", "configs": 5, "comparisons": 10, "violations": 2,
-         "worst_slack": None, "max_err_over_tol": 3.5, "status": "VIOLATED"},
+        {
+            "statement": "prop_4_3",
+            "configs": 203,
+            "comparisons": 779,
+            "violations": 0,
+            "worst_slack": -6.94e-18,
+            "max_err_over_tol": 0.2751,
+            "status": "ok",
+        },
+        {
+            "statement": "my_new_check",
+            "configs": 5,
+            "comparisons": 10,
+            "violations": 2,
+            "worst_slack": None,
+            "max_err_over_tol": 3.5,
+            "status": "VIOLATED",
+        },
     ],
-}  # fmt: skip
+}
 
 
 def test_theory_table_rows_and_total():
@@ -77,8 +91,11 @@ def test_setup_table_reads_the_presets_without_runs():
     from rcgrpo.train.presets import PRESETS
 
     configs, sources = role_configs(None)
-    assert sources == [r"preset \code{cpu-rcgrpo}", r"preset \code{sft-synth-cpu}",
-                       r"preset \code{rctp-synth-cpu}"]  # fmt: skip
+    assert sources == [
+        r"preset \code{cpu-rcgrpo}",
+        r"preset \code{sft-synth-cpu}",
+        r"preset \code{rctp-synth-cpu}",
+    ]
     rows = {r[0]: r for r in setup_rows(configs)}
     rl = PRESETS["cpu-rcgrpo"]
     assert rows["group size $G$"][1:] == ["5", f"${rl.rollout.group_size}$"]

@@ -19,18 +19,40 @@ class Record:
     truncated: bool = False
 
 
-def fake_rollout(ids, gen_from: int, reward: float = 0.0, high=None, p: int = 0, g: int = 0,
-                 messages=None, calls=(), errors: int = 0, steps: int = 1) -> Rollout:  # fmt: skip
+def fake_rollout(
+    ids,
+    gen_from: int,
+    reward: float = 0.0,
+    high=None,
+    p: int = 0,
+    g: int = 0,
+    messages=None,
+    calls=(),
+    errors: int = 0,
+    steps: int = 1,
+) -> Rollout:
     """A rollout over token ids ``ids`` whose tokens from ``gen_from`` on were generated."""
     ids = torch.tensor(ids, dtype=torch.long)
     mask = torch.zeros(len(ids), dtype=torch.bool)
     mask[gen_from:] = True
     record = Record(int(reward), int(reward), float(reward), bool(reward))
     return Rollout(
-        task_id=f"t{p}", category="synth/x", reward_high=high, input_ids=ids, loss_mask=mask,
-        behaviour_logprobs=torch.zeros(len(ids)), prompt_length=gen_from,
-        message_spans=((gen_from, len(ids)),), message_turns=(0,),
-        calls_per_turn=[list(calls)], record=record, num_steps=steps, num_tool_errors=errors,
-        truncated=False, capped_messages=0, messages=list(messages or []), prompt_index=p,
+        task_id=f"t{p}",
+        category="synth/x",
+        reward_high=high,
+        input_ids=ids,
+        loss_mask=mask,
+        behaviour_logprobs=torch.zeros(len(ids)),
+        prompt_length=gen_from,
+        message_spans=((gen_from, len(ids)),),
+        message_turns=(0,),
+        calls_per_turn=[list(calls)],
+        record=record,
+        num_steps=steps,
+        num_tool_errors=errors,
+        truncated=False,
+        capped_messages=0,
+        messages=list(messages or []),
+        prompt_index=p,
         group_index=g,
-    )  # fmt: skip
+    )

@@ -35,19 +35,28 @@ def test_cpu_presets_differ_from_grpo_by_their_documented_change_only():
     assert _diff("cpu-grpo", "cpu-rcgrpo") == {"init": RCTP_INIT, **rc}
     assert _diff("cpu-grpo", "cpu-sft-rc") == rc
     assert _diff("cpu-grpo", "cpu-rctp-grpo") == {
-        "init": RCTP_INIT, "algo.conditioning": "high", "algo.eval_condition": "high"}  # fmt: skip
+        "init": RCTP_INIT,
+        "algo.conditioning": "high",
+        "algo.eval_condition": "high",
+    }
     assert _diff("cpu-grpo", "cpu-dapo") == {"algo.group_filter": "dapo"}
     assert _diff("cpu-grpo", "cpu-entropy") == {"algo.entropy_coef": 0.01}
     assert _diff("cpu-grpo", "cpu-hightemp") == {"rollout.temperature": 1.5}
     assert _diff("cpu-grpo", "cpu-drgrpo") == {
-        "algo.adv_scale": "none", "algo.loss_agg": "seq-mean-token-sum-norm"}  # fmt: skip
+        "algo.adv_scale": "none",
+        "algo.loss_agg": "seq-mean-token-sum-norm",
+    }
     assert preset("cpu-grpo").init == SFT_INIT
 
 
 def test_paper_preset_carries_the_paper_values():
     cfg = preset("paper-qwen7b")
     assert (cfg.rollout.group_size, cfg.algo.kl_beta, cfg.algo.clip_low, cfg.algo.clip_high) == (
-        5, 0.1, 0.2, 0.2)  # fmt: skip
+        5,
+        0.1,
+        0.2,
+        0.2,
+    )
     assert (cfg.optim.lr, cfg.rollout.prompts_per_step, cfg.run.steps) == (1e-6, 256, 400)
     assert (cfg.algo.conditioning, cfg.algo.p_high, cfg.algo.adv_ddof) == ("iid", 0.5, 0)
     assert preset("paper-qwen7b-grpo").rollout.prompts_per_step == 64
@@ -95,10 +104,26 @@ def test_unknown_key_in_json_names_its_path():
 def test_parse_cli_layers_preset_config_file_and_flags(tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"algo": {"kl_beta": 0.05}, "rollout": {"group_size": 4}}))
-    cfg = parse_cli(["--preset", "cpu-grpo", "--config", str(path), "--rollout.group-size", "3",
-                     "--run.seed", "2", "--init", "x/y"])  # fmt: skip
+    cfg = parse_cli(
+        [
+            "--preset",
+            "cpu-grpo",
+            "--config",
+            str(path),
+            "--rollout.group-size",
+            "3",
+            "--run.seed",
+            "2",
+            "--init",
+            "x/y",
+        ]
+    )
     assert (cfg.preset, cfg.init, cfg.algo.kl_beta, cfg.rollout.group_size) == (
-        "cpu-grpo", "x/y", 0.05, 3)  # fmt: skip
+        "cpu-grpo",
+        "x/y",
+        0.05,
+        3,
+    )
     assert cfg.run.name == "cpu-grpo-s2" and cfg.run.seed == 2
     assert dataclasses.asdict(parse_cli([]))["preset"] == "cpu-rcgrpo"
 

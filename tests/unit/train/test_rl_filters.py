@@ -29,8 +29,10 @@ def _round(rewards, start=0):
     rewards = torch.tensor(rewards, dtype=torch.float32)
     size = rewards.shape[1]
     rows = [{"reward": float(r), "id": start + i} for i, r in enumerate(rewards.view(-1))]
-    local = {p: [fake_rollout([1, 2, 3], 2, float(rewards[p, g]), p=p, g=g) for g in range(size)]
-             for p in range(rewards.shape[0])}  # fmt: skip
+    local = {
+        p: [fake_rollout([1, 2, 3], 2, float(rewards[p, g]), p=p, g=g) for g in range(size)]
+        for p in range(rewards.shape[0])
+    }
     return Round(rewards, None, rows, local)
 
 

@@ -57,8 +57,11 @@ class SeedEngine:
 
     def run_groups(self, tasks, group_size, high, seed):
         self.calls.append((tasks[0], len(tasks), seed))
-        rollouts = [fake_rollout([1, 2], 1, reward=seed % 7, p=p, g=g)
-                    for p in range(len(tasks)) for g in range(group_size)]  # fmt: skip
+        rollouts = [
+            fake_rollout([1, 2], 1, reward=seed % 7, p=p, g=g)
+            for p in range(len(tasks))
+            for g in range(group_size)
+        ]
         return RolloutBatch(rollouts, len(tasks), group_size)
 
 
@@ -89,8 +92,18 @@ def test_rollout_row_fields():
         {"role": "tool", "content": "ok"},
         {"role": "tool", "content": "Error during execution: no"},
     ]
-    r = fake_rollout([1, 2, 3, 4], 2, reward=1.0, high=False, p=3, g=1, messages=messages,
-                     calls=["f(a=1)", "g()"], errors=1, steps=2)  # fmt: skip
+    r = fake_rollout(
+        [1, 2, 3, 4],
+        2,
+        reward=1.0,
+        high=False,
+        p=3,
+        g=1,
+        messages=messages,
+        calls=["f(a=1)", "g()"],
+        errors=1,
+        steps=2,
+    )
     row = rollout_row(r)
     assert row["reward_token"] == "low" and row["reward"] == 1.0 and row["gen_tokens"] == 2
     assert (row["calls"], row["tool_errors"], row["observations"]) == (2, 1, 2)
@@ -114,8 +127,15 @@ def _oracle_round(conditioning: str):
     cfg.algo.conditioning = conditioning
     tasks, _ = load_task_splits(cfg.tasks, "tiny")
     enc = ChatEncoder(train_tiny_tokenizer(task_corpus(tasks), vocab_size=400))
-    engine = RolloutEngine(ScriptedPolicy(enc, oracle_script), enc, Episode, mode="combined",
-                           prompt_style="compact", max_new_tokens=10_000, max_context=100_000)  # fmt: skip
+    engine = RolloutEngine(
+        ScriptedPolicy(enc, oracle_script),
+        enc,
+        Episode,
+        mode="combined",
+        prompt_style="compact",
+        max_new_tokens=10_000,
+        max_context=100_000,
+    )
     generate = RoundGenerator(engine, tasks, PromptStream(3, 0), cfg, DistInfo(), step=1)
     return generate(0)
 

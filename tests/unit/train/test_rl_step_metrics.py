@@ -50,8 +50,17 @@ def test_group_metrics_hand_computed():
 
 
 def test_rollout_metrics_hand_computed():
-    base = {"state": 1, "action": 0, "bfcl_valid": False, "length": 10, "gen_tokens": 4,
-            "steps": 2, "turns": 1, "truncated": False, "capped": 0}  # fmt: skip
+    base = {
+        "state": 1,
+        "action": 0,
+        "bfcl_valid": False,
+        "length": 10,
+        "gen_tokens": 4,
+        "steps": 2,
+        "turns": 1,
+        "truncated": False,
+        "capped": 0,
+    }
     rows = [
         {**base, "calls": 2, "tool_errors": 1, "observations": 3},
         {**base, "calls": 0, "tool_errors": 0, "observations": 0, "length": 30, "capped": 2},
@@ -71,10 +80,18 @@ def test_update_metrics_are_token_weighted_over_updates():
     cfg.algo.conditioning = "iid"
     stats = UpdateStats()
     # two micro-batches: 2 tokens at kl 0.5 and 6 tokens at kl 0.1 -> 1.6 / 8 = 0.2
-    stats.sums = {"tokens": 8.0, "policy/kl_ref": 2 * 0.5 + 6 * 0.1, "loss/total": 0.4,
-                  "loss/pg": 0.3, "loss/kl": 0.1, "policy/entropy": 16.0,
-                  "policy/entropy_high": 6.0, "tokens_high": 2.0, "tokens_low": 6.0,
-                  "policy/entropy_low": 10.0}  # fmt: skip
+    stats.sums = {
+        "tokens": 8.0,
+        "policy/kl_ref": 2 * 0.5 + 6 * 0.1,
+        "loss/total": 0.4,
+        "loss/pg": 0.3,
+        "loss/kl": 0.1,
+        "policy/entropy": 16.0,
+        "policy/entropy_high": 6.0,
+        "tokens_high": 2.0,
+        "tokens_low": 6.0,
+        "policy/entropy_low": 10.0,
+    }
     stats.grad_norms, stats.updates, stats.skipped = [1.0, 3.0], 2, 1
     stats.ratio_max, stats.ratio_min = torch.tensor(1.5), torch.tensor(0.7)
     m = to_floats(update_metrics(stats, cfg, DistInfo()))

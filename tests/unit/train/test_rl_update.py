@@ -22,9 +22,16 @@ PAD = 0
 
 def _model(seed: int = 0) -> Qwen2ForCausalLM:
     torch.manual_seed(seed)
-    cfg = Qwen2Config(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                      num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
-                      pad_token_id=PAD)  # fmt: skip
+    cfg = Qwen2Config(
+        vocab_size=32,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=64,
+        pad_token_id=PAD,
+    )
     return Qwen2ForCausalLM(cfg)
 
 
@@ -34,8 +41,9 @@ def _batch(adv, lengths=(2, 3, 1), high=None) -> TrainBatch:
         fake_rollout([5, 6, 7] + [8 + (b + t) % 20 for t in range(n)], gen_from=3, p=b)
         for b, n in enumerate(lengths)
     ]
-    return TrainBatch(rollouts, torch.tensor(adv, dtype=torch.float32),
-                      list(range(len(lengths))), high)  # fmt: skip
+    return TrainBatch(
+        rollouts, torch.tensor(adv, dtype=torch.float32), list(range(len(lengths))), high
+    )
 
 
 def _cfg(**algo) -> TrainConfig:

@@ -97,9 +97,11 @@ def test_loss_mask_covers_exactly_the_assistant_tokens(tokenizer, experts):
     for traj in experts["multi_turn"][:6] + experts["combined"][:6]:
         ex = encode_trajectory(ChatEncoder(tokenizer), traj, conditioned=False)
         ref = tokenizer.apply_chat_template(
-            list(traj.messages), tokenize=True, return_dict=True,
+            list(traj.messages),
+            tokenize=True,
+            return_dict=True,
             return_assistant_tokens_mask=True,
-        )  # fmt: skip
+        )
         n = len(ex.ids)
         assert ref["input_ids"][:n] == ex.ids and ref["assistant_masks"][:n] == ex.mask
         assert sum(ref["assistant_masks"][n:]) == 0  # only the trailing "\n" is cut

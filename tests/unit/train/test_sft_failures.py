@@ -125,8 +125,10 @@ def test_labels_equal_an_independent_score_trajectory(tasks, encoder, mode):
 
     engine = RolloutEngine(ScriptedPolicy(encoder, noisy), encoder, Episode, mode, **ENGINE)
     batch = tasks[:40]
-    trajs = [from_rollout(t, r, mode, "rollout") for t, r in zip(batch, engine.run(
-        [RolloutJob(t) for t in batch]), strict=True)]  # fmt: skip
+    trajs = [
+        from_rollout(t, r, mode, "rollout")
+        for t, r in zip(batch, engine.run([RolloutJob(t) for t in batch]), strict=True)
+    ]
     labels = [t.reward for t in trajs]
     assert 0 < sum(labels) < len(labels)  # both kinds occur
     for task, traj in zip(batch, trajs, strict=True):

@@ -17,12 +17,26 @@ def _cfg(root, name, resume=False):
         preset("sft-synth-cpu"),
         model={"path": "micro"},
         tasks={"num_train": 10, "num_eval": 2},
-        sft={"batch_size": 4, "vocab_size": 300, "eval_modes": ["multi_turn"],
-             "eval_max_new_tokens": 4, "weak_snapshot_frac": 0.0, "threads": 1},
+        sft={
+            "batch_size": 4,
+            "vocab_size": 300,
+            "eval_modes": ["multi_turn"],
+            "eval_max_new_tokens": 4,
+            "weak_snapshot_frac": 0.0,
+            "threads": 1,
+        },
         optim={"lr": 3e-3, "warmup_steps": 1},
-        run={"root": str(root), "name": name, "steps": 4, "checkpoint_every": 2,
-             "keep_checkpoints": 5, "progress": False, "tensorboard": False, "resume": resume},
-    )  # fmt: skip
+        run={
+            "root": str(root),
+            "name": name,
+            "steps": 4,
+            "checkpoint_every": 2,
+            "keep_checkpoints": 5,
+            "progress": False,
+            "tensorboard": False,
+            "resume": resume,
+        },
+    )
 
 
 def _weights(path):
@@ -31,10 +45,13 @@ def _weights(path):
 
 def _rows(run):
     return [
-        {k: v for k, v in json.loads(line).items() if "time" not in k and "per_s" not in k
-         and "cpu" not in k and "rss" not in k}
+        {
+            k: v
+            for k, v in json.loads(line).items()
+            if "time" not in k and "per_s" not in k and "cpu" not in k and "rss" not in k
+        }
         for line in (run / "metrics.jsonl").read_text().splitlines()
-    ]  # fmt: skip
+    ]
 
 
 def test_resume_reproduces_the_uninterrupted_run(tmp_path):

@@ -1,4 +1,4 @@
-"""Shared look of the theory figures (``analysis/figures/fig_theory_*.py``).
+"""Shared look of every figure (theory, RL and Stage-1 figures in ``analysis/figures/``).
 
 One rc dictionary (serif text with Computer-Modern mathtext so symbols match the paper,
 light grid, no top/right spines) and one colour per quantity family. Figure modules use
