@@ -8,7 +8,7 @@ STAMP := $(VENV)/.bootstrapped
 # pytest workers (2 cores here); override with `make test JOBS=1`
 JOBS ?= 2
 
-.PHONY: help venv test test-fast figures runs theory lab lint format bench paper paper-deps lock clean-venv
+.PHONY: help venv test test-fast check figures runs theory lab lint format bench paper paper-deps lock clean-venv
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -47,6 +47,8 @@ lab: $(STAMP)  ## JupyterLab on notebooks/
 lint: $(STAMP)  ## ruff lint + format check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+check: lint test  ## lint, then the whole test suite (what .ci/run does)
 
 format: $(STAMP)  ## ruff autofix + format
 	$(VENV)/bin/ruff check --fix .
