@@ -59,6 +59,33 @@ _ENTRIES: tuple[tuple[str, str, str], ...] = (
     ("adv/gap_max", "largest within-group advantage spread", "max_g (max A - min A)"),
     ("adv/abs_mean", "mean advantage magnitude", "mean_j |A_j|"),
     ("adv/nonzero_frac", "fraction of rollouts with a non-zero advantage", "mean_j 1[A_j ≠ 0]"),
+    # adv/ between/within-goal split of the trained groups' advantages (rcgrpo.advantage_split):
+    # A_j = b_j + w_j, b_j = (μ_{r_j} - μ_g)/(σ_g+ε), w_j = (R_j - μ_{r_j})/(σ_g+ε)
+    (
+        "adv/between_abs_mean",
+        "mean size of the between-goal part of the advantage (trained groups)",
+        "mean_j |b_j|, b_j = (μ_{r_j} - μ_g)/(σ_g+ε); 0 if one goal only",
+    ),
+    (
+        "adv/within_abs_mean",
+        "mean size of the within-goal part of the advantage (trained groups)",
+        "mean_j |w_j|, w_j = (R_j - μ_{r_j})/(σ_g+ε) = A_j - b_j",
+    ),
+    (
+        "adv/between_share",
+        "share of the advantage weight that rewards the goal drawn",
+        "Σ_j |b_j| / (Σ_j |b_j| + Σ_j |w_j|)",
+    ),
+    (
+        "adv/within_share",
+        "share of the advantage weight that ranks rollouts of one goal",
+        "Σ_j |w_j| / (Σ_j |b_j| + Σ_j |w_j|)",
+    ),
+    (
+        "adv/high_within_share",
+        "within-goal share of the high-goal rollouts' advantage weight",
+        "Σ_{j: h_j} |w_j| / Σ_{j: h_j} (|b_j| + |w_j|)",
+    ),
     # group/ — per-group reward statistics (independent of advantage scaling)
     ("group/var_mean", "mean group reward variance (ddof 0)", "mean_g σ_g²"),
     ("group/var_p50", "median group reward variance", "quantile_0.5 σ_g²"),

@@ -5,7 +5,9 @@ Sources and how each is made exact in a data-parallel job:
 - ``reward/ adv/ group/ theory/``: :func:`rcgrpo.group_diagnostics` on the GLOBAL reward
   grid of every group generated this step (all DAPO rounds; every rank holds the gathered
   grid, so quantiles such as ``group/var_p90`` are exact, not averages of rank quantiles).
-  ``group/kept_frac`` tells how many of them the update trained on.
+  ``group/kept_frac`` tells how many of them the update trained on. The between/within-goal
+  split of the advantage (``adv/*_share``, :mod:`rcgrpo.advantage_split`) describes the
+  kept groups only: it is about where the update comes from.
 - ``rollout/ tools/``: the gathered per-rollout table rows (same groups).
 - ``policy/ loss/``: the update's local sums, all-reduced once as one vector; token means
   are Σ value·tokens / Σ tokens over all updates of the step, ``loss/*`` the mean over
@@ -26,6 +28,7 @@ from contextlib import contextmanager
 
 import torch
 
+from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summaries
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
 from rcgrpo.train.distributed import DistInfo, gather_floats
@@ -67,7 +70,21 @@ def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     out["adv/nonzero_frac"] = (adv != 0).double().mean()
     out["group/kept_frac"] = collected.kept.double().mean()
     out["rollout/extra_batches"] = torch.tensor(float(len(collected.rounds) - 1))
+    if high is not None:
+        out.update(split_metrics(collected, algo))
     return out
+
+
+def split_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
+    """adv/ between/within-goal split of the KEPT groups, with the advantages the update
+    trains on (the same call as :func:`rcgrpo.train.filters.training_batch`); NaN when no
+    group is kept."""
+    kept = collected.kept
+    if not bool(kept.any()):
+        return {k: torch.tensor(float("nan"), dtype=torch.float64) for k in SPLIT_METRICS}
+    high = collected.high[kept]
+    between, within = advantage_split(advantages_of(collected.rewards[kept], algo), high)
+    return split_summaries(between, within, high)
 
 
 def _ratio(num: torch.Tensor, den: torch.Tensor) -> torch.Tensor:

@@ -69,6 +69,8 @@ WITH_TOKEN = (
     "group/var_between_mean",
     "group/var_within_mean",
     "policy/entropy_high",
+    "adv/between_share",
+    "adv/high_within_share",
 )
 G, P = 4, 2
 
