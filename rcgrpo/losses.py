@@ -12,11 +12,14 @@ with, as printed, a trajectory-level ratio against π_ref,
 default — is a per-token ratio against the behaviour policy π_old:
 :math:`\rho_{j,t} = \pi_\theta(a_t|h_t)/\pi_{old}(a_t|h_t)`. Both are available here
 (``ratio_level``, ``ratio_against``); see :func:`policy_loss` for the paper-exact setting.
+
+Stage 1 (SFT and RCTP-FT) optimises the masked next-token cross-entropy :func:`sft_loss`.
 """
 
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 
 from rcgrpo.aggregation import AGG_MODES, aggregate
 from rcgrpo.kl import KL_ESTIMATORS, kl_penalty
@@ -260,3 +263,28 @@ def _token_stats(logp, old_logp, ref_logp, ratio, mask, entropy):
     if entropy is not None:
         out["policy/entropy"] = masked_mean(entropy.detach(), mask)
     return out
+
+
+def sft_loss(
+    logits: torch.Tensor, input_ids: torch.Tensor, loss_mask: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    r"""Token-mean next-token cross-entropy on masked tokens (paper §2, Stage 1):
+    :math:`L = -\frac1N \sum_{b,t} m_{b,t} \log \pi_\theta(x_{b,t} \mid x_{b,<t})`,
+    :math:`N = \sum m` (the RCTP objective on the assistant actions; plain SFT is the same
+    without a reward goal). Position t is predicted from the logits at t - 1.
+
+    Args: logits [B, T, V]; input_ids [B, T]; loss_mask [B, T] (True = token is a target).
+    Returns (loss, N active tokens, N correctly predicted by argmax) — 0-dim tensors; an
+    all-zero mask gives loss 0 (not NaN). The cross-entropy is taken in float32.
+    """
+    if logits.dim() != 3 or logits.shape[:2] != input_ids.shape:
+        raise ValueError(f"logits must be [B, T, V] over input_ids {tuple(input_ids.shape)}")
+    if loss_mask.shape != input_ids.shape:
+        raise ValueError(f"loss_mask must have shape {tuple(input_ids.shape)}")
+    target = input_ids[:, 1:]
+    active = loss_mask[:, 1:].bool()
+    pred = logits[:, :-1][active].float()
+    ce = F.cross_entropy(pred, target[active], reduction="sum")
+    n = active.sum()
+    correct = (pred.argmax(-1) == target[active]).sum()
+    return ce / n.clamp(min=1), n, correct

@@ -25,6 +25,7 @@ import os
 import sys
 import time
 
+from rcgrpo.schedules import linear_warmup
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, table_rows, training_batch
@@ -82,7 +83,7 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
         batch, adv = training_batch(collected, cfg.algo)
         # update
         run.model.train()
-        lr = cfg.optim.lr * min(1.0, step / max(1, cfg.optim.warmup_steps))  # linear warm-up
+        lr = cfg.optim.lr * linear_warmup(step, cfg.optim.warmup_steps)
         with timer("update"):
             stats = run_update(
                 run.model,

@@ -8,15 +8,12 @@ Reads top to bottom as the run does::
                rendered expert conversations) or a checkpoint
     data       SFT: expert trajectories executed on the real backends, one per task and mode;
                RCTP-FT: the 1:1 success / failure mix with the reward goal of the actual reward
-    train      AdamW, linear warm-up then cosine / linear decay, token-mean cross-entropy on
-               assistant tokens only (the loss mask of ``ChatEncoder.encode_conversation``),
-               length-bucketed padded batches
+    train      AdamW, linear warm-up then a decay of ``rcgrpo.schedules.SCHEDULES``, token-mean
+               cross-entropy (``rcgrpo.losses.sft_loss``) on assistant tokens only (the loss
+               mask of ``ChatEncoder.encode_conversation``), length-bucketed padded batches
     evaluate   ``evaluate_policy`` on held-out tasks (greedy) every ``run.eval_every`` steps
                and at the end, in every ``sft.eval_modes`` mode and condition
     save       ``checkpoints/step_N`` (save_pretrained + optimizer + RNG) and ``final/``
-
-Loss: L = -(1/N) Σ_{b,t} m_{b,t} log π_θ(x_{b,t} | x_{b,<t}), N = Σ m (paper §2: the RCTP
-objective, cross-entropy on the assistant actions; plain SFT is the same without a goal).
 """
 
 from __future__ import annotations
@@ -30,63 +27,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
+from rcgrpo.losses import sft_loss
 from rcgrpo.metrics import validate_metric_names
+from rcgrpo.schedules import lr_factor
 from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.runlog import RunLogger, RunPaths, due
 from rcgrpo.train.sft_config import SFTConfig
 from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, init_policy
 from rcgrpo.train.trajectories import Example, load_task_splits
-
-
-# --------------------------------------------------------------------------- maths (pure)
-def sft_loss(logits: torch.Tensor, input_ids: torch.Tensor, loss_mask: torch.Tensor):
-    """Token-mean next-token cross-entropy on masked tokens (module docstring).
-
-    Args: logits [B, T, V]; input_ids [B, T]; loss_mask [B, T] (True = token is a target).
-    Returns (loss, N active tokens, N correctly predicted by argmax) — 0-dim tensors; an
-    all-zero mask gives loss 0 (not NaN).
-    """
-    if logits.dim() != 3 or logits.shape[:2] != input_ids.shape:
-        raise ValueError(f"logits must be [B, T, V] over input_ids {tuple(input_ids.shape)}")
-    if loss_mask.shape != input_ids.shape:
-        raise ValueError(f"loss_mask must have shape {tuple(input_ids.shape)}")
-    target = input_ids[:, 1:]
-    active = loss_mask[:, 1:].bool()
-    pred = logits[:, :-1][active].float()
-    ce = F.cross_entropy(pred, target[active], reduction="sum")
-    n = active.sum()
-    correct = (pred.argmax(-1) == target[active]).sum()
-    return ce / n.clamp(min=1), n, correct
-
-
-def lr_factor(
-    step: int, total: int, warmup: int, schedule: str, min_ratio: float, decay_frac: float = 0.2
-) -> float:
-    """Multiplier of the base lr at ``step`` (0-based): linear warm-up over ``warmup`` steps,
-    then one of
-
-    - cosine:   m + (1 - m) * (1 + cos(pi * p)) / 2,  p = (step - warmup) / (total - warmup)
-    - linear:   m + (1 - m) * (1 - p)
-    - constant: 1
-    - wsd:      1 until the last ``decay_frac`` of the steps, then linear to m
-      (warmup-stable-decay, Hu et al. 2024 "MiniCPM"):  m + (1 - m) * min(1, (1 - p) / d)
-
-    with m = ``min_ratio`` and d = ``decay_frac``."""
-    if warmup > 0 and step < warmup:
-        return (step + 1) / warmup
-    if schedule == "constant" or total <= warmup:
-        return 1.0
-    progress = min(1.0, (step - warmup) / max(1, total - warmup))
-    if schedule == "cosine":
-        shape = 0.5 * (1 + math.cos(math.pi * progress))
-    elif schedule == "wsd":
-        shape = min(1.0, (1 - progress) / decay_frac) if decay_frac > 0 else 1.0
-    else:
-        shape = 1 - progress
-    return min_ratio + (1 - min_ratio) * shape
 
 
 # --------------------------------------------------------------------------- setup
