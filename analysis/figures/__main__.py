@@ -7,13 +7,9 @@ nothing — a ``make figures`` that silently builds nothing is a bug.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib
-import json
 import pkgutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import matplotlib
@@ -22,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import analysis.figures as pkg  # noqa: E402
+from analysis.figures.save import FORMATS, run_entry, save_figure, write_sidecar  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,20 +30,9 @@ def discover() -> list[str]:
     )
 
 
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
-
-
-def _config_hash(run_dir: Path) -> str | None:
-    cfg = run_dir / "config.json"
-    return hashlib.sha256(cfg.read_bytes()).hexdigest()[:16] if cfg.exists() else None
-
-
-def build_one(name: str, out_dir: Path) -> Path:
+def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> Path:
+    """Build one figure into ``out_dir``: its files and sidecar are byte-identical when
+    rebuilt from unchanged inputs (:mod:`analysis.figures.save`)."""
     module = importlib.import_module(f"analysis.figures.fig_{name}")
     requires = tuple(getattr(module, "REQUIRES", ()))
     runs: dict[str, list[Path]] = {}
@@ -54,27 +40,18 @@ def build_one(name: str, out_dir: Path) -> Path:
         from analysis.experiments import ensure_runs
 
         runs = ensure_runs(requires)
-    start = time.time()
     fig = module.make_figure(runs)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    png = out_dir / f"{name}.png"
-    fig.savefig(png, dpi=150, bbox_inches="tight")
-    fig.savefig(out_dir / f"{name}.pdf", bbox_inches="tight")
+    paths = save_figure(fig, out_dir, name, formats)
     plt.close(fig)
     sidecar = {
         "figure": name,
         "module": module.__name__,
         "caption": getattr(module, "CAPTION", ""),
         "experiments": list(requires),
-        "runs": {
-            exp: [{"path": str(p), "config_sha256_16": _config_hash(p)} for p in paths]
-            for exp, paths in runs.items()
-        },
-        "git_commit": _git_commit(),
-        "seconds": round(time.time() - start, 2),
+        "runs": {exp: [run_entry(p, ROOT) for p in paths_] for exp, paths_ in runs.items()},
     }
-    (out_dir / f"{name}.json").write_text(json.dumps(sidecar, indent=2) + "\n")
-    return png
+    write_sidecar(out_dir / f"{name}.json", sidecar)
+    return paths[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", choices=["build", "list"])
     parser.add_argument("--only", nargs="*", default=None, help="figure names to build")
     parser.add_argument("--out", type=Path, default=ROOT / "figures")
+    parser.add_argument(
+        "--formats", nargs="+", default=list(FORMATS), help="file formats (png pdf svg)"
+    )
     args = parser.parse_args(argv)
     names = discover()
     if not names:
@@ -98,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         names = [n for n in names if n in args.only]
     for name in names:
         print(f"[figures] {name} ...", flush=True)
-        print(f"[figures]   -> {build_one(name, args.out)}", flush=True)
+        print(f"[figures]   -> {build_one(name, args.out, tuple(args.formats))}", flush=True)
     print(f"[figures] built {len(names)} figure(s) into {args.out}")
     return 0
 

@@ -1,0 +1,79 @@
+"""Byte-identical figure files: the same figure from the same inputs gives the same bytes.
+
+Matplotlib stamps a PDF with its creation date and an SVG with a date and random element ids;
+the sidecar used to hold wall seconds, the git commit and absolute run paths. Each of these
+changes the files on every rebuild, so ``git status`` after ``make figures`` could not show
+whether a figure really changed. Here:
+
+- PDF: ``CreationDate`` removed (matplotlib then writes no date and derives the trailer ID
+  from the content); ``Producer`` / ``Creator`` are the fixed strings below.
+- SVG: no ``Date``; element ids from a fixed hash salt (``svg.hashsalt``).
+- PNG (Agg): matplotlib writes no time; ``Software`` is fixed.
+- Sidecar JSON: sorted keys, run paths relative to the repository, each input named by the
+  SHA-256 of its ``config.json``, ``metrics.jsonl`` and ``rollouts.jsonl`` (so a change of a
+  run's data shows), no times, no commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+FORMATS = ("png", "pdf")
+"""What ``make figures`` writes per figure (``svg`` on request)."""
+SOFTWARE = "rcgrpo analysis.figures (matplotlib)"
+HASHED_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl")
+_METADATA = {
+    "png": {"Software": SOFTWARE},
+    "pdf": {"CreationDate": None, "ModDate": None, "Producer": SOFTWARE, "Creator": SOFTWARE},
+    "svg": {"Date": None, "Creator": SOFTWARE},
+}
+
+
+def save_figure(
+    fig: Figure, out_dir: Path, name: str, formats: tuple[str, ...] = FORMATS, dpi: int = 150
+) -> list[Path]:
+    """Write ``out_dir/<name>.<fmt>`` for each format, deterministically; returns the paths."""
+    unknown = sorted(set(formats) - set(_METADATA))
+    if unknown:
+        raise ValueError(f"unknown figure format(s) {unknown}; have {sorted(_METADATA)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    with plt.rc_context({"svg.hashsalt": "rcgrpo", "pdf.compression": 6}):
+        for fmt in formats:
+            path = out_dir / f"{name}.{fmt}"
+            kwargs = {"dpi": dpi} if fmt == "png" else {}
+            fig.savefig(path, bbox_inches="tight", metadata=_METADATA[fmt], **kwargs)
+            paths.append(path)
+    return paths
+
+
+def _sha16(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` when inside it (else as given), with '/' separators."""
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def run_entry(run_dir: Path, root: Path) -> dict:
+    """One input run of a sidecar: relative path and content hashes of its data files."""
+    entry = {"path": relative(run_dir, root)}
+    for fname in HASHED_FILES:
+        entry[f"{fname.replace('.', '_')}_sha256_16"] = _sha16(Path(run_dir) / fname)
+    return entry
+
+
+def write_sidecar(path: Path, sidecar: dict) -> Path:
+    """The sidecar as sorted, indented JSON with a final newline."""
+    path.write_text(json.dumps(sidecar, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    return path

@@ -1,0 +1,78 @@
+r"""The between/within-goal split of the advantage, per step, for any run folder.
+
+New runs log ``adv/between_share`` etc. every step (:mod:`rcgrpo.train.step_metrics`).
+Runs trained before that have the inputs in their per-rollout table (``rollouts.jsonl``:
+``step, round, prompt, group, reward_token, advantage, kept``): :func:`split_by_step`
+recomputes the same metrics from it with the SAME pure function,
+:func:`rcgrpo.advantage_split.advantage_split`, on the same groups (the kept ones, with the
+advantage each rollout was trained with), so logged and recomputed values agree exactly.
+
+A group is the G rollouts of one ``(step, round, prompt)``, ordered by ``group`` (the
+rollout's index in it). Rows without a reward goal (GRPO, no conditioning) and dropped groups
+(``kept`` false, no advantage) do not enter; a step left with no group is absent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import torch
+
+from analysis.runs import Run
+from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summaries
+
+NEEDED = ("step", "round", "prompt", "group", "reward_token", "advantage", "kept")
+
+
+def group_grid(part: pd.DataFrame) -> tuple[torch.Tensor, torch.Tensor]:
+    """([N, G] advantages, [N, G] bool high goals) of one step's kept rows, groups in
+    ``(round, prompt)`` order; ValueError if the groups differ in size."""
+    part = part.sort_values(["round", "prompt", "group"])
+    sizes = part.groupby(["round", "prompt"]).size()
+    if sizes.nunique() != 1:
+        raise ValueError(f"groups of step {part['step'].iloc[0]} differ in size: {set(sizes)}")
+    g = int(sizes.iloc[0])
+    adv = torch.tensor(part["advantage"].to_numpy(dtype=float), dtype=torch.float64)
+    high = torch.tensor((part["reward_token"] == "high").to_numpy(dtype=bool))
+    return adv.view(-1, g), high.view(-1, g)
+
+
+def split_by_step(rollouts: pd.DataFrame) -> pd.DataFrame:
+    """Per step (index), the :data:`~rcgrpo.advantage_split.SPLIT_METRICS` of the kept
+    groups of a per-rollout table (module docstring); empty without reward goals."""
+    missing = [k for k in NEEDED if k not in rollouts]
+    if missing:
+        raise ValueError(f"the rollout table lacks columns {missing}")
+    rows = rollouts[rollouts["kept"].astype(bool) & rollouts["reward_token"].notna()]
+    out = {}
+    for step, part in rows.groupby("step", sort=True):
+        adv, high = group_grid(part)
+        stats = split_summaries(*advantage_split(adv, high), high)
+        out[int(step)] = {k: float(v) for k, v in stats.items()}
+    frame = pd.DataFrame.from_dict(out, orient="index", columns=list(SPLIT_METRICS))
+    frame.index.name = "step"
+    return frame.astype(float)
+
+
+def run_split(run: Run) -> pd.DataFrame:
+    """The split per step: the logged metrics when the run logged all of them, else the
+    recomputation from its rollout table (``source`` column: ``logged`` / ``recomputed``)."""
+    df = run.metrics
+    if all(k in df for k in SPLIT_METRICS) and "step" in df:
+        logged = df[df["step"] >= 1].set_index("step")[list(SPLIT_METRICS)]
+        return logged.astype(float).assign(source="logged")
+    if run.rollouts.empty:
+        return pd.DataFrame(columns=[*SPLIT_METRICS, "source"])
+    return split_by_step(run.rollouts).assign(source="recomputed")
+
+
+def max_abs_difference(run: Run) -> float:
+    """max |logged - recomputed| over the split metrics and steps both have (NaN = NaN)."""
+    if not all(k in run.metrics for k in SPLIT_METRICS):
+        raise ValueError(f"run {run.name} did not log the split metrics")
+    logged = run.metrics.set_index("step")[list(SPLIT_METRICS)].astype(float)
+    recomputed = split_by_step(run.rollouts)
+    both = logged.loc[logged.index.intersection(recomputed.index)]
+    diff = (both - recomputed.loc[both.index]).abs().to_numpy()
+    same_nan = np.isnan(both.to_numpy()) & np.isnan(recomputed.loc[both.index].to_numpy())
+    return float(np.where(same_nan, 0.0, diff).max()) if diff.size else float("nan")

@@ -1,0 +1,80 @@
+"""Rebuilding a figure from unchanged inputs gives byte-identical files (analysis/figures/save)."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from analysis.figures import __main__ as builder  # noqa: E402
+from analysis.figures.save import relative, run_entry, save_figure, write_sidecar  # noqa: E402
+
+FORMATS = ("png", "pdf", "svg")
+
+
+def _figure():
+    fig, ax = plt.subplots(figsize=(3, 2))
+    x = np.linspace(0, 1, 50)
+    ax.plot(x, x**2, label="line")
+    ax.pcolormesh(np.outer(x[:10], x[:10]), rasterized=True)  # an embedded image in PDF / SVG
+    ax.legend()
+    return fig
+
+
+def _bytes(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_same_figure_same_bytes_in_every_format(tmp_path):
+    for out in ("a", "b"):
+        fig = _figure()
+        save_figure(fig, tmp_path / out, "f", FORMATS)
+        plt.close(fig)
+    first, second = _bytes(tmp_path / "a"), _bytes(tmp_path / "b")
+    assert sorted(first) == ["f.pdf", "f.png", "f.svg"] and first == second
+    assert b"CreationDate" not in first["f.pdf"]
+    assert b"<dc:date>" not in first["f.svg"]
+
+
+def test_sidecar_is_relative_hashed_and_sorted(tmp_path):
+    run = tmp_path / "runs" / "r-s0"
+    run.mkdir(parents=True)
+    (run / "config.json").write_text("{}")
+    entry = run_entry(run, tmp_path)
+    # sha256("{}") = 44136fa355b3678a...; the run has no metrics or rollouts
+    assert entry == {
+        "path": "runs/r-s0",
+        "config_json_sha256_16": "44136fa355b3678a",
+        "metrics_jsonl_sha256_16": None,
+        "rollouts_jsonl_sha256_16": None,
+    }
+    assert (
+        relative(tmp_path.parent / "elsewhere", tmp_path)
+        == (tmp_path.parent / "elsewhere").as_posix()
+    )
+    path = write_sidecar(tmp_path / "s.json", {"b": 1, "a": {"d": 2, "c": 3}})
+    assert (
+        path.read_text()
+        == json.dumps({"a": {"c": 3, "d": 2}, "b": 1}, indent=2, sort_keys=True) + "\n"
+    )
+
+
+def test_unknown_format_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="unknown figure format"):
+        save_figure(_figure(), tmp_path, "f", ("png", "gif"))
+
+
+def test_builder_twice_gives_identical_files(tmp_path):
+    # a theory figure (no runs): files and sidecar of two builds are byte-identical
+    for out in ("a", "b"):
+        builder.build_one("theory_collapse", tmp_path / out, FORMATS)
+    first, second = _bytes(tmp_path / "a"), _bytes(tmp_path / "b")
+    assert len(first) == 4 and first == second
+    side = json.loads(first["theory_collapse.json"])
+    assert side["figure"] == "theory_collapse" and side["runs"] == {}
+    assert "seconds" not in side and "git_commit" not in side
