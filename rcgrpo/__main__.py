@@ -13,7 +13,8 @@ import sys
 # name -> (module, one-line help). Modules are imported only when their command runs.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "version": ("rcgrpo.cli_version", "print the package and key dependency versions"),
-    "metrics": ("rcgrpo.metrics", "print the metric registry (--markdown for the README table)"),
+    "metrics": ("rcgrpo.metrics_cli", "print the metric registry (--markdown: the docs table)"),
+    "docs": ("rcgrpo.docs_cli", "rewrite the generated blocks of docs/ (--check: exit 1 if stale)"),
     "eval": ("rcgrpo.policy.evaluate", "evaluate a checkpoint: reward, bfcl_valid with 95% CIs"),
     "sft": ("rcgrpo.train.sft", "Stage 1: supervised fine-tuning on expert trajectories"),
     "rctp": ("rcgrpo.train.rctp", "Stage 1: RCTP-FT on a 1:1 success/failure mix (reward goals)"),

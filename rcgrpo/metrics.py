@@ -1,7 +1,7 @@
 """The metric registry: every logged name -> one-line meaning + formula, under a namespace.
 
-The README's "Metrics" table is generated from :data:`METRICS`
-(``python -m rcgrpo metrics --write-readme``) and a test fails if the two drift. Trainers
+The table of ``docs/metrics.md`` is generated from :data:`METRICS` (``python -m rcgrpo
+docs``; :mod:`rcgrpo.metrics_cli` renders it) and a test fails if the two drift. Trainers
 call :func:`validate_metric_names` on every metrics dict, so a misspelt name fails the run at
 its first log step instead of creating a silent new column.
 
@@ -14,16 +14,12 @@ mean over groups, "mean_j" over rollouts, "mean_t" over loss-mask tokens.
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 NAMESPACES = (
     "reward", "adv", "group", "policy", "loss", "rollout", "tools", "perf", "theory", "sft"
 )  # fmt: skip
-README_START = "<!-- metrics:start -->"
-README_END = "<!-- metrics:end -->"
 
 
 @dataclass(frozen=True)
@@ -291,73 +287,3 @@ def validate_metric_names(metrics: Iterable[str]) -> None:
             "unknown metric name(s): " + ", ".join(hints) + "; add them to rcgrpo/metrics.py"
         )
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def markdown_table() -> str:
-    """The README table, one row per metric in registry order."""
-    lines = ["| name | meaning | formula |", "|---|---|---|"]
-    for name, metric in METRICS.items():
-        lines.append(f"| `{name}` | {_cell(metric.meaning)} | `{_cell(metric.formula)}` |")
-    return "\n".join(lines) + "\n"
-
-
-def replace_readme_table(text: str) -> str:
-    """``text`` with the block between the metric markers replaced by :func:`markdown_table`."""
-    if text.count(README_START) != 1 or text.count(README_END) != 1:
-        raise ValueError(f"README must contain {README_START} and {README_END} exactly once")
-    head, rest = text.split(README_START)
-    _, tail = rest.split(README_END)
-    return f"{head}{README_START}\n{markdown_table()}{README_END}{tail}"
-
-
-def _plain_table() -> str:
-    width = max(len(n) for n in METRICS)
-    lines = []
-    for space in NAMESPACES:
-        lines.append(f"{space}/")
-        for name, metric in METRICS.items():
-            if metric.namespace == space:
-                lines.append(f"  {name:<{width}}  {metric.meaning}  [{metric.formula}]")
-    return "\n".join(lines)
-
-
-@dataclass
-class MetricsArgs:
-    """Print the metric registry: name, meaning, formula."""
-
-    markdown: bool = False
-    """print the README's markdown table instead of the plain listing"""
-    write_readme: bool = False
-    """rewrite the table between the metric markers of --readme in place"""
-    check: bool = False
-    """exit 1 if the table in --readme differs from the registry"""
-    readme: Path = Path(__file__).resolve().parents[1] / "README.md"
-    """the README to write or check"""
-
-
-def main(argv: list[str]) -> int:
-    import tyro
-
-    args = tyro.cli(MetricsArgs, args=argv, prog="python -m rcgrpo metrics")
-    if args.write_readme or args.check:
-        text = args.readme.read_text()
-        try:
-            new = replace_readme_table(text)
-        except ValueError as err:
-            print(f"{args.readme}: {err}", file=sys.stderr)
-            return 2
-        if args.check:
-            if new != text:
-                print(
-                    f"{args.readme}: metric table out of date; run --write-readme", file=sys.stderr
-                )
-                return 1
-            return 0
-        args.readme.write_text(new)
-        print(f"wrote {len(METRICS)} metrics to {args.readme}")
-        return 0
-    print(markdown_table() if args.markdown else _plain_table() + "\n", end="")
-    return 0

@@ -8,6 +8,9 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``figures_results.tex``, the built figures that read runs;
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
+``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
+``verdicts``; :mod:`analysis.report.readme_results`), ``--check-readme`` exits 1 if stale.
+
 Exit 2 with a message naming them when experiments a table needs have no finished run,
 unless ``--allow-missing`` (their rows then read *not yet run*). ``--ensure-theory`` first
 runs the theory check and builds the theory figures whose PDF is missing.
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
+from analysis.report.readme_results import readme_main
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.sources import (
@@ -122,7 +126,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ensure-theory", action="store_true", help="run the theory check / figures if missing"
     )
+    parser.add_argument(
+        "--write-readme", action="store_true", help="only rewrite the README's results blocks"
+    )
+    parser.add_argument(
+        "--check-readme", action="store_true", help="only check them: exit 1 if stale"
+    )
     args = parser.parse_args(argv)
+    if args.write_readme or args.check_readme:
+        return readme_main(args.check_readme, args.runs_root)
     if args.ensure_theory:
         for path in ensure_theory(args.theory_json, args.figures):
             print(f"[report] built {path}", flush=True)

@@ -42,7 +42,7 @@ class Family:
     """True: the call must change the instance's public state (checked by R_state);
     False: it is result-producing only (checked by R_action and BFCL's response check)."""
     doc: str
-    """One-line description (README table)."""
+    """One-line description (the family table of ``docs/synth.md``)."""
 
 
 def _pick(v: Any, items: list[Any]) -> Any:
@@ -379,7 +379,7 @@ FAMILY_BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 
 
 def family_table() -> str:
-    """Markdown table of the families, one line each (embedded in the README, test-checked)."""
+    """Markdown table of the families, one line each (``docs/synth.md``, test-checked)."""
     rows = ["| family | call | request | first template |", "|---|---|---|---|"]
     rows += [f"| `{f.name}` | `{f.cls}.{f.func}` | {f.doc} | {f.templates[0]} |" for f in FAMILIES]
     return "\n".join(rows)

@@ -1,16 +1,12 @@
-"""The metric registry, its README table and the name check (rcgrpo/metrics.py)."""
+"""The metric registry and the name check (rcgrpo/metrics.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 import torch
 
 from rcgrpo import group_advantages, group_diagnostics, policy_loss
 from rcgrpo import metrics as reg
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 # What issue 7's "Instrumentation" list asks the trainer to log, by registry name.
 ISSUE_7_INSTRUMENTATION = (
@@ -83,36 +79,3 @@ def test_validate_rejects_unknown_names_with_a_hint():
         reg.validate_metric_names({"reward/mean": 1.0, "group/var_men": 2.0})
     with pytest.raises(ValueError, match="'step'"):
         reg.validate_metric_names(["step"])  # bookkeeping keys are not metrics
-
-
-def test_readme_table_matches_the_registry():
-    text = README.read_text()
-    assert reg.replace_readme_table(text) == text, (
-        "README metric table is stale: run `python -m rcgrpo metrics --write-readme`"
-    )
-    for name in reg.METRICS:
-        assert f"| `{name}` |" in text
-
-
-def test_markdown_escapes_pipes():
-    # '|' inside a cell would split the markdown row: every row has exactly 4 unescaped pipes
-    for line in reg.markdown_table().splitlines():
-        assert line.replace("\\|", "").count("|") == 4, line
-
-
-def test_cli_check_and_write(tmp_path, capsys):
-    stale = tmp_path / "README.md"
-    stale.write_text(f"# x\n{reg.README_START}\nold\n{reg.README_END}\ntail\n")
-    assert reg.main(["--check", "--readme", str(stale)]) == 1
-    assert reg.main(["--write-readme", "--readme", str(stale)]) == 0
-    assert reg.main(["--check", "--readme", str(stale)]) == 0
-    assert stale.read_text().endswith(f"{reg.README_END}\ntail\n")
-    missing = tmp_path / "NO_MARKERS.md"
-    missing.write_text("# nothing\n")
-    assert reg.main(["--check", "--readme", str(missing)]) == 2
-    capsys.readouterr()
-    assert reg.main(["--markdown"]) == 0
-    assert capsys.readouterr().out == reg.markdown_table()
-    assert reg.main([]) == 0
-    out = capsys.readouterr().out
-    assert all(name in out for name in reg.METRICS)

@@ -7,7 +7,6 @@ import json
 import random
 import re
 import zlib
-from pathlib import Path
 
 import pytest
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
@@ -23,7 +22,7 @@ from rcgrpo.env.synth import (
     render_call,
     suite_stats,
 )
-from rcgrpo.env.synth_families import FAMILIES, FAMILY_BY_NAME, FS, family_table
+from rcgrpo.env.synth_families import FAMILIES, FAMILY_BY_NAME, FS
 from rcgrpo.env.tasks import Task
 
 WORD = re.compile(r"^(?:[bdfgklmnprstvz][aeiou]){2,3}$")
@@ -206,12 +205,6 @@ def test_generate_argument_validation():
         generate_synth_tasks(1, split="dev")
     with pytest.raises(ValueError, match="n must"):
         generate_synth_tasks(-1)
-
-
-def test_readme_family_table_is_in_sync():
-    readme = (Path(__file__).parents[3] / "README.md").read_text()
-    begin, end = "<!-- synth-families:begin -->\n", "\n<!-- synth-families:end -->"
-    assert readme.split(begin)[1].split(end)[0] == family_table()
 
 
 def test_suite_stats_hand_worked():

@@ -1,0 +1,67 @@
+"""``python -m rcgrpo docs [--check]``: rewrite the generated blocks of ``docs/`` that come
+from the library (:mod:`rcgrpo.docblocks` markers).
+
+- ``docs/metrics.md``, block ``metrics``: the registry
+  (:func:`rcgrpo.metrics_cli.markdown_table`);
+- ``docs/synth.md``, block ``synth-families``: :func:`rcgrpo.env.synth_families.family_table`.
+
+The README's results block comes from runs, so ``python -m analysis.report --write-readme``
+writes it. ``--check`` writes nothing and exits 1 naming every stale block (exit 2: a file
+or marker is missing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rcgrpo.docblocks import update_file
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _metrics() -> str:
+    from rcgrpo.metrics_cli import markdown_table
+
+    return markdown_table()
+
+
+def _families() -> str:
+    from rcgrpo.env.synth_families import family_table
+
+    return family_table()
+
+
+GENERATED: dict[str, dict[str, Callable[[], str]]] = {
+    "metrics.md": {"metrics": _metrics},
+    "synth.md": {"synth-families": _families},
+}
+"""docs file -> block name -> the function that renders its body."""
+
+
+def generated_blocks(docs: Path = DOCS) -> dict[Path, dict[str, str]]:
+    """Every library-generated block: file -> block name -> body."""
+    return {docs / f: {n: render() for n, render in b.items()} for f, b in GENERATED.items()}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rcgrpo docs", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a block is stale")
+    parser.add_argument("--docs", type=Path, default=DOCS, help="the docs folder")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, blocks in generated_blocks(args.docs).items():
+        try:
+            changed = update_file(path, blocks, check=args.check)
+        except (OSError, ValueError) as err:
+            print(f"rcgrpo docs: {err}", file=sys.stderr)
+            return 2
+        stale += [f"{path}: {name}" for name in changed]
+    if args.check and stale:
+        print("stale generated blocks (run python -m rcgrpo docs): " + "; ".join(stale))
+        return 1
+    verb = "up to date" if args.check else f"rewrote {len(stale)} block(s)"
+    print(f"rcgrpo docs: {verb}")
+    return 0

@@ -1,0 +1,135 @@
+"""Generated blocks are up to date: docs/metrics.md, docs/synth.md, the README's results.
+
+Writers: ``python -m rcgrpo docs`` (library blocks) and ``python -m analysis.report
+--write-readme`` (blocks computed from the committed runs).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from analysis.report import readme_results as rr
+from analysis.report.runtable import Column, Row, TableSpec, first, last
+from analysis.report.sources import layout_resolver
+from analysis.stats import Estimate
+from rcgrpo import docs_cli, metrics_cli
+from rcgrpo.docblocks import markers, read_block, update_file
+from rcgrpo.env.synth_families import FAMILIES
+from rcgrpo.metrics import METRICS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_library_blocks_are_up_to_date():
+    for path, blocks in docs_cli.generated_blocks().items():
+        stale = update_file(path, blocks, check=True)
+        assert stale == [], f"{path}: {stale} stale; run `python -m rcgrpo docs`"
+
+
+def test_generated_docs_hold_every_metric_and_family():
+    table = read_block((ROOT / "docs" / "metrics.md").read_text(), "metrics")
+    assert len(table.splitlines()) == 2 + len(METRICS)
+    for name in METRICS:
+        assert table.count(f"| `{name}` |") == 1, name
+    families = read_block((ROOT / "docs" / "synth.md").read_text(), "synth-families")
+    assert [line.split("`")[1] for line in families.splitlines()[2:]] == [f.name for f in FAMILIES]
+
+
+def test_markdown_escapes_pipes():
+    # '|' inside a cell would split the markdown row: every row has exactly 4 unescaped pipes
+    for line in metrics_cli.markdown_table().splitlines():
+        assert line.replace("\\|", "").count("|") == 4, line
+
+
+def test_metrics_cli_prints_the_registry(capsys):
+    assert metrics_cli.main(["--markdown"]) == 0
+    assert capsys.readouterr().out == metrics_cli.markdown_table()
+    assert metrics_cli.main([]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in METRICS)
+
+
+def test_docs_cli_check_write_and_missing(tmp_path, capsys):
+    for name, blocks in docs_cli.GENERATED.items():
+        text = "".join(f"# {name}\n{markers(b)[0]}\nold\n{markers(b)[1]}\n" for b in blocks)
+        (tmp_path / name).write_text(text)
+    assert docs_cli.main(["--check", "--docs", str(tmp_path)]) == 1
+    assert docs_cli.main(["--docs", str(tmp_path)]) == 0
+    assert docs_cli.main(["--check", "--docs", str(tmp_path)]) == 0
+    (tmp_path / "metrics.md").write_text("# no markers\n")
+    assert docs_cli.main(["--docs", str(tmp_path)]) == 2
+    assert "block 'metrics'" in capsys.readouterr().err
+
+
+def test_readme_run_blocks_are_up_to_date():
+    stale = rr.write_readme(ROOT / "README.md", check=True)
+    assert stale == [], (
+        f"README blocks {stale} stale; run `python -m analysis.report --write-readme`"
+    )
+
+
+def test_verdicts_block_is_the_placeholder_until_the_module_exists():
+    body = read_block((ROOT / "README.md").read_text(), "verdicts")
+    assert body == rr.verdicts_markdown()
+    assert body.strip()
+
+
+def test_fmt_markdown_hand_worked():
+    assert rr.fmt_markdown(Estimate(0.625, 0.0125, 3), 1, percent=True) == "62.5 ± 1.2"
+    assert rr.fmt_markdown(Estimate(0.3, None, 1)) == "0.30"
+    assert rr.fmt_markdown(Estimate(math.nan, None, 0)) == "—"
+    assert rr.fmt_markdown(None) == "—"
+
+
+def _run(root: Path, name: str, start: float, end: float) -> None:
+    run = root / name
+    run.mkdir(parents=True)
+    (run / "config.json").write_text("{}")
+    rows = [{"step": 0, "reward/eval_success": start}, {"step": 1, "reward/eval_success": end}]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (run / "summary.json").write_text("{}")
+
+
+def test_markdown_table_hand_worked(tmp_path):
+    # experiment a: starts 0.2 / 0.4 -> mean 0.3, s = 0.1414, half-width
+    # t(0.975, 1) * s / sqrt(2) = 12.706 * 0.1 = 1.2706; ends 0.5 / 0.5 -> 0.5 ± 0
+    _run(tmp_path, "a-s0", 0.2, 0.5)
+    _run(tmp_path, "a-s1", 0.4, 0.5)
+    spec = TableSpec(
+        "t",
+        "",
+        "",
+        ("arm",),
+        (Column("start", first("reward/eval_success")), Column("end", last("reward/eval_success"))),
+        (Row(("A",), "a"), Row(("B",), "b")),
+    )
+    resolve = layout_resolver(tmp_path)
+    found = {"a": resolve("a"), "b": resolve("b")}
+    assert rr.markdown_table(spec, found) == (
+        "| arm | start | end | seeds |\n"
+        "|---|--:|--:|--:|\n"
+        "| A | 0.30 ± 1.27 | 0.50 ± 0.00 | 2 |\n"
+        "| B | *not yet run: `b`* |  |  |\n"
+    )
+
+
+def test_readme_main_exit_codes(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "".join(f"{markers(n)[0]}\nold\n{markers(n)[1]}\n" for n in rr.readme_blocks(lambda e: []))
+    )
+    empty = tmp_path / "runs"
+    empty.mkdir()
+    assert rr.readme_main(True, empty, readme) == 1
+    assert rr.readme_main(False, empty, readme) == 0
+    assert rr.readme_main(True, empty, readme) == 0
+    assert "not yet run" in read_block(readme.read_text(), "results")
+    readme.write_text("no markers\n")
+    assert rr.readme_main(False, empty, readme) == 2
+    capsys.readouterr()
+
+
+def test_readme_keeps_the_ci_test_command():
+    assert ".venv/bin/python -m pytest -n 2 -q tests" in (ROOT / "README.md").read_text()
