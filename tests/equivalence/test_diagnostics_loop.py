@@ -142,7 +142,7 @@ def batch(draw):
     )
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(batch())
 @example((torch.tensor([[1.0, 1.0], [0.0, 0.0]]), torch.ones(2, 2, dtype=torch.bool), "group", 0.5))
 def test_vectorised_equals_loop(inputs):

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import torch
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from rcgrpo import group_advantages, group_diagnostics
-
-SETTINGS = settings(max_examples=80, deadline=None)
 
 
 @st.composite
@@ -37,7 +35,6 @@ def _diag(rewards, high, **kwargs):
     return group_diagnostics(rewards, group_advantages(rewards), high, **kwargs)
 
 
-@SETTINGS
 @given(batch())
 @example(
     (
@@ -62,7 +59,6 @@ def test_variance_split_sums_to_total(inputs):
     )
 
 
-@SETTINGS
 @given(batch())
 def test_variance_is_the_population_variance(inputs):
     rewards, high = inputs
@@ -71,7 +67,6 @@ def test_variance_is_the_population_variance(inputs):
     assert torch.equal(d["reward_var"] == 0, d["zero_var"])
 
 
-@SETTINGS
 @given(batch())
 def test_collapse_accounting(inputs):
     rewards, high = inputs
@@ -90,7 +85,6 @@ def test_collapse_accounting(inputs):
     assert d["group/zero_var_predicted_pooled"] <= d["group/zero_var_predicted"] + 1e-12
 
 
-@SETTINGS
 @given(batch())
 def test_mode_separation_defined_iff_both_tokens(inputs):
     rewards, high = inputs
@@ -102,7 +96,6 @@ def test_mode_separation_defined_iff_both_tokens(inputs):
     assert bool((d["var_between"][~d["token_diverse"]] == 0).all())
 
 
-@SETTINGS
 @given(batch(), st.floats(0, 1))
 def test_theory_keys(inputs, p):
     rewards, high = inputs

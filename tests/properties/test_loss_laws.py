@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import torch
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from rcgrpo import aggregate, clipped_surrogate, kl_penalty, policy_loss
 from rcgrpo.aggregation import AGG_MODES
 
-SETTINGS = settings(max_examples=60, deadline=None)
 F64 = torch.float64
 CLIPS = st.floats(0.0, 0.5, allow_subnormal=False)
 
@@ -29,7 +28,6 @@ def batch(draw, max_b=4, max_t=6):
     return logp, old, ref, adv, mask
 
 
-@SETTINGS
 @given(
     st.lists(st.floats(0, 5, allow_subnormal=False), min_size=1, max_size=8),
     st.floats(-3, 3, allow_subnormal=False),
@@ -47,7 +45,6 @@ def test_clipped_objective_never_exceeds_unclipped(ratios, adv, clip_low, clip_h
         torch.testing.assert_close(objective, torch.clamp(ratio, max=1 + clip_high) * adv)
 
 
-@SETTINGS
 @given(st.lists(st.floats(-20, 20, allow_subnormal=False), min_size=1, max_size=10))
 @example([0.0, 1e-6, -1e-6])
 def test_k3_nonnegative_and_zero_iff_equal(diffs):
@@ -61,7 +58,6 @@ def test_k3_nonnegative_and_zero_iff_equal(diffs):
     assert bool((kl_penalty(logp, ref, "k2") >= 0).all())
 
 
-@SETTINGS
 @given(st.integers(1, 5), st.integers(1, 6), st.integers(0, 6), st.integers(0, 2**31 - 1))
 def test_aggregation_modes_agree_on_equal_row_lengths(b, t, extra, seed):
     # every row has exactly L = t active tokens at random positions in a width t + extra
@@ -78,7 +74,6 @@ def test_aggregation_modes_agree_on_equal_row_lengths(b, t, extra, seed):
     torch.testing.assert_close(aggregate(loss, mask, "seq-mean-token-sum"), t * token_mean)
 
 
-@SETTINGS
 @given(
     batch(),
     st.sampled_from(sorted(AGG_MODES)),
@@ -123,7 +118,6 @@ def test_masked_tokens_get_exactly_zero_gradient(inputs, mode, level, beta):
         assert bool(torch.isfinite(grad).all())
 
 
-@SETTINGS
 @given(batch())
 def test_on_policy_gradient_is_minus_advantage_over_tokens(inputs):
     # ρ = 1 (old = logp), β = 0: ∂L/∂logp_{i,t} = -A_i m_{i,t} / N under token-mean

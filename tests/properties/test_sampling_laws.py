@@ -11,11 +11,9 @@ from hypothesis import strategies as st
 from rcgrpo import sample_reward_tokens
 from rcgrpo.conditioning import stratified_count
 
-SETTINGS = settings(max_examples=80, deadline=None)
 SEEDS = st.integers(0, 2**31 - 1)
 
 
-@SETTINGS
 @given(st.integers(1, 20), st.integers(2, 12), st.floats(0, 1), SEEDS)
 @example(7, 5, 0.5, 0)  # the paper's G = 5, p = .5 ⇒ 3 highs (2.5 rounds up)
 @example(3, 4, 0.125, 0)  # p·G = 0.5 ⇒ 1
@@ -28,7 +26,6 @@ def test_stratified_gives_exactly_round_pg_highs_per_group(p_count, g, p, seed):
     assert torch.equal(tokens.sum(dim=1), torch.full((p_count,), k))
 
 
-@SETTINGS
 @given(
     st.integers(1, 8),
     st.integers(2, 8),
@@ -52,7 +49,7 @@ def _within_binomial(count: int, n: int, p: float, sigmas: float = 5.0) -> bool:
     return abs(count - n * p) <= sigmas * math.sqrt(n * p * (1 - p)) + 1e-9
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(st.sampled_from([0.1, 0.3, 0.5, 0.9]), SEEDS)
 def test_iid_frequency_is_p(p, seed):
     # N = 4000 Bernoulli(p) draws: |count - Np| <= 5·sqrt(Np(1-p)) fails w.p. < 1e-6
@@ -61,7 +58,7 @@ def test_iid_frequency_is_p(p, seed):
     assert _within_binomial(int(tokens.sum()), tokens.numel(), p)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(st.sampled_from([(5, 0.5), (4, 0.25), (8, 0.5)]), SEEDS)
 def test_stratified_positions_are_uniform(gp, seed):
     # each position is high with probability k/G over 2000 groups (5-sigma binomial bound)

@@ -37,7 +37,7 @@ def _leaves(value: object) -> list:
     return [value]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=SEED, split=SPLIT, knobs=KNOBS)
 def test_every_argument_value_is_copied_from_its_turn_text(seed, split, knobs):
     for task in generate_synth_tasks(3, split, seed=seed, **knobs):
@@ -49,7 +49,7 @@ def test_every_argument_value_is_copied_from_its_turn_text(seed, split, knobs):
                         assert str(leaf) in text, (call, text)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(seed=SEED, split=SPLIT, knobs=KNOBS)
 def test_counts_stay_inside_the_knob_ranges(seed, split, knobs):
     for task in generate_synth_tasks(3, split, seed=seed, **knobs):
@@ -60,7 +60,7 @@ def test_counts_stay_inside_the_knob_ranges(seed, split, knobs):
         assert knobs["classes_per_task"][0] <= gt_classes <= knobs["classes_per_task"][1]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=SEED, split=SPLIT, knobs=KNOBS)
 def test_offered_and_excluded_partition_the_involved_functions(seed, split, knobs):
     for task in generate_synth_tasks(3, split, seed=seed, **knobs):
@@ -73,7 +73,7 @@ def test_offered_and_excluded_partition_the_involved_functions(seed, split, knob
         assert used <= set(offered)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(seed=SEED, split=SPLIT, knobs=KNOBS)
 def test_generation_is_a_pure_function_of_its_arguments(seed, split, knobs):
     first = generate_synth_tasks(3, split, seed=seed, **knobs)

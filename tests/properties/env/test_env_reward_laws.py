@@ -32,7 +32,7 @@ def brute_force_all_matched(gt, executed):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(gt=st.lists(calls, max_size=4), executed=st.lists(calls, max_size=5), seed=st.randoms())
 @example(
     gt=[Call("f", {}, "f()"), Call("f", {"x": 1}, "f(x=1)")],
@@ -57,7 +57,7 @@ def tasks():
 FS_TASKS = range(0, 800, 7)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(index=st.sampled_from(FS_TASKS), where=st.floats(0, 1))
 def test_ground_truth_plus_read_only_calls_keeps_r_equal_one(tasks, index, where):
     """Extra calls that read but never write state cannot lower R (paper: extra calls allowed)."""
@@ -72,7 +72,7 @@ def test_ground_truth_plus_read_only_calls_keeps_r_equal_one(tasks, index, where
     assert (record.state, record.action, record.reward) == (1, 1, 1)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(index=st.integers(0, 799), drop=st.integers(0, 10**6))
 def test_dropping_a_ground_truth_call_gives_r_zero_and_replays_deterministically(
     tasks, index, drop
@@ -89,7 +89,7 @@ def test_dropping_a_ground_truth_call_gives_r_zero_and_replays_deterministically
     assert score_trajectory(task, calls_per_turn) == record
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(seed=st.integers(0, 2**32 - 1), fraction=st.floats(0.01, 0.99))
 def test_split_is_a_partition_by_scenario_id(tasks, seed, fraction):
     train, test = split_tasks(tasks, test_fraction=fraction, seed=seed)
@@ -116,7 +116,7 @@ REPLIES = [
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     index=st.integers(0, 799),
     mode=st.sampled_from(["multi_turn", "combined"]),

@@ -20,7 +20,7 @@ def normalise(w):
     return w / w.sum()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(w=weights, group_size=st.integers(2, 6))
 @example(w=[1.0, 1.0], group_size=5)  # binary s = 1/2, the paper's G
 @example(w=[0.0, 1.0], group_size=3)  # s = 1: always collapsed
@@ -37,7 +37,7 @@ def test_enumerated_collapse_equals_sum_q_pow_g(w, group_size):
     assert abs(probs[constant].sum() - predicted) <= 1e-12
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(s=st.floats(0.0, 1.0), group_size=st.integers(2, 12), seed=st.integers(0, 2**31 - 1))
 def test_mc_collapse_frequency(s, group_size, seed):
     gen = torch.Generator().manual_seed(seed)
@@ -49,7 +49,7 @@ def test_mc_collapse_frequency(s, group_size, seed):
     assert abs(ind.mean() - collapse.collapse_probability_binary(s, group_size)) <= tol
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     w=st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=30),
     idx=st.integers(0, 29),

@@ -14,7 +14,7 @@ from rcgrpo import group_advantages
 eps_values = st.sampled_from([0.0, 1e-8, 1e-6, 1e-4, 1e-2])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     rewards=st.lists(st.floats(-1e3, 1e3, allow_subnormal=False), min_size=2, max_size=16),
     eps=eps_values,
@@ -44,7 +44,7 @@ def test_smallest_subnormal_spread():
     assert torch.isfinite(adv).all()
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20)
 @given(
     s=st.floats(0.0, 1.0),
     group_size=st.integers(2, 12),

@@ -30,7 +30,7 @@ def random_tree(depth, num_actions, eps_sft, seed, off_path):
     return tree, rewards
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     shape=shapes,
     eps_sft=st.floats(1e-6, 1.0),
@@ -52,7 +52,7 @@ def test_collapse_chain(shape, eps_sft, group_size, seed, off_path):
     assert p_star >= peaked.linear_bound(depth, eps_sft, group_size) - 1e-12
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(
     shape=small_shapes,
     eps_sft=st.floats(1e-4, 1.0),

@@ -20,7 +20,7 @@ configs = dict(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(**configs)
 @example(z_low=6.9, z_high=-6.9, group_size=5, p=0.5, scheme="iid", tau=1.0)  # inverted tokens
 def test_exact_table_laws(z_low, z_high, group_size, p, scheme, tau):
@@ -38,7 +38,7 @@ def test_exact_table_laws(z_low, z_high, group_size, p, scheme, tau):
         assert st_["mean_grad_norm"] <= (1 - st_["p_collapse"]) / (2 * tau) + 1e-12
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(**configs, seed=st.integers(0, 2**31 - 1))
 def test_mc_gradient_matches_exact(z_low, z_high, group_size, p, scheme, tau, seed):
     z = np.array([z_low, z_high])

@@ -23,7 +23,7 @@ def dist(pairs):
     return values, probs / probs.sum()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(
     table=st.lists(st.lists(st.integers(0, 9), min_size=3, max_size=3), min_size=1, max_size=3),
     values=st.lists(st.integers(-5, 5), min_size=3, max_size=3, unique=True),
@@ -45,7 +45,7 @@ def test_total_variance_and_expected_population_variance(table, values, group_si
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(high=atoms, low=atoms, p=st.floats(0.0, 1.0), group_size=st.integers(2, 5))
 @example(high=[(1.0, 1.0)], low=[(0.0, 1.0)], p=0.5, group_size=5)  # the tight case: kappa exactly
 @example(high=[(0.3, 1.0)], low=[(0.3, 1.0)], p=0.5, group_size=5)  # no separation: bound 0
@@ -68,7 +68,7 @@ def test_prop_4_3_and_stratified_exact(high, low, p, group_size):
         assert vg.kappa_stratified(group_size, k) >= vg.kappa(group_size, p)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=15)
 @given(
     high=atoms,
     low=atoms,
@@ -91,7 +91,7 @@ def test_monte_carlo_through_group_advantages(high, low, p, group_size, scheme, 
     assert abs(samples.mean() - exact) <= bernstein_halfwidth(samples, 0.25, DELTA)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10)
 @given(
     ab=st.tuples(*[st.floats(0.2, 5.0)] * 4),
     p=st.floats(0.0, 1.0),

@@ -94,7 +94,7 @@ def test_no_tokens_and_bad_input():
         group_table(HAND.drop(columns=["round"]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.integers(1, 6),
     st.integers(2, 5),

@@ -36,7 +36,7 @@ def conversations(draw):
     return messages[:-1] if draw(st.booleans()) else messages
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(conversations())
 def test_mask_equals_template_generation_markers(tiny_tokenizer, messages):
     ids, mask = ChatEncoder(tiny_tokenizer).encode_conversation(messages)
@@ -63,7 +63,7 @@ def _cost(groups, counts, overhead):
     return sum(max(counts[r] for r in g) * len(g) + overhead for g in groups)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.lists(st.integers(1, 300), min_size=1, max_size=6), st.integers(0, 200))
 @example([10, 100, 10, 10], 64)
 def test_plan_buckets_is_optimal_over_all_partitions(counts, overhead):
@@ -73,7 +73,7 @@ def test_plan_buckets_is_optimal_over_all_partitions(counts, overhead):
     assert _cost(groups, counts, overhead) == best
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     st.lists(st.floats(0.01, 1.0), min_size=2, max_size=12),
     st.floats(0.05, 1.0),

@@ -47,7 +47,7 @@ def test_escape_rejects_non_strings():
         escape(3.0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126)))
 @example("\\\\_")
 @example("}{")
