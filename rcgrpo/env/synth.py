@@ -1,6 +1,6 @@
 """Synth suite: procedurally generated multi-turn tasks on the real BFCL backends.
 
-CPU-scale stand-in for BFCL v4 multi-turn (issue 5): the same :class:`~rcgrpo.env.tasks.Task`
+CPU-scale stand-in for BFCL v4 multi-turn: the same :class:`~rcgrpo.env.tasks.Task`
 record as the BFCL loader (keyword-form ground-truth calls per turn, the real JSON docs of
 the offered functions, ``initial_config`` for each backend's ``_load_scenario``), so the
 environment, the reward R = R_state * R_action and the checker apply unchanged.
@@ -19,7 +19,8 @@ Train/test split: every fresh word and number belongs to exactly one split by a 
 in training; the last ``heldout_templates`` templates of every family are test-only and
 every test task uses at least one of them (an unseen family x template combination).
 Values are fresh per task (pronounceable pseudo-words + numbers from a space of >1e5 words),
-so a model must copy them from the text rather than memorise them (issue 5: ~25% vs ~65%).
+so a model must copy them from the text rather than memorise them (a 1.9M-parameter model
+reached ~25% exact match on unseen names from a pool of 500 names, ~65% with fresh names).
 
 No ground-truth result depends on wall-clock time; ``send_message``'s message id comes from
 MessageAPI's seeded generator (same call history -> same id). ``Task.category`` is
@@ -448,18 +449,3 @@ def suite_stats(
         out["prompt_chars"] = (system + user) / n
     return out
 
-
-if __name__ == "__main__":  # python -m rcgrpo.env.synth: speed and size of every preset
-    import time
-
-    from rcgrpo.policy.render import compact_system_prompt
-
-    print(json.dumps({"value_space": value_space_sizes()}))
-    for name, preset in SYNTH_PRESETS.items():
-        for split in SPLITS:
-            start = time.perf_counter()
-            batch = generate_synth_tasks(2000, split, seed=0, config=preset)
-            rate = len(batch) / (time.perf_counter() - start)
-            stats = suite_stats(batch, compact_system_prompt)
-            stats = {k: round(x, 1) for k, x in stats.items()}
-            print(json.dumps({"preset": name, "split": split, "tasks_per_s": round(rate)} | stats))

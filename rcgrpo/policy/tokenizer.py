@@ -120,7 +120,7 @@ def train_tiny_tokenizer(
     ``isolate_whitespace``: every whitespace character is its own pre-token, so a word gets
     the same ids after a space as after a quote or ``=`` (GPT-2 style merges ``" name"``
     into one token, the call ``f(x='name')`` spells it differently); this makes copying a
-    value from the user text into a call a plain token-for-token copy (Stage 1, issue 5).
+    value from the user text into a call a plain token-for-token copy (what Stage 1 learns).
     """
     check_positive_int("vocab_size", vocab_size, minimum=256 + len(SPECIAL_TOKENS) + 1)
     check_positive_int("min_frequency", min_frequency)
