@@ -6,9 +6,9 @@ configuration, one per seed. A run folder belongs to group ``name`` when its fol
 ``sft-s0``), or its parent folder is named ``name``.
 
 By default runs come from the experiment campaign (:mod:`analysis.experiments`: complete
-runs in ``runs/campaign/`` first, then the committed light copies in
+runs with the current spec in ``runs/campaign/`` first, then the committed light copies in
 ``results/campaign/``), located with its own ``build_campaign`` / ``locate`` — this never
-starts a run. ``--runs-root DIR`` instead scans a folder tree (:func:`layout_resolver`).
+starts a run, and a stale folder (trained from another spec) never counts. ``--runs-root DIR`` instead scans a folder tree (:func:`layout_resolver`).
 A run counts only when finished (``summary.json`` written at its end, or the campaign's
 ``.complete`` marker); a missing group is reported by name, never silently skipped.
 """
@@ -100,12 +100,13 @@ def layout_resolver(runs_root: str | Path = RUNS_ROOT) -> Resolver:
 
 def campaign_resolver() -> Resolver:
     """Resolve groups among the campaign's runs (``analysis.experiments``), complete only."""
-    from analysis.experiments import build_campaign, locate
+    from analysis.campaign import locate
+    from analysis.experiments import build_campaign
 
-    names = list(build_campaign().runs)
+    specs = build_campaign().runs
 
     def resolve(group: str) -> list[Path]:
-        found = (locate(n) for n in names if matches(group, Path(n)))
+        found = (locate(s) for n, s in specs.items() if matches(group, Path(n)))
         return [p for p in found if p is not None and is_finished(p)]
 
     return resolve

@@ -1,48 +1,70 @@
-"""Every command of the campaign parses with the real CLI parsers, fresh and resumed."""
+"""Every command of the campaign parses with the real CLI parsers, fresh and resumed; the
+experiments are what their docstring says; the committed light copies match their specs."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
+from analysis import campaign as cp
 from analysis import experiments as ex
 from rcgrpo.train import rl, sft
 
 CAMPAIGN = ex.build_campaign()
+ELSEWHERE = Path("/elsewhere/results")
+"""Where the Stage-1 runs were located (any folder: the command is built at launch)."""
+
+
+def parse(spec: cp.RunSpec, resume: bool = False):
+    cmd = spec.command(lambda run: ELSEWHERE / run, resume)[len(cp.LAUNCHER) :]
+    sub, argv = cmd[0], cmd[1:]
+    return sub, rl.parse_cli(argv) if sub == "train" else sft.parse_cli(argv, sub, "rcgrpo")
 
 
 @pytest.mark.parametrize("name", sorted(CAMPAIGN.runs))
 @pytest.mark.parametrize("resume", [False, True])
 def test_campaign_command_parses(name, resume):
     spec = CAMPAIGN.runs[name]
-    cmd = spec.command(resume)
-    sub, argv = cmd[3], cmd[4:]  # [python, -m, rcgrpo, <sub>, ...]
-    cfg = rl.parse_cli(argv) if sub == "train" else sft.parse_cli(argv, sub, f"rcgrpo {sub}")
+    sub, cfg = parse(spec, resume)
     assert cfg.run.resume is resume
-    assert cfg.run.name == name and str(cfg.run.root) == str(ex.CAMPAIGN)
+    assert cfg.run.name == name and str(cfg.run.root) == str(cp.CAMPAIGN)
     if sub == "train":
         assert cfg.run.steps == ex.RL_STEPS and cfg.run.eval_every == ex.RL_EVAL_EVERY
-        # an RL run starts from the Stage-1 run it depends on, trained on the same suite
-        (dep,) = spec.needs
-        assert cfg.init == str(ex.CAMPAIGN / dep / "final")
-        stage1 = CAMPAIGN.runs[dep].command(False)
-        s1 = sft.parse_cli(stage1[4:], stage1[3], "rcgrpo")
-        assert cfg.tasks.synth_preset == s1.sft.synth_preset
+        (dep,) = spec.needs  # an RL run starts from one Stage-1 run's final model
+        assert cfg.init == str(ELSEWHERE / dep / "final")
+        _, s1 = parse(CAMPAIGN.runs[dep])
+        assert cfg.tasks.synth_preset == s1.sft.synth_preset  # trained on the same suite
+    elif sub == "rctp":
+        assert cfg.model.path == str(ELSEWHERE / f"sft-s{cfg.run.seed}" / "final")
+        assert cfg.failures.policy == str(ELSEWHERE / f"sft-s{cfg.run.seed}" / "weak")
 
 
-def test_experiments_cover_the_factorial_and_seeds():
-    assert set(CAMPAIGN.experiments) == {
-        "stage1",
-        "stage1-curriculum",
-        "stage1-wsd",
-        "factorial",
-        "factorial-wsd",
-        "baselines",
-        "baselines-wsd",
-    }
-    assert len(CAMPAIGN.experiments["factorial-wsd"]) == 4 * len(ex.WSD_RL_SEEDS)
-    n_base = len(ex.BASELINES) * len(ex.BASELINE_SEEDS)
-    assert len(CAMPAIGN.experiments["baselines-wsd"]) == n_base
-    assert len(CAMPAIGN.experiments["stage1-curriculum"]) == 2 * len(ex.SEEDS)
-    assert len(CAMPAIGN.experiments["stage1-wsd"]) == 2 * len(ex.SEEDS)
-    assert len(CAMPAIGN.experiments["factorial"]) == 4 * len(ex.SEEDS)
-    assert len(CAMPAIGN.experiments["stage1"]) == 2 * len(ex.SEEDS)
+def _arm(spec: cp.RunSpec) -> tuple[int, str, bool]:
+    """(seed, stage of the Stage-1 model it starts from, whether it samples reward goals)."""
+    _, cfg = parse(spec)
+    (dep,) = spec.needs
+    _, s1 = parse(CAMPAIGN.runs[dep])
+    assert s1.run.seed == cfg.run.seed  # from the Stage 1 of its own seed
+    return cfg.run.seed, s1.stage, cfg.algo.conditioning == "iid"
+
+
+def test_the_factorial_crosses_the_stage1_model_with_reward_sampling_on_every_seed():
+    arms = [_arm(CAMPAIGN.runs[n]) for n in CAMPAIGN.experiments["factorial"]]
+    cells = {(stage, sampled) for stage in ("sft", "rctp") for sampled in (False, True)}
+    assert sorted(arms) == sorted((s, *c) for s in ex.SEEDS for c in cells)
+
+
+def test_the_baselines_start_from_sft_without_reward_goals():
+    arms = [_arm(CAMPAIGN.runs[n]) for n in CAMPAIGN.experiments["baselines"]]
+    assert arms and all(stage == "sft" and not sampled for _, stage, sampled in arms)
+
+
+def test_the_committed_light_copies_match_their_current_spec():
+    found = {n: cp.locate(s) for n, s in CAMPAIGN.runs.items()}
+    committed = {n: p for n, p in found.items() if p is not None and p.parent == cp.RESULTS}
+    assert committed, "no committed light copy counts as done"
+    for name, folder in committed.items():
+        have = json.loads((folder / "config.json").read_text())
+        assert cp.config_differences(have, CAMPAIGN.runs[name], lambda r: ELSEWHERE / r) == []

@@ -103,20 +103,27 @@ def test_resolver_layout_and_finished_only(runs):
         discover_runs(runs, kind="gpu")
 
 
-def test_campaign_resolver_locates_complete_runs(tmp_path, monkeypatch):
-    import analysis.experiments as experiments
+def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path, monkeypatch):
+    import analysis.campaign as cp
+    from analysis.experiments import build_campaign
     from analysis.report.sources import campaign_resolver
 
     campaign, results = tmp_path / "campaign", tmp_path / "results"
-    monkeypatch.setattr(experiments, "CAMPAIGN", campaign)
-    monkeypatch.setattr(experiments, "RESULTS", results)
-    write_run(campaign, "cpu-grpo-s0", rl_rows(0, 0, [0.1], [0.1]), finished=False)
-    (campaign / "cpu-grpo-s0" / ".complete").write_text("")  # the campaign's marker
-    write_run(results, "cpu-grpo-s1", rl_rows(0, 0, [0.1], [0.1]))  # committed light copy
-    (results / "cpu-grpo-s1" / ".complete").write_text("")
+    monkeypatch.setattr(cp, "CAMPAIGN", campaign)
+    monkeypatch.setattr(cp, "RESULTS", results)
+    specs = build_campaign().runs
+
+    def done(root: Path, name: str, spec_of: str | None = None) -> None:
+        write_run(root, name, rl_rows(0, 0, [0.1], [0.1]), finished=False)
+        (root / name / ".complete").write_text("")  # the campaign's marker
+        spec = specs[spec_of or name].record()
+        (root / name / "campaign.json").write_text(json.dumps(spec))
+
+    done(campaign, "cpu-grpo-s0")
+    done(results, "cpu-grpo-s1")  # committed light copy
     write_run(campaign, "cpu-grpo-s2", rl_rows(0, 0, [0.1], [0.1]), finished=False)  # killed
-    write_run(campaign, "cpu-rctp-grpo-s0", rl_rows(0, 0, [0.1], [0.1]))
-    (campaign / "cpu-rctp-grpo-s0" / ".complete").write_text("")
+    done(results, "cpu-grpo-s2", spec_of="cpu-drgrpo-s0")  # stale: another spec
+    done(campaign, "cpu-rctp-grpo-s0")
     resolve = campaign_resolver()
     assert resolve("cpu-grpo") == [campaign / "cpu-grpo-s0", results / "cpu-grpo-s1"]
     assert resolve("sft") == []

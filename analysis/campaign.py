@@ -1,0 +1,339 @@
+"""Campaign mechanics: run specs, which folder holds a run, launching, committed copies.
+
+A run is one ``python -m rcgrpo <stage> ...`` command (:class:`RunSpec`) trained in
+``runs/campaign/<name>/`` (:data:`CAMPAIGN`). Besides the trainer's own files its folder holds
+
+``campaign.json``
+    the run's spec, written at launch (:meth:`RunSpec.record`): the argv without the machine's
+    paths (``--run.root`` and ``--run.name`` are added at launch; a checkpoint of another run
+    is written ``sft-s0/final``) and, recursively, the specs of the runs it starts from;
+``.complete``
+    written after the command exited 0.
+
+A folder *counts* (:func:`locate`) only when complete and its recorded spec equals the current
+one: a changed preset name, step count or seed, here or in any run it starts from, makes the
+folder *stale* and it is never reused (``--list`` shows it). A preset's values are not part of
+the spec: change a preset's values and rename it, or delete the runs trained with it.
+
+Light copies in :data:`RESULTS` are committed, so a fresh clone reuses them (and ``make
+figures`` does not retrain): the logs, configs and eval JSON of every run, plus the
+checkpoint folders other runs start from (SFT ``final/`` and ``weak/``, RCTP-FT ``final/``).
+Each checkpoint is ``save_pretrained`` of the tiny Qwen2: 1,821,888 fp32 parameters =
+7.29 MB ``model.safetensors`` + 55 kB tokenizer and config, 7.3 MB on disk; a seed's Stage 1
+is 3 checkpoints, 22 MB. An RL copy holds no checkpoint (about 0.6 MB at 30 steps).
+:func:`run_all` exports a run's copy as soon as it completes, and a dependency resolves to
+wherever it is located (``runs/campaign`` first, then ``results/campaign``) when the command
+is built at launch, so a campaign killed at any point continues on another machine from
+what is committed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CAMPAIGN = ROOT / "runs" / "campaign"
+RESULTS = ROOT / "results" / "campaign"
+MARKER = ".complete"
+SPEC_FILE = "campaign.json"
+LAUNCHER: tuple[str, ...] = (sys.executable, "-m", "rcgrpo")
+"""The command prefix of every run (the tests put a fake trainer here)."""
+POLL_S = 2.0
+"""Seconds between two looks at the running subprocesses."""
+LIGHT_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", "summary.json", "data.json")
+LIGHT_DIRS = ("eval",)
+Where = Callable[[str], Path]
+"""Run name -> the folder it was located in."""
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """An argument naming a checkpoint folder of another run, resolved to a path at launch."""
+
+    run: RunSpec
+    sub: str = "final"
+
+    def __str__(self) -> str:
+        return f"{self.run.name}/{self.sub}"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: its folder name and its ``python -m rcgrpo`` arguments."""
+
+    name: str
+    argv: tuple[str | Checkpoint, ...]
+
+    @property
+    def starts_from(self) -> tuple[RunSpec, ...]:
+        """The runs whose checkpoints this one reads, in argv order."""
+        deps = {a.run.name: a.run for a in self.argv if isinstance(a, Checkpoint)}
+        return tuple(deps.values())
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.starts_from)
+
+    def record(self) -> dict:
+        """The spec as ``campaign.json`` holds it: independent of the machine's paths."""
+        return {
+            "name": self.name,
+            "argv": [str(a) for a in self.argv],
+            "needs": {d.name: d.record() for d in self.starts_from},
+        }
+
+    def command(self, where: Where, resume: bool) -> list[str]:
+        """The command line, each checkpoint resolved to ``where(run) / sub``."""
+        args = [
+            str(where(a.run.name) / a.sub) if isinstance(a, Checkpoint) else a for a in self.argv
+        ]
+        run = ["--run.root", str(CAMPAIGN), "--run.name", self.name]
+        return [*LAUNCHER, *args, *run, *(["--run.resume"] if resume else [])]
+
+
+@dataclass
+class Campaign:
+    """Run specs by name and experiments as lists of run names."""
+
+    runs: dict[str, RunSpec] = field(default_factory=dict)
+    experiments: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, experiment: str, spec: RunSpec) -> None:
+        for dep in spec.starts_from:
+            if self.runs.get(dep.name) != dep:
+                raise ValueError(f"run {spec.name} starts from {dep.name}, not in the campaign")
+        self.runs[spec.name] = spec
+        self.experiments.setdefault(experiment, []).append(spec.name)
+
+    def checkpoints(self, name: str) -> tuple[str, ...]:
+        """Sub-folders of run ``name`` that other runs start from (kept in its light copy)."""
+        subs = {
+            a.sub
+            for s in self.runs.values()
+            for a in s.argv
+            if isinstance(a, Checkpoint) and a.run.name == name
+        }
+        return tuple(sorted(subs))
+
+    def closure(self, names: list[str]) -> list[str]:
+        """``names`` plus every run they start from, dependencies first."""
+        order: list[str] = []
+
+        def visit(n: str) -> None:
+            if n not in order:
+                for dep in self.runs[n].needs:
+                    visit(dep)
+                order.append(n)
+
+        for n in names:
+            visit(n)
+        return order
+
+
+def is_complete(folder: Path) -> bool:
+    return (folder / MARKER).is_file()
+
+
+def recorded_spec(folder: Path) -> dict | None:
+    """The spec a run folder was launched with (None: none recorded or unreadable)."""
+    try:
+        return json.loads((folder / SPEC_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
+    """``done`` (complete, current spec; the first of runs/campaign, results/campaign),
+    else ``stale`` (complete, another spec), ``partial`` (an unfinished folder in
+    runs/campaign: resumed if its spec is current) or ``missing``; with the folder."""
+    bases = (CAMPAIGN,) if force_train else (CAMPAIGN, RESULTS)
+    complete = [b / spec.name for b in bases if is_complete(b / spec.name)]
+    for folder in complete:
+        if recorded_spec(folder) == spec.record():
+            return "done", folder
+    if complete:
+        return "stale", complete[0]
+    if (CAMPAIGN / spec.name).is_dir():
+        return "partial", CAMPAIGN / spec.name
+    return "missing", None
+
+
+def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
+    """The folder of the complete run of ``spec`` with the current spec, else None."""
+    state, folder = status(spec, force_train)
+    return folder if state == "done" else None
+
+
+def export_run(camp: Campaign, name: str) -> Path:
+    """Copy run ``name``'s light files (and the checkpoints others start from) from
+    runs/campaign to :data:`RESULTS`; built aside and renamed, so a kill never leaves half
+    a copy that counts."""
+    src, dst, tmp = CAMPAIGN / name, RESULTS / name, RESULTS / f".{name}.partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for f in (*LIGHT_FILES, SPEC_FILE):
+        if (src / f).is_file():
+            shutil.copy2(src / f, tmp / f)
+    for d in (*LIGHT_DIRS, *camp.checkpoints(name)):
+        if (src / d).is_dir():
+            shutil.copytree(src / d, tmp / d)
+    shutil.copy2(src / MARKER, tmp / MARKER)
+    shutil.rmtree(dst, ignore_errors=True)
+    tmp.rename(dst)
+    return dst
+
+
+def export_results(camp: Campaign) -> list[Path]:
+    """Light copies of every run that is complete and current in runs/campaign."""
+    return [export_run(camp, n) for n, s in camp.runs.items() if locate(s, True) == CAMPAIGN / n]
+
+
+def resolved_config(spec: RunSpec, where: Where) -> dict:
+    """The ``config.json`` the spec's command writes (the real CLI parsers; nothing runs)."""
+    from rcgrpo.train import rl, sft
+
+    sub, *argv = spec.command(where, resume=False)[len(LAUNCHER) :]
+    cfg = rl.parse_cli(argv) if sub == "train" else sft.parse_cli(argv, sub, f"rcgrpo {sub}")
+    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+
+
+def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:
+    """Dotted keys where a run's ``config.json`` (``have``) differs from the config the spec
+    resolves to, not counting the values that name this machine's folders (``run.root``,
+    ``run.resume``, each flag given a checkpoint) or fields added to the code after the run
+    was trained (absent from ``have``)."""
+    want = resolved_config(spec, where)
+    flags = [spec.argv[i - 1] for i, a in enumerate(spec.argv) if isinstance(a, Checkpoint)]
+    skip = {"run.root", "run.resume", *(str(f).lstrip("-").replace("-", "_") for f in flags)}
+
+    def diff(a: dict, b: dict, prefix: str) -> list[str]:
+        out = []
+        for key, value in a.items():
+            path = f"{prefix}{key}"
+            if path in skip:
+                continue
+            if isinstance(value, dict) and isinstance(b.get(key), dict):
+                out += diff(value, b[key], path + ".")
+            elif key not in b or b[key] != value:
+                out.append(path)
+        return out
+
+    return diff(have, want, "")
+
+
+def adopt(camp: Campaign, names: list[str]) -> list[Path]:
+    """Record the current spec for complete runs/campaign folders trained by hand with the
+    campaign's command; refused where :func:`config_differences` finds a difference."""
+    adopted = []
+    for name in names:
+        spec, folder = camp.runs[name], CAMPAIGN / name
+        if not is_complete(folder):
+            raise ValueError(f"{folder} is not complete (no {MARKER})")
+        have = json.loads((folder / "config.json").read_text())
+        differ = config_differences(have, spec, lambda dep: CAMPAIGN / dep)
+        if differ:
+            raise ValueError(f"{folder}/config.json differs from run {name}'s spec in {differ}")
+        (folder / SPEC_FILE).write_text(json.dumps(spec.record(), indent=2) + "\n")
+        adopted.append(folder)
+    return adopted
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")
+    return env
+
+
+def _where(camp: Campaign, force_train: bool, planned: bool = False) -> Where:
+    """Run name -> its located folder (``planned``: runs/campaign for one not run yet)."""
+
+    def where(name: str) -> Path:
+        found = locate(camp.runs[name], force_train)
+        if found is None and not planned:
+            raise RuntimeError(f"run {name} is not done, but a run starting from it was launched")
+        return found or CAMPAIGN / name
+
+    return where
+
+
+def _check_starts(camp: Campaign, todo: list[str], force_train: bool) -> None:
+    """Every checkpoint a run of ``todo`` starts from exists, or will be trained first."""
+    for n in todo:
+        for a in camp.runs[n].argv:
+            found = isinstance(a, Checkpoint) and locate(a.run, force_train)
+            if found and not (found / a.sub).is_dir():
+                raise RuntimeError(
+                    f"run {n} starts from {found / a.sub}, which is missing: export "
+                    f"{a.run.name} from a machine that trained it, or delete {found} to retrain"
+                )
+
+
+def _launch(camp: Campaign, name: str, force_train: bool) -> subprocess.Popen:
+    """Start run ``name``: resume its folder if it holds the current spec, else set the old
+    folder aside in ``runs/campaign/stale/`` and start afresh; record the spec first."""
+    spec, folder = camp.runs[name], CAMPAIGN / name
+    resume = folder.is_dir() and recorded_spec(folder) == spec.record()
+    if folder.is_dir() and not resume:
+        aside = CAMPAIGN / "stale" / f"{name}-{time.strftime('%Y%m%dT%H%M%S')}"
+        aside.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(aside)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / SPEC_FILE).write_text(json.dumps(spec.record(), indent=2) + "\n")
+    cmd = spec.command(_where(camp, force_train), resume)
+    print(f"[campaign] start {name}: {' '.join(cmd[len(LAUNCHER) :])}", flush=True)
+    with open(CAMPAIGN / f"{name}.log", "a") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(
+            ["nice", "-n", "5", *cmd], stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=ROOT
+        )
+
+
+def run_all(
+    camp: Campaign,
+    names: list[str],
+    jobs: int = 2,
+    force_train: bool = False,
+    dry_run: bool = False,
+) -> list[str]:
+    """Train the runs of ``names`` (and what they start from) that are not done, ``jobs`` at
+    a time, dependencies first; export each light copy as it completes. Returns the runs
+    launched (``dry_run``: printed)."""
+    todo = [n for n in camp.closure(names) if locate(camp.runs[n], force_train) is None]
+    _check_starts(camp, todo, force_train)
+    if dry_run:
+        where = _where(camp, force_train, planned=True)
+        for n in todo:
+            resume = recorded_spec(CAMPAIGN / n) == camp.runs[n].record()
+            print(" ".join(camp.runs[n].command(where, resume)))
+        return todo
+    CAMPAIGN.mkdir(parents=True, exist_ok=True)
+    launched, running = list(todo), {}
+    while todo or running:
+        busy = set(todo) | set(running)
+        ready = [n for n in todo if not set(camp.runs[n].needs) & busy]
+        for n in ready[: max(0, jobs - len(running))]:
+            todo.remove(n)
+            running[n] = _launch(camp, n, force_train)
+        time.sleep(POLL_S)
+        for n, proc in list(running.items()):
+            if proc.poll() is None:
+                continue
+            del running[n]
+            if proc.returncode != 0:
+                for other in running.values():
+                    other.terminate()
+                log = CAMPAIGN / f"{n}.log"
+                raise RuntimeError(f"run {n} failed (exit {proc.returncode}); see {log}")
+            (CAMPAIGN / n / MARKER).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+            copy = export_run(camp, n)
+            left = len(todo) + len(running)
+            print(f"[campaign] done  {n} (exported to {copy}; {left} to go)", flush=True)
+    return launched
