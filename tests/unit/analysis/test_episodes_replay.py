@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from worked_example import MV, RM, WORKED
 
 from analysis.episodes import format_conversation, replay, task_frame
 from rcgrpo.policy.render import COMPACT_HEADER
+from tests.worked_example import MV, RM, WORKED
 
 
 def test_oracle_replay_multi_turn_compact_with_goal():

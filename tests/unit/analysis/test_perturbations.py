@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from worked_example import MV, RM, WORKED
 
 from analysis.perturbations import (
     PERTURBATIONS,
@@ -16,6 +15,7 @@ from analysis.perturbations import (
     wrong_value,
 )
 from rcgrpo.env import load_bfcl_tasks
+from tests.worked_example import MV, RM, WORKED
 
 
 def test_edits_of_the_worked_example():

@@ -6,40 +6,16 @@ import json
 
 import pytest
 
-from rcgrpo.env import RewardRecord, Task, load_bfcl_tasks, score_trajectory
-from rcgrpo.env.bfcl import func_doc_lines
+from rcgrpo.env import RewardRecord, load_bfcl_tasks, score_trajectory
 from rcgrpo.env.decode import Call
 from rcgrpo.env.matching import match_actions, signature_defaults
+from tests.worked_example import MV, RM, WORKED
 
 pytestmark = pytest.mark.bfcl
 
 # ---------------------------------------------------------------------------------------
 # The paper's worked example (§2): gold = mv(report.csv -> archive), rm(temp.log).
 # ---------------------------------------------------------------------------------------
-
-WORKED = Task(
-    id="worked_example_0",
-    category="base",
-    turns=(({"role": "user", "content": "Archive report.csv and delete temp.log."},),),
-    initial_config={
-        "GorillaFileSystem": {
-            "root": {
-                "user": {
-                    "type": "directory",
-                    "contents": {
-                        "report.csv": {"type": "file", "content": "a,b\n1,2"},
-                        "temp.log": {"type": "file", "content": "tmp"},
-                        "archive": {"type": "directory", "contents": {}},
-                    },
-                }
-            }
-        }
-    },
-    involved_classes=("GorillaFileSystem",),
-    ground_truth=(("mv(source='report.csv', destination='archive')", "rm(file_name='temp.log')"),),
-    function_docs=tuple(json.loads(line) for line in func_doc_lines("GorillaFileSystem")),
-)
-MV, RM = WORKED.ground_truth[0]
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ import importlib
 import pytest
 from bfcl_eval.constants.executable_backend_config import CLASS_FILE_PATH_MAPPING
 
+from rcgrpo.env import Episode, score_trajectory
 from rcgrpo.env.synth import generate_synth_tasks
 from rcgrpo.env.synth_families import FAMILIES
 from rcgrpo.env.tasks import Task
@@ -65,23 +66,16 @@ def test_mixed_default_ground_truth_replays(split):
         replay(task)
 
 
-def _score_trajectory():
-    try:
-        from rcgrpo.env import score_trajectory
-    except ImportError:
-        pytest.skip("rcgrpo.env.score_trajectory has not landed yet")
-    return score_trajectory
-
-
 @pytest.mark.parametrize("split", ["train", "test"])
 @pytest.mark.parametrize("family", [f.name for f in FAMILIES])
 def test_each_family_ground_truth_scores_one(family, split):
-    score = _score_trajectory()
     tasks = generate_synth_tasks(
         PER_FAMILY_SCORED, split, seed=13, families=(family,), turns=(1, 2), calls_per_turn=(1, 2)
     )
     for task in tasks:
-        record = score(task, [list(turn) for turn in task.ground_truth], mode="multi_turn")
+        record = score_trajectory(
+            task, [list(turn) for turn in task.ground_truth], mode="multi_turn"
+        )
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
 
 
@@ -106,17 +100,16 @@ def _with_wrong_value(call: str) -> str:
 
 @pytest.mark.parametrize("split", ["train", "test"])
 def test_mixed_ground_truth_scores_one_and_perturbations_score_zero(split):
-    score = _score_trajectory()
     for task in generate_synth_tasks(200, split, seed=14, distractor_classes=1):
         calls = [list(turn) for turn in task.ground_truth]
-        record = score(task, calls, mode="multi_turn")
+        record = score_trajectory(task, calls, mode="multi_turn")
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
         flat = [[c for turn in calls for c in turn]]
-        assert score(task, flat, mode="combined").reward == 1, task.id
+        assert score_trajectory(task, flat, mode="combined").reward == 1, task.id
         dropped = calls[:-1] + [calls[-1][:-1]]  # R_action (at least) must fail
-        assert score(task, dropped, mode="multi_turn").reward == 0, task.id
+        assert score_trajectory(task, dropped, mode="multi_turn").reward == 0, task.id
         wrong = calls[:-1] + [calls[-1][:-1] + [_with_wrong_value(calls[-1][-1])]]
-        assert score(task, wrong, mode="multi_turn").reward == 0, (task.id, wrong[-1])
+        assert score_trajectory(task, wrong, mode="multi_turn").reward == 0, (task.id, wrong[-1])
 
 
 def test_generation_never_mutates_backend_defaults():
@@ -132,10 +125,6 @@ def test_generation_never_mutates_backend_defaults():
 
 @pytest.mark.parametrize("mode", ["multi_turn", "combined"])
 def test_ground_truth_replies_win_an_episode(mode):
-    try:
-        from rcgrpo.env import Episode
-    except ImportError:
-        pytest.skip("rcgrpo.env.Episode has not landed yet")
     for task in generate_synth_tasks(40, "test", seed=15):
         ep = Episode()
         ep.reset(task, mode=mode)
@@ -151,9 +140,8 @@ def test_ground_truth_replies_win_an_episode(mode):
 def test_cpu_preset_ground_truth_scores_one(split):
     from rcgrpo.env.synth import SYNTH_PRESETS
 
-    score = _score_trajectory()
     for task in generate_synth_tasks(150, split, seed=21, config=SYNTH_PRESETS["cpu"]):
         flat = [[c for turn in task.ground_truth for c in turn]]
-        assert score(task, flat, mode="combined").reward == 1, task.id
-        record = score(task, [list(t) for t in task.ground_truth], mode="multi_turn")
+        assert score_trajectory(task, flat, mode="combined").reward == 1, task.id
+        record = score_trajectory(task, [list(t) for t in task.ground_truth], mode="multi_turn")
         assert record.reward == 1 and record.bfcl_valid, (task.id, record.failure_reason)
