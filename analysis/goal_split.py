@@ -24,6 +24,11 @@ from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summari
 NEEDED = ("step", "round", "prompt", "group", "reward_token", "advantage", "kept")
 
 
+def two_goals(run: Run) -> bool:
+    """The run draws both goals inside a group (i.i.d. or stratified sampling)."""
+    return run.config.get("algo", {}).get("conditioning") in ("iid", "stratified")
+
+
 def group_grid(part: pd.DataFrame) -> tuple[torch.Tensor, torch.Tensor]:
     """([N, G] advantages, [N, G] bool high goals) of one step's kept rows, groups in
     ``(round, prompt)`` order; ValueError if the groups differ in size."""
@@ -76,3 +81,26 @@ def max_abs_difference(run: Run) -> float:
     diff = (both - recomputed.loc[both.index]).abs().to_numpy()
     same_nan = np.isnan(both.to_numpy()) & np.isnan(recomputed.loc[both.index].to_numpy())
     return float(np.where(same_nan, 0.0, diff).max()) if diff.size else float("nan")
+
+
+def null_between_share(rollouts: pd.DataFrame, draws: int = 20, seed: int = 0) -> pd.Series:
+    """Per step, the mean ``adv/between_share`` over ``draws`` random re-assignments of the
+    goals inside each group (counts kept): the share a goal that carries no information
+    about the reward would get from the sampling noise of μ_h, μ_l in a group of G."""
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    rows = rollouts[rollouts["kept"].astype(bool) & rollouts["reward_token"].notna()]
+    gen = torch.Generator().manual_seed(seed)
+    out = {}
+    for step, part in rows.groupby("step", sort=True):
+        adv, high = group_grid(part)
+        n, g = adv.shape
+        # all draws at once: [draws * N, G] with each group's goals permuted independently
+        order = torch.argsort(torch.rand((draws * n, g), generator=gen), dim=1)
+        shuffled = torch.gather(high.repeat(draws, 1), 1, order)
+        b, w = advantage_split(adv.repeat(draws, 1), shuffled)
+        between = b.abs().view(draws, -1).sum(dim=1)
+        total = between + w.abs().view(draws, -1).sum(dim=1)
+        shares = torch.where(total > 0, between / total.clamp(min=1e-300), torch.nan)
+        out[int(step)] = float(torch.nanmean(shares)) if bool(total.gt(0).any()) else np.nan
+    return pd.Series(out, name="null_between_share", dtype=float).rename_axis("step")

@@ -69,7 +69,12 @@ def series(run: Run, key: str, smooth: int = SMOOTH) -> pd.Series:
 def band(runs: list[Run], key: str, smooth: int = SMOOTH) -> pd.DataFrame:
     """Across-seed ``mean``, ``lo``, ``hi`` and ``n`` per step, over the runs with a finite
     value at that step (``group/between_frac`` is NaN while every group is constant)."""
-    table = pd.concat([series(r, key, smooth) for r in runs], axis=1, join="outer").sort_index()
+    return band_of([series(r, key, smooth) for r in runs])
+
+
+def band_of(per_run: list[pd.Series]) -> pd.DataFrame:
+    """:func:`band` of per-run series indexed by step (e.g. recomputed, not logged)."""
+    table = pd.concat(per_run, axis=1, join="outer").sort_index() if per_run else pd.DataFrame()
     if table.empty:
         return pd.DataFrame(columns=["mean", "lo", "hi", "n"])
     rows = []
