@@ -30,12 +30,12 @@ PANELS = (
 )
 
 
-def make_figure(runs: dict, factorial: str = "factorial", baselines: str = "baselines") -> Figure:
-    base = dyn.by_preset(runs[baselines])
+def make_figure(runs: dict) -> Figure:
+    base = dyn.by_preset(runs["baselines"])
     seeds = {r.config.get("run", {}).get("seed") for rs in base.values() for r in rs}
     fact = {
         p: [r for r in rs if r.config.get("run", {}).get("seed") in seeds]
-        for p, rs in dyn.by_preset(runs[factorial]).items()
+        for p, rs in dyn.by_preset(runs["factorial"]).items()
         if p in ("cpu-grpo", "cpu-rcgrpo")
     }
     groups = {**fact, **base}

@@ -32,8 +32,8 @@ PANELS = (
 )
 
 
-def make_figure(runs: dict, experiment: str = "factorial") -> Figure:
-    groups = dyn.by_preset(runs[experiment])
+def make_figure(runs: dict) -> Figure:
+    groups = dyn.by_preset(runs["factorial"])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.2), constrained_layout=True)
         for k, (ax, (key, ylabel)) in enumerate(zip(axes, PANELS, strict=True)):

@@ -21,8 +21,8 @@ CAPTION = (
 )
 
 
-def make_figure(runs: dict, experiment: str = "factorial") -> Figure:
-    groups = dyn.by_preset(runs[experiment])
+def make_figure(runs: dict) -> Figure:
+    groups = dyn.by_preset(runs["factorial"])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.4), constrained_layout=True)
         ax = axes[0]

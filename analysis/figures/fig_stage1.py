@@ -1,11 +1,13 @@
 r"""Stage 1 on the synth suite: SFT and RCTP-FT of the tiny Qwen2 from scratch (CPU).
 
-(a) SFT training loss per seed (assistant tokens, trailing mean over 50 steps); (b) held-out success (greedy) of the
-final SFT model and of the RCTP-FT model conditioned on ``<|high_reward|>`` and on
-``<|low_reward|>``, per episode mode, seed mean with 95% t-CI and a dot per seed (the
-issue's targets: SFT in [0.5, 1), RCTP high >= 0.5, low <= 0.1 as dotted lines);
-(c) failure modes of the reward-0 trajectories in the RCTP-FT mix (sampled from the SFT
-run's early ``weak`` snapshot), summed over seeds.
+(a) SFT training loss on assistant tokens (trailing mean over 50 logged steps) against the
+run's own CPU time, one line per seed; the dotted vertical line is the 15-CPU-minute budget
+of the recipe (``sft-synth-cpu``); (b) held-out success (greedy) of the final SFT model and
+of the RCTP-FT model conditioned on ``<|high_reward|>`` and on ``<|low_reward|>``, per
+episode mode, seed mean with 95% t-CI and a dot per seed (the Stage-1 targets: SFT in
+[0.5, 1), RCTP-FT high >= 0.5, low <= 0.1 as dotted lines); (c) failure modes of the
+reward-0 trajectories in the RCTP-FT mix (sampled from the SFT run's early ``weak``
+snapshot), summed over seeds.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from analysis.stats import mean_ci
 
 REQUIRES: tuple[str, ...] = ("stage1",)
 CAPTION = (
-    "Stage 1 (tiny Qwen2 from scratch, synth suite, CPU): (a) SFT loss per seed (50-step "
-    "trailing mean); (b) "
+    "Stage 1 (tiny Qwen2 from scratch, synth suite, CPU): (a) SFT loss per seed against the "
+    "run's CPU time (50-step trailing mean; dotted: 15 CPU minutes); (b) "
     "held-out success of SFT and of RCTP-FT under the high and low reward token, mean over "
     "seeds with 95% t-CI (dots: seeds; dotted: the targets); (c) failure modes of the "
     "reward-0 trajectories in the RCTP-FT training mix."
@@ -32,6 +34,8 @@ CAPTION = (
 
 LOSS_SMOOTH = 50
 """Trailing mean (logged steps) of the SFT loss curves."""
+BUDGET_S = 900.0
+"""The Stage-1 SFT budget: 15 CPU minutes."""
 
 BARS = (  # (label, stage, metric suffix, colour)
     ("SFT", "sft", "", fs.BLACK),
@@ -111,26 +115,30 @@ def by_stage(paths) -> dict[str, list[Run]]:
     return out
 
 
+def _loss(ax, sft: list[Run]) -> None:
+    for k, run in enumerate(sft):
+        df = run.metrics
+        if "loss/sft" not in df or "perf/cpu_time_s" not in df:
+            continue
+        ax.plot(
+            df["perf/cpu_time_s"],
+            df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean(),
+            lw=1.0,
+            label=f"seed {run.config['run']['seed']}",
+            color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4],
+        )
+    ax.axvline(BUDGET_S, ls=":", color="grey", lw=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("CPU time of the run (s)")
+    ax.set_ylabel("SFT loss (nats/token)")
+    ax.legend()
+
+
 def make_figure(runs: dict) -> Figure:
     stages = by_stage(runs["stage1"])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13, 3.4), constrained_layout=True)
-        ax = axes[0]
-        for k, run in enumerate(stages.get("sft", [])):
-            df = run.metrics
-            if "loss/sft" in df:
-                loss = df["loss/sft"].rolling(LOSS_SMOOTH, min_periods=1).mean()
-                ax.plot(
-                    df["step"],
-                    loss,
-                    lw=1.0,
-                    label=f"seed {run.config['run']['seed']}",
-                    color=(fs.BLACK, fs.ORANGE, fs.BLUE, fs.GREEN)[k % 4],
-                )
-        ax.set_yscale("log")
-        ax.set_xlabel("SFT step")
-        ax.set_ylabel("SFT loss (nats/token)")
-        ax.legend()
+        _loss(axes[0], stages.get("sft", []))
         _bars(axes[1], stages)
         _failure_modes(axes[2], stages.get("rctp", []))
         for k, a in enumerate(axes):

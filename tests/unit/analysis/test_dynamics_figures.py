@@ -14,14 +14,10 @@ from scipy import stats  # noqa: E402
 from analysis.figures import dynamics as dyn  # noqa: E402
 from analysis.figures import (  # noqa: E402
     fig_rl_baselines,
-    fig_rl_baselines_wsd,
     fig_rl_collapse,
-    fig_rl_collapse_wsd,
     fig_rl_factorial,
     fig_rl_modes,
-    fig_rl_wsd,
     fig_stage1,
-    fig_stage1_budget,
 )
 from analysis.runs import load_run  # noqa: E402
 
@@ -96,22 +92,20 @@ def test_rl_figures_draw_every_arm(tmp_path):
     assert len(fig.axes[0].lines) == 8 and len(fig.axes[1].lines) == 4
     fig = fig_rl_modes.make_figure(runs)
     assert len(fig.axes[0].lines) == 4  # high + low for the two token-sampling arms
-    fig_rl_factorial.make_figure(runs)
+    fig = fig_rl_factorial.make_figure(runs)
+    # (a) before and after RL per arm; (b), (c) one bar per arm: seed means of 2 seeds
+    assert len(fig.axes[0].patches) == 8 and len(fig.axes[1].patches) == 4
+    assert sorted(round(p.get_height(), 3) for p in fig.axes[0].patches) == [0.3] * 4 + [0.5] * 4
     fig = fig_rl_baselines.make_figure(runs)
     assert len(fig.axes[1].lines) == 4  # grpo, rcgrpo (seed 0) + two baselines
-    # the factorial-wsd figures draw the same arms from their own experiment
-    wsd = {"factorial-wsd": fact, "baselines-wsd": base}
-    assert len(fig_rl_baselines_wsd.make_figure(wsd).axes[1].lines) == 4
-    assert len(fig_rl_collapse_wsd.make_figure(wsd).axes[0].lines) == 8
-    assert len(fig_rl_wsd.make_figure(wsd).axes[1].patches) == len(
-        fig_rl_factorial.make_figure(runs).axes[1].patches
-    )
 
 
 def test_stage1_figure(tmp_path):
     sft = _run(
         tmp_path, "sft-s0", "sft-synth-cpu", 0, [], stage="sft", final={"sft/eval_combined": 0.6}
     )
+    rows = [{"step": s, "loss/sft": 2.0 / s, "perf/cpu_time_s": 10.0 * s} for s in (1, 2, 3)]
+    (sft / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     rctp = _run(
         tmp_path,
         "rctp-s0",
@@ -125,49 +119,15 @@ def test_stage1_figure(tmp_path):
         },
     )
     fig = fig_stage1.make_figure({"stage1": [sft, rctp]})
+    loss, budget = fig.axes[0].lines  # the seed's loss against CPU time, the budget line
+    assert loss.get_xdata().tolist() == [10.0, 20.0, 30.0]
+    # trailing mean over up to 50 steps: 2, (2 + 1)/2, (2 + 1 + 2/3)/3
+    assert loss.get_ydata().tolist() == pytest.approx([2.0, 1.5, 11 / 9])
+    assert budget.get_xdata()[0] == fig_stage1.BUDGET_S
     heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
     assert heights == [0.05, 0.6, 0.7]
     widths = sorted(round(p.get_width(), 3) for p in fig.axes[2].patches)
     assert widths == [0.25, 0.75]
-
-
-def test_stage1_budget_figure(tmp_path):
-    def stage1(prefix, sft_success, high, low):
-        sft = _run(
-            tmp_path,
-            f"{prefix}sft",
-            "sft-synth-cpu",
-            0,
-            [],
-            stage="sft",
-            final={"sft/eval_combined": sft_success},
-        )
-        rows = [{"step": s, "loss/sft": 2.0 / s, "perf/cpu_time_s": 10.0 * s} for s in (1, 2, 3)]
-        (sft / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        rctp = _run(
-            tmp_path,
-            f"{prefix}rctp",
-            "rctp-synth-cpu",
-            0,
-            [],
-            stage="rctp",
-            final={"sft/eval_combined": high, "sft/eval_combined_low": low},
-        )
-        return [sft, rctp]
-
-    runs = {
-        "stage1": stage1("a-", 0.1, 0.2, 0.0),
-        "stage1-curriculum": stage1("b-", 0.6, 0.8, 0.05),
-        "stage1-wsd": stage1("c-", 0.7, 0.9, 0.02),
-    }
-    fig = fig_stage1_budget.make_figure(runs)
-    assert len(fig.axes[0].lines) == 3 + 1  # one loss curve per recipe + the budget line
-    assert fig.axes[0].lines[0].get_xdata().tolist() == [10.0, 20.0, 30.0]
-    heights = sorted(round(p.get_height(), 3) for p in fig.axes[1].patches)
-    assert heights == [0.0, 0.02, 0.05, 0.1, 0.2, 0.6, 0.7, 0.8, 0.9]
-    # a recipe whose runs are missing draws nothing (the figure still builds)
-    del runs["stage1-wsd"]
-    assert len(fig_stage1_budget.make_figure(runs).axes[1].patches) == 6
 
 
 def test_band_uses_the_seeds_that_logged_a_step(tmp_path):
