@@ -448,4 +448,3 @@ def suite_stats(
         system = sum(len(system_prompt(list(t.function_docs))) for t in tasks)
         out["prompt_chars"] = (system + user) / n
     return out
-
