@@ -16,7 +16,6 @@ from rcgrpo.validation import check_choice, check_positive_int, check_probabilit
 
 HIGH_TOKEN = "<|high_reward|>"
 LOW_TOKEN = "<|low_reward|>"
-REWARD_TOKENS = (HIGH_TOKEN, LOW_TOKEN)
 SCHEMES = ("iid", "stratified", "high", "low", "none")
 
 

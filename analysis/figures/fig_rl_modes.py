@@ -24,7 +24,6 @@ CAPTION = (
 )
 
 TOKEN_ARMS = ("cpu-sft-rc", "cpu-rcgrpo")
-EVAL_ARMS = ("cpu-rctp-grpo", "cpu-rcgrpo")
 
 
 def make_figure(runs: dict) -> Figure:

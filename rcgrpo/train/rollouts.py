@@ -31,8 +31,6 @@ from rcgrpo.conditioning import sample_reward_tokens, scheme_uses_token
 from rcgrpo.train.distributed import DistInfo, shard_range
 from rcgrpo.train.filters import Round
 
-TOOL_ERROR_PREFIX = "Error during execution"
-
 
 def derive_seed(*parts: Any) -> int:
     """A 63-bit seed from any printable parts (stable across processes and Python runs)."""

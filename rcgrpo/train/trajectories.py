@@ -39,7 +39,6 @@ from rcgrpo.train.failure_modes import classify_failure
 
 DONE_REPLY = "[done()]"
 NO_CALL_REPLY = "Done."
-SOURCES = ("expert", "rollout")
 
 
 def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list]:
