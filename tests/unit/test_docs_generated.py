@@ -10,6 +10,7 @@ import json
 import math
 from pathlib import Path
 
+from analysis.report import docs_tables
 from analysis.report import readme_results as rr
 from analysis.report.runtable import Column, Row, TableSpec, first, last
 from analysis.report.sources import layout_resolver
@@ -63,11 +64,29 @@ def test_docs_cli_check_write_and_missing(tmp_path, capsys):
     assert "block 'metrics'" in capsys.readouterr().err
 
 
-def test_readme_run_blocks_are_up_to_date():
+def test_run_blocks_are_up_to_date():
     stale = rr.write_readme(ROOT / "README.md", check=True)
-    assert stale == [], (
-        f"README blocks {stale} stale; run `python -m analysis.report --write-readme`"
-    )
+    stale += update_file(rr.EXPERIMENTS_DOC, rr.docs_blocks(), check=True)
+    assert stale == [], f"blocks {stale} stale; run `python -m analysis.report --write-readme`"
+
+
+def test_campaign_and_figure_tables_count_what_the_code_has():
+    from analysis.experiments import build_campaign
+    from analysis.figures.__main__ import discover
+
+    camp = build_campaign()
+    campaign = docs_tables.campaign_markdown().splitlines()
+    assert campaign[-1] == f"| all | | | {len(camp.runs)} |"
+    assert sum(int(row.rsplit("|", 2)[1]) for row in campaign[2:-1]) == len(camp.runs)
+    assert len(docs_tables.figures_markdown().splitlines()) == 2 + len(discover())
+
+
+def test_first_sentence_and_seed_patterns_hand_worked():
+    doc = "The paper's Fig. 2 from :mod:`analysis.runs`, i.i.d. tokens. Second.\n\nMore."
+    assert docs_tables.first_sentence(doc) == "The paper's Fig. 2 from `runs`, i.i.d. tokens."
+    assert docs_tables.first_sentence("No full stop") == "No full stop"
+    names = ["sft-s0", "rctp-s0", "sft-s1", "rctp-s1", "lone"]
+    assert docs_tables._pattern(names) == (["sft-s{seed}", "rctp-s{seed}", "lone"], [0, 1])
 
 
 def test_verdicts_block_is_the_placeholder_until_the_module_exists():
