@@ -12,6 +12,7 @@ generated at that step), averaged over the steps of a run.
 
 from __future__ import annotations
 
+from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.runtable import (
     Column,
     Row,
@@ -190,3 +191,4 @@ BASELINES = TableSpec(
 )
 
 TABLES: tuple[TableSpec, ...] = (STAGE1, FACTORIAL, COLLAPSE, SEPARATION, BASELINES)
+TABLES += dynamics_tables(E)  # the paper's Tables 4-5 (analysis.report.dynamics_tables)

@@ -182,6 +182,8 @@ def test_report_tables_declare_their_experiments():
         "collapse",
         "separation",
         "baselines",
+        "entropy",
+        "training",
     }
 
 
