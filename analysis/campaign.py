@@ -29,7 +29,6 @@ what is committed.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -193,58 +192,16 @@ def export_run(camp: Campaign, name: str) -> Path:
 
 
 def export_results(camp: Campaign) -> list[Path]:
-    """Light copies of every run that is complete and current in runs/campaign."""
-    return [export_run(camp, n) for n, s in camp.runs.items() if locate(s, True) == CAMPAIGN / n]
-
-
-def resolved_config(spec: RunSpec, where: Where) -> dict:
-    """The ``config.json`` the spec's command writes (the real CLI parsers; nothing runs)."""
-    from rcgrpo.train import rl, sft
-
-    sub, *argv = spec.command(where, resume=False)[len(LAUNCHER) :]
-    cfg = rl.parse_cli(argv) if sub == "train" else sft.parse_cli(argv, sub, f"rcgrpo {sub}")
-    return json.loads(json.dumps(dataclasses.asdict(cfg)))
-
-
-def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:
-    """Dotted keys where a run's ``config.json`` (``have``) differs from the config the spec
-    resolves to, not counting the values that name this machine's folders (``run.root``,
-    ``run.resume``, each flag given a checkpoint) or fields added to the code after the run
-    was trained (absent from ``have``)."""
-    want = resolved_config(spec, where)
-    flags = [spec.argv[i - 1] for i, a in enumerate(spec.argv) if isinstance(a, Checkpoint)]
-    skip = {"run.root", "run.resume", *(str(f).lstrip("-").replace("-", "_") for f in flags)}
-
-    def diff(a: dict, b: dict, prefix: str) -> list[str]:
-        out = []
-        for key, value in a.items():
-            path = f"{prefix}{key}"
-            if path in skip:
-                continue
-            if isinstance(value, dict) and isinstance(b.get(key), dict):
-                out += diff(value, b[key], path + ".")
-            elif key not in b or b[key] != value:
-                out.append(path)
-        return out
-
-    return diff(have, want, "")
-
-
-def adopt(camp: Campaign, names: list[str]) -> list[Path]:
-    """Record the current spec for complete runs/campaign folders trained by hand with the
-    campaign's command; refused where :func:`config_differences` finds a difference."""
-    adopted = []
-    for name in names:
-        spec, folder = camp.runs[name], CAMPAIGN / name
-        if not is_complete(folder):
-            raise ValueError(f"{folder} is not complete (no {MARKER})")
-        have = json.loads((folder / "config.json").read_text())
-        differ = config_differences(have, spec, lambda dep: CAMPAIGN / dep)
-        if differ:
-            raise ValueError(f"{folder}/config.json differs from run {name}'s spec in {differ}")
-        (folder / SPEC_FILE).write_text(json.dumps(spec.record(), indent=2) + "\n")
-        adopted.append(folder)
-    return adopted
+    """Light copies of every run that is complete and current in runs/campaign (a stale
+    one is named on stderr and left out)."""
+    copied = []
+    for name, spec in camp.runs.items():
+        state, folder = status(spec, force_train=True)
+        if state == "done":
+            copied.append(export_run(camp, name))
+        elif state == "stale":
+            print(f"not exported: {folder} is stale (adopt it if trained by hand)", file=sys.stderr)
+    return copied
 
 
 def _env() -> dict[str, str]:

@@ -32,12 +32,12 @@ from analysis.campaign import (
     Campaign,
     Checkpoint,
     RunSpec,
-    adopt,
     export_results,
     locate,
     run_all,
     status,
 )
+from analysis.campaign_config import adopt
 
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = (0,)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from analysis import campaign as cp
+from analysis import campaign_config as cc
 from analysis import experiments as ex
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
@@ -156,13 +157,14 @@ def test_a_stage1_copy_without_its_checkpoint_stops_the_campaign_with_one_line(m
 def test_adopt_records_the_spec_only_when_the_config_matches(machine, tmp_path):
     camp = ex.build_campaign(seeds=(0,))
     folder = complete(cp.CAMPAIGN / "cpu-grpo-s0", None)
-    config = cp.resolved_config(GRPO, lambda run: tmp_path / "elsewhere" / run)
-    config["optim"].pop("share_prefix", None)  # a field added after the run: not a difference
+    config = cc.resolved_config(GRPO, lambda run: tmp_path / "elsewhere" / run)
+    config["optim"].pop("lr")  # a field added to the code after the run: not a difference
+    config["optim"]["retired_knob"] = 1  # a field removed from the code since: not either
     (folder / "config.json").write_text(json.dumps(config))
-    assert cp.adopt(camp, ["cpu-grpo-s0"]) == [folder] and cp.locate(GRPO) == folder
+    assert cc.adopt(camp, ["cpu-grpo-s0"]) == [folder] and cp.locate(GRPO) == folder
     config["run"]["steps"] = 31
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match=r"\['run.steps'\]"):
-        cp.adopt(camp, ["cpu-grpo-s0"])
+        cc.adopt(camp, ["cpu-grpo-s0"])
     with pytest.raises(ValueError, match="not complete"):
-        cp.adopt(camp, ["cpu-sft-rc-s0"])
+        cc.adopt(camp, ["cpu-sft-rc-s0"])

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from analysis import campaign as cp
+from analysis import campaign_config as cc
 from analysis import experiments as ex
-from rcgrpo.train import rl, sft
+from rcgrpo.train.cli import parse_cli
 
 CAMPAIGN = ex.build_campaign()
 ELSEWHERE = Path("/elsewhere/results")
@@ -20,7 +21,7 @@ ELSEWHERE = Path("/elsewhere/results")
 def parse(spec: cp.RunSpec, resume: bool = False):
     cmd = spec.command(lambda run: ELSEWHERE / run, resume)[len(cp.LAUNCHER) :]
     sub, argv = cmd[0], cmd[1:]
-    return sub, rl.parse_cli(argv) if sub == "train" else sft.parse_cli(argv, sub, "rcgrpo")
+    return sub, parse_cli(sub, argv)
 
 
 @pytest.mark.parametrize("name", sorted(CAMPAIGN.runs))
@@ -67,4 +68,4 @@ def test_the_committed_light_copies_match_their_current_spec():
     assert committed, "no committed light copy counts as done"
     for name, folder in committed.items():
         have = json.loads((folder / "config.json").read_text())
-        assert cp.config_differences(have, CAMPAIGN.runs[name], lambda r: ELSEWHERE / r) == []
+        assert cc.config_differences(have, CAMPAIGN.runs[name], lambda r: ELSEWHERE / r) == []
