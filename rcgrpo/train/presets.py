@@ -5,18 +5,19 @@ base (tiny Qwen2 from Stage 1, synth suite, combined mode) and each differs from
 ``cpu-grpo`` or ``cpu-rcgrpo`` in as few values as possible, so a comparison attributes an
 effect to one change:
 
-==================  ===============  ===============  ==========================================
-preset              init (Stage 1)   reward token     differs from ``cpu-grpo`` in
-==================  ===============  ===============  ==========================================
-``cpu-grpo``        SFT              none             (the collapse baseline: SFT + GRPO)
-``cpu-rcgrpo``      RCTP-FT          iid, p = 0.5     init, token, eval on high (+ low)
-``cpu-sft-rc``      SFT              iid, p = 0.5     token (factorial cell SFT + RC sampling)
-``cpu-rctp-grpo``   RCTP-FT          high             init, token (factorial cell RCTP + GRPO)
-``cpu-dapo``        SFT              none             DAPO dynamic sampling (group_filter)
-``cpu-entropy``     SFT              none             entropy bonus 0.01
-``cpu-hightemp``    SFT              none             rollout temperature 1.5
-``cpu-drgrpo``      SFT              none             Dr. GRPO: no std scaling, constant-L loss
-==================  ===============  ===============  ==========================================
+====================  ===============  ===============  ==========================================
+preset                init (Stage 1)   reward token     differs from ``cpu-grpo`` in
+====================  ===============  ===============  ==========================================
+``cpu-grpo``          SFT              none             (the collapse baseline: SFT + GRPO)
+``cpu-rcgrpo``        RCTP-FT          iid, p = 0.5     init, token, eval on high (+ low)
+``cpu-sft-rc``        SFT              iid, p = 0.5     token (factorial cell SFT + RC sampling)
+``cpu-rcgrpo-strat``  RCTP-FT          stratified       as ``cpu-rcgrpo``, round(pG) high goals
+``cpu-rctp-grpo``     RCTP-FT          high             init, token (factorial cell RCTP + GRPO)
+``cpu-dapo``          SFT              none             DAPO dynamic sampling (group_filter)
+``cpu-entropy``       SFT              none             entropy bonus 0.01
+``cpu-hightemp``      SFT              none             rollout temperature 1.5
+``cpu-drgrpo``        SFT              none             Dr. GRPO: no std scaling, constant-L loss
+====================  ===============  ===============  ==========================================
 
 The CPU values (lr, P, G, steps) are chosen for the from-scratch tiny model and a 2-core
 budget (README "Training"); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
@@ -112,6 +113,7 @@ _PAPER = {
 _SECTIONS: dict[str, dict[str, Any]] = {
     "cpu-grpo": _cpu(SFT_INIT),
     "cpu-rcgrpo": _cpu(RCTP_INIT, algo=_RC),
+    "cpu-rcgrpo-strat": _cpu(RCTP_INIT, algo={**_RC, "conditioning": "stratified"}),
     "cpu-sft-rc": _cpu(SFT_INIT, algo=_RC),
     "cpu-rctp-grpo": _cpu(RCTP_INIT, algo={"conditioning": "high", "eval_condition": "high"}),
     "cpu-dapo": _cpu(SFT_INIT, algo={"group_filter": "dapo", "max_resample_rounds": 3}),

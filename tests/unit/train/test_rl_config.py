@@ -34,6 +34,7 @@ def test_cpu_presets_differ_from_grpo_by_their_documented_change_only():
     rc = {"algo.conditioning": "iid", "algo.eval_condition": "high", "algo.eval_low": True}
     assert _diff("cpu-grpo", "cpu-rcgrpo") == {"init": RCTP_INIT, **rc}
     assert _diff("cpu-grpo", "cpu-sft-rc") == rc
+    assert _diff("cpu-rcgrpo", "cpu-rcgrpo-strat") == {"algo.conditioning": "stratified"}
     assert _diff("cpu-grpo", "cpu-rctp-grpo") == {
         "init": RCTP_INIT,
         "algo.conditioning": "high",
