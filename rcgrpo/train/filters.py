@@ -151,6 +151,22 @@ def training_batch(collected: Collected, algo):
     return batch, adv
 
 
+def conversation_rows(collected: Collected, step: int) -> list[dict[str, Any]]:
+    """The conversations of this rank's rollouts, keyed as :func:`table_rows` keys the table
+    (``step, round, prompt, group``); ``messages`` without the system prompt, which is the
+    same for every rollout of a run. In a data-parallel job each rank holds its own groups."""
+    out, n = [], 0
+    for index, rnd in enumerate(collected.rounds):
+        for p in range(rnd.rewards.shape[0]):
+            for g, rollout in enumerate(rnd.local.get(p, [])):
+                messages = [m for m in rollout.messages if m.get("role") != "system"]
+                out.append(
+                    {"step": step, "round": index, "prompt": n, "group": g, "messages": messages}
+                )
+            n += 1
+    return out
+
+
 def table_rows(collected: Collected, adv: torch.Tensor, step: int) -> list[dict[str, Any]]:
     """The per-rollout table of a step: every generated rollout with step, round, its group's
     index among the step's generated groups (``prompt``), ``kept`` and the advantage it was

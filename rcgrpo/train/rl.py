@@ -28,7 +28,13 @@ import time
 from rcgrpo.schedules import linear_warmup
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
-from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, table_rows, training_batch
+from rcgrpo.train.filters import (
+    GROUP_FILTERS,
+    collect_groups,
+    conversation_rows,
+    table_rows,
+    training_batch,
+)
 from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
 from rcgrpo.train.rollouts import RoundGenerator
 from rcgrpo.train.runlog import due
@@ -115,6 +121,7 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
     # log
     logged = {}
     run.logger.log_rows(table_rows(collected, adv, step))
+    run.logger.log_rows(conversation_rows(collected, step), path=run.logger.paths.conversations)
     if evaluating or due(step, cfg.run.log_every, cfg.run.steps) or stats.skipped:
         logged = to_floats(metrics)
         run.logger.log(step, logged)

@@ -107,7 +107,7 @@ def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None
         )
     barrier(info)  # every rank looked before rank 0 writes anything
     if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint
-        for log in (paths.metrics, paths.rollouts):
+        for log in (paths.metrics, paths.rollouts, paths.conversations):
             truncate_jsonl(log, -1)
     return paths, state
 

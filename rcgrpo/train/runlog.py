@@ -5,6 +5,7 @@ A run folder::
     runs/<name>/config.json        resolved config (written once, at start)
                metrics.jsonl       one JSON object per logged step: {"step", "time", <metric>: float}
                rollouts.jsonl      one JSON object per rollout (the per-rollout table)
+               conversations.jsonl each rollout's messages (not in the light copies)
                events.out.tfevents.*   TensorBoard scalars (same names as metrics.jsonl)
                checkpoints/step_N/ save_pretrained + trainer_state.pt + manifest.json
                eval/*.json         held-out evaluations
@@ -41,6 +42,10 @@ class RunPaths:
     @property
     def rollouts(self) -> Path:
         return self.root / "rollouts.jsonl"
+
+    @property
+    def conversations(self) -> Path:
+        return self.root / "conversations.jsonl"
 
     @property
     def checkpoints(self) -> Path:
@@ -113,6 +118,7 @@ class RunLogger:
         if resume_step is not None:
             truncate_jsonl(paths.metrics, resume_step)
             truncate_jsonl(paths.rollouts, resume_step)
+            truncate_jsonl(paths.conversations, resume_step)
         if tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 

@@ -76,6 +76,7 @@ def test_resume_after_sigkill_matches_an_uninterrupted_run(coin_flip, tmp_path):
     assert [r["step"] for r in cut_rows] == list(range(STEPS + 1))
     assert [_without_timing(r) for r in cut_rows] == [_without_timing(r) for r in full_rows]
     assert rows(cut / "rollouts.jsonl") == rows(tmp_path / "full" / "rollouts.jsonl")
+    assert rows(cut / "conversations.jsonl") == rows(tmp_path / "full" / "conversations.jsonl")
     assert _evals(cut) == _evals(tmp_path / "full")
     a, b = (
         params(tmp_path / "full" / "checkpoints" / f"step_{STEPS}"),

@@ -11,6 +11,7 @@ from rcgrpo.train.filters import (
     GROUP_FILTERS,
     Round,
     collect_groups,
+    conversation_rows,
     keep_outcome_varied,
     table_rows,
     training_batch,
@@ -83,3 +84,29 @@ def test_batch_scaled_advantages_use_the_whole_kept_batch():
     std = rewards.std(correction=0)
     assert adv[0, 0].item() == pytest.approx(0.5 / (std + 1e-6).item(), rel=1e-5)
     assert adv[1].abs().sum() == 0 and adv[2].abs().sum() == 0
+
+
+def test_conversation_rows_share_the_table_keys():
+    rounds = [_round([[0, 0], [1, 0]]), _round([[1, 0], [1, 1]])]
+    for rnd in rounds:
+        for group in rnd.local.values():
+            for r in group:
+                r.messages = [
+                    {"role": "system", "content": "tools"},
+                    {"role": "user", "content": f"task {r.prompt_index}"},
+                    {"role": "assistant", "content": f"reply {r.group_index}"},
+                ]
+    del rounds[1].local[0]  # another rank holds round 1's prompt 0
+    out = collect_groups(lambda i: rounds[i], keep_outcome_varied, target=2, max_rounds=1)
+    convs = conversation_rows(out, step=3)
+    keys = [(c["round"], c["prompt"], c["group"]) for c in convs]
+    # round 0 prompts 0, 1 (global ids 0, 1); round 1 prompt 1 only (global id 3)
+    assert keys == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1), (1, 3, 0), (1, 3, 1)]
+    _, adv = training_batch(out, AlgoConfig())
+    table = {(r["round"], r["prompt"]) for r in table_rows(out, adv, step=3)}
+    assert {k[:2] for k in keys} <= table and {c["step"] for c in convs} == {3}
+    # the system prompt (the same for every rollout) is left out
+    assert convs[4]["messages"] == [
+        {"role": "user", "content": "task 1"},
+        {"role": "assistant", "content": "reply 0"},
+    ]
