@@ -13,6 +13,11 @@ Per step, on this rank's rollouts of the training batch (whole groups)::
         all ranks      sum gradients, clip the global norm, check finiteness
         step           AdamW step, or skip it (non-finite loss or gradient, or no tokens)
 
+Each group's rollouts share their first tokens (the prompt up to the reward goal), so with
+``optim.share_prefix`` every pass runs a group's shared prefix once and its rollouts on the
+prefix's KV cache, computing the output head only at loss-mask positions
+(:mod:`rcgrpo.policy.teacher`); ``share_prefix`` False is the per-rollout reference path.
+
 Because every micro-batch loss is divided by the global count, summing gradients over
 micro-batches and ranks gives exactly the gradient of the full-batch loss, so N processes
 (or any micro-batch size) make the same update as one process with the whole batch.
@@ -28,12 +33,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from rcgrpo.logprobs import token_entropy, token_logprobs
 from rcgrpo.losses import policy_loss
 from rcgrpo.masks import masked_sum
+from rcgrpo.policy.teacher import SharedPrefixForward
 from rcgrpo.records import RolloutBatch
 from rcgrpo.train.distributed import DistInfo, global_sum, sum_gradients
 
@@ -109,10 +116,41 @@ def micro_batches(rollouts: Sequence, rows: Sequence[int], size: int) -> list[li
     return [ordered[k : k + size] for k in range(0, len(ordered), size)]
 
 
+def groups_of(ordinal: Sequence[int], rows: Sequence[int]) -> list[list[int]]:
+    """``rows`` split by their group ordinal, groups in first-appearance order."""
+    out: dict[int, list[int]] = {}
+    for i in rows:
+        out.setdefault(ordinal[i], []).append(i)
+    return list(out.values())
+
+
+def _group_forward(model, rollouts, rows, temperature, entropy, micro) -> SharedPrefixForward:
+    """The teacher-forced passes of one group's ``rows`` (prefix once, loss-mask positions)."""
+    return SharedPrefixForward(
+        model,
+        [rollouts[i].input_ids for i in rows],
+        [rollouts[i].loss_mask for i in rows],
+        temperature=temperature,
+        entropy=entropy,
+        chunk_size=micro,
+    )
+
+
 @torch.no_grad()
-def frozen_logprobs(model, rollouts, pad_id, temperature, micro) -> list[torch.Tensor]:
-    """Per-rollout 1-D log-probs under ``model`` without gradient (the ref / old passes)."""
+def frozen_logprobs(
+    model, rollouts, pad_id, temperature, micro, ordinal=None
+) -> list[torch.Tensor]:
+    """Per-rollout 1-D log-probs under ``model`` without gradient (the ref / old passes).
+
+    With ``ordinal`` (the group of each rollout) each group's shared prefix runs once;
+    without, every rollout runs on its own (the reference path)."""
     out: list[torch.Tensor] = [torch.empty(0)] * len(rollouts)
+    if ordinal is not None:
+        for rows in groups_of(ordinal, range(len(rollouts))):
+            for chunk in _group_forward(model, rollouts, rows, temperature, "none", micro).chunks():
+                for b, j in enumerate(chunk.rows):
+                    out[rows[j]] = chunk.logp[b, : rollouts[rows[j]].length]
+        return out
     for chunk in micro_batches(rollouts, range(len(rollouts)), micro):
         logp, _ = teacher_forced(
             model, padded([rollouts[i] for i in chunk], pad_id), temperature, "none"
@@ -167,22 +205,32 @@ class UpdateStats:
                 self.add(f"tokens_{name}", sel.sum())
 
 
-def _micro_loss(model, batch: TrainBatch, rows, cache, cfg, denominator, pad_id, stats):
-    """Forward + backward of one micro-batch; returns its (global-normalised) loss."""
-    algo, tau = cfg.algo, cfg.rollout.temperature
-    chunk = [batch.rollouts[i] for i in rows]
-    pad = padded(chunk, pad_id)
-    grad_entropy = algo.entropy_coef > 0
-    logp, ent = teacher_forced(model, pad, tau, "grad" if grad_entropy else "detached")
-    width = logp.shape[1]
-    mask = pad["loss_mask"].to(logp.device)
+@dataclass
+class LossContext:
+    """What every micro-batch loss of one minibatch shares."""
+
+    cfg: Any
+    """The TrainConfig."""
+    cache: dict[str, list[torch.Tensor] | None]
+    """Frozen per-rollout log-probs: "ref" (π_ref) and "old" (π_old), or None."""
+    denominator: torch.Tensor
+    """Global count the minibatch loss divides by (:func:`_denominator`)."""
+    stats: UpdateStats
+    """Where the loss statistics accumulate."""
+
+
+def _chunk_loss(batch: TrainBatch, rows: list[int], logp, ent, mask, ctx: LossContext):
+    """Policy loss of rollouts ``rows`` from their [c, W] log-probs; backward; its loss."""
+    algo, cfg, cache = ctx.cfg.algo, ctx.cfg, ctx.cache
+    width, device = logp.shape[1], logp.device
     old = _rows([cache["old"][i] for i in rows], width) if cache["old"] else logp.detach()
     ref = _rows([cache["ref"][i] for i in rows], width) if cache["ref"] else None
+    grad_entropy = algo.entropy_coef > 0
     loss, out = policy_loss(
         logp,
-        old.to(logp.device),
-        None if ref is None else ref.to(logp.device),
-        batch.advantages[rows].to(logp.device),
+        old.to(device),
+        None if ref is None else ref.to(device),
+        batch.advantages[rows].to(device),
         mask,
         clip_low=algo.clip_low,
         clip_high=algo.clip_high,
@@ -194,12 +242,35 @@ def _micro_loss(model, batch: TrainBatch, rows, cache, cfg, denominator, pad_id,
         entropy=ent if grad_entropy else None,
         entropy_coef=algo.entropy_coef,
         norm_length=float(algo.norm_length or cfg.rollout.max_context),
-        denominator=denominator,
+        denominator=ctx.denominator,
     )
-    loss.backward()
+    if loss.requires_grad:  # a chunk without loss tokens has a constant loss
+        loss.backward()
     high = None if batch.high is None else batch.high[rows]
-    stats.add_loss_stats(out, ent, mask, high)
+    ctx.stats.add_loss_stats(out, ent, mask, high)
     return loss.detach()
+
+
+def _minibatch_loss(model, batch: TrainBatch, rows, ctx: LossContext, pad_id: int) -> torch.Tensor:
+    """Forward + backward of every micro-batch of ``rows``; returns the summed loss."""
+    cfg, total = ctx.cfg, torch.zeros((), dtype=torch.float64)
+    tau, micro = cfg.rollout.temperature, cfg.optim.micro_batch
+    entropy = "grad" if cfg.algo.entropy_coef > 0 else "detached"
+    if not cfg.optim.share_prefix:  # the reference path: rows on their own
+        for sub in micro_batches(batch.rollouts, rows, micro):
+            pad = padded([batch.rollouts[i] for i in sub], pad_id)
+            logp, ent = teacher_forced(model, pad, tau, entropy)
+            mask = pad["loss_mask"].to(logp.device)
+            total += _chunk_loss(batch, sub, logp, ent, mask, ctx).double().cpu()
+        return total
+    for group in groups_of(batch.ordinal, rows):
+        forward = _group_forward(model, batch.rollouts, group, tau, entropy, micro)
+        for chunk in forward.chunks():
+            sub = [group[j] for j in chunk.rows]
+            loss = _chunk_loss(batch, sub, chunk.logp, chunk.entropy, chunk.mask, ctx)
+            total += loss.double().cpu()
+        forward.backward_prefix()
+    return total
 
 
 def _denominator(batch: TrainBatch, rows: list[int], mode: str, info: DistInfo) -> torch.Tensor:
@@ -238,11 +309,12 @@ def run_update(
         group["lr"] = lr
     stats, micro = UpdateStats(), optim.micro_batch
     start = time.perf_counter()
-    cache = {"ref": None, "old": None}
+    cache: dict[str, list[torch.Tensor] | None] = {"ref": None, "old": None}
+    groups = batch.ordinal if optim.share_prefix else None
     if needs_ref(cfg):
-        cache["ref"] = frozen_logprobs(ref_model, batch.rollouts, pad_id, tau, micro)
+        cache["ref"] = frozen_logprobs(ref_model, batch.rollouts, pad_id, tau, micro, groups)
     if optim.inner_epochs * optim.minibatches > 1:
-        cache["old"] = frozen_logprobs(model, batch.rollouts, pad_id, tau, micro)
+        cache["old"] = frozen_logprobs(model, batch.rollouts, pad_id, tau, micro, groups)
     stats.time_frozen_s = time.perf_counter() - start
     minibatches = [
         [i for i, o in enumerate(batch.ordinal) if o % optim.minibatches == k]
@@ -254,8 +326,7 @@ def run_update(
             denominator = _denominator(batch, rows, algo.loss_agg, info)
             if float(denominator) == 0:
                 continue  # nothing to learn from on any rank (e.g. DAPO kept no group)
-            loss_sum = torch.zeros((), dtype=torch.float64)
-            for sub in micro_batches(batch.rollouts, rows, micro):
-                loss_sum += _micro_loss(model, batch, sub, cache, cfg, denominator, pad_id, stats)
+            ctx = LossContext(cfg, cache, denominator, stats)
+            loss_sum = _minibatch_loss(model, batch, rows, ctx, pad_id)
             _apply(model, optimizer, loss_sum, cfg, info, stats)
     return stats
