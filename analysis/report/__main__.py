@@ -6,6 +6,7 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``setup_table.tex``, the paper's setup against the presets of this commit;
 - one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
 - ``figures_results.tex``, the built figures that read runs;
+- ``verdicts.tex``, the pre-registered verdicts on the paper's claims (:mod:`analysis.verdicts`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -38,6 +39,7 @@ from analysis.report.sources import (
 )
 from analysis.report.tables import TABLES
 from analysis.report.theory_table import theory_macros, theory_table
+from analysis.verdicts import verdicts_latex
 
 OUT_DIR = REPO_ROOT / "paper" / "generated"
 FIGURES_DIR = REPO_ROOT / "figures"
@@ -96,6 +98,7 @@ def generate(
     resolve = resolve or default_resolver(runs_root)
     (out_dir / "setup_table.tex").write_text(setup_table(resolve))
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
+    (out_dir / "verdicts.tex").write_text(verdicts_latex(resolve))
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
-    print(f"[report] wrote {len(TABLES) + 4} files into {args.out}")
+    print(f"[report] wrote {len(TABLES) + 5} files into {args.out}")
     return 0
 
 
