@@ -355,7 +355,7 @@ def verdicts_latex(resolve: Resolver | None = None) -> str:
 
     rows = [[escape(c) for c in _cells(out)] for out in outcomes(resolve)]
     return tabular(
-        list(HEADER),
+        [escape(h) for h in HEADER],
         rows,
         ["p{3.3cm}", "p{3.9cm}", "r", "r", "p{2.3cm}", "p{1.6cm}"],
         caption="Verdicts on the paper's claims (and ours), by rules written down before the runs.",

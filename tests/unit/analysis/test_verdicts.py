@@ -206,5 +206,6 @@ def test_tables_render_one_row_per_rule(tmp_path):
     assert rows[-1].endswith(f"| inconclusive (not yet run: {RCTP_STRAT}, {RCTP_RC}) |")
     tex = verdicts_latex(resolve)
     assert r"\label{tab:verdicts}" in tex
+    assert r"claim & quantity & estimate [95\% CI] & n & test & verdict \\" in tex
     assert tex.count(r" \\") == 1 + len(RULES)  # header + one row per rule
     assert "0.700 [0.700, 0.700] & 3 & one-sample; holds if CI $>$ 0.5 & holds" in tex
