@@ -62,6 +62,11 @@ class Run:
         return _read_jsonl(self.paths.rollouts)
 
     @cached_property
+    def conversations(self) -> pd.DataFrame:
+        """Each rollout's messages (``conversations.jsonl``; empty for light copies)."""
+        return _read_jsonl(self.paths.conversations)
+
+    @cached_property
     def summary(self) -> dict[str, Any]:
         """``summary.json`` (written when the run ends; {} before)."""
         return _read_json(Path(self.root) / "summary.json")
