@@ -19,8 +19,9 @@ Light copies in :data:`RESULTS` are committed, so a fresh clone reuses them (and
 figures`` does not retrain): the logs, configs and eval JSON of every run, plus the
 checkpoint folders other runs start from (SFT ``final/`` and ``weak/``, RCTP-FT ``final/``).
 Each checkpoint is ``save_pretrained`` of the tiny Qwen2: 1,821,888 fp32 parameters =
-7.29 MB ``model.safetensors`` + 55 kB tokenizer and config, 7.3 MB on disk; a seed's Stage 1
-is 3 checkpoints, 22 MB. An RL copy holds no checkpoint (about 0.6 MB at 30 steps).
+7.29 MB ``model.safetensors`` + 61 kB tokenizer, chat template and configs = 7.35 MB on disk
+(measured on ``sft-s0/final``); a seed's Stage 1 is 3 checkpoints, 22 MB. An RL copy holds
+no checkpoint (about 0.6 MB at 30 steps).
 :func:`run_all` exports a run's copy as soon as it completes, and a dependency resolves to
 wherever it is located (``runs/campaign`` first, then ``results/campaign``) when the command
 is built at launch, so a campaign killed at any point continues on another machine from
