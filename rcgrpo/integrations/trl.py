@@ -126,6 +126,7 @@ class RCGRPOTrainer(GRPOTrainer):
         **kwargs: Any,
     ):
         settings = settings or RolloutSettings()
+        model = str(model) if isinstance(model, Path) else model
         for key in ("reward_funcs", "rollout_func", "environment_factory", "tools"):
             if key in kwargs:
                 raise ValueError(f"{key} is set by RCGRPOTrainer (the environment owns it)")
