@@ -19,7 +19,7 @@ from analysis.campaign import Campaign, Checkpoint, RunSpec, Where
 def resolved_config(spec: RunSpec, where: Where) -> dict:
     """The ``config.json`` the spec's command writes (the real CLI parsers; nothing runs)."""
     from rcgrpo.train.cli import parse_cli
-    from rcgrpo.train.sft import resolve_precision
+    from rcgrpo.train.sft_setup import resolve_precision
 
     sub, *argv = spec.command(where, resume=False)[len(cp.LAUNCHER) :]
     cfg = parse_cli(sub, argv)

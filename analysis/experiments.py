@@ -18,6 +18,8 @@ One experiment per purpose (see README "Experiments"):
   run starting from the Stage-1 checkpoints of the same seed.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint, on :data:`BASELINE_SEEDS`.
+- ``rl-sweep``: the RL recipe sweep (:mod:`analysis.recipe_sweep`): SFT + GRPO settings from
+  the SFT model of a seed the factorial does not use, judged by a criterion fixed in advance.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from analysis import recipe_sweep as sw
 from analysis.campaign import (
     Campaign,
     Checkpoint,
@@ -71,8 +74,19 @@ def rl(preset: str, init: RunSpec, seed: int) -> RunSpec:
     return RunSpec(f"{preset}-s{seed}", (*argv, "--init", Checkpoint(init)))
 
 
+def sweep(setting: sw.Setting, init: RunSpec) -> RunSpec:
+    """One setting of the recipe sweep: ``cpu-grpo`` plus the setting's flags."""
+    steps = ("--run.steps", str(sw.STEPS), "--run.eval-every", str(sw.EVAL_EVERY))
+    argv = ("train", "--preset", "cpu-grpo", "--run.seed", str(sw.SEED), *steps)
+    return RunSpec(f"sweep-{setting.tag}", (*argv, *setting.flags(), "--init", Checkpoint(init)))
+
+
 def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
     camp = Campaign()
+    sweep_start = stage1(sw.SEED)["sft"]
+    camp.add("rl-sweep", sweep_start)
+    for setting in sw.GRID:
+        camp.add("rl-sweep", sweep(setting, sweep_start))
     for seed in seeds:
         start = stage1(seed)
         for spec in start.values():

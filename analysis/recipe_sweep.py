@@ -1,0 +1,169 @@
+r"""The RL recipe sweep: SFT + GRPO settings and the criterion that picks the factorial's recipe.
+
+Written down before the sweep ran. Every setting is preset ``cpu-grpo`` (SFT start, no reward
+token, G 5) from the Stage-1 SFT model of :data:`SEED` — a seed the factorial does not use —
+for :data:`STEPS` steps, with flags over the preset. A setting *learns* when
+
+.. math:: \Delta_{train} = \overline{s}_{last\ 20} - \overline{s}_{first\ 20} \ge 0.10
+          \quad\text{and}\quad \Delta_{held-out} = e_{end} - e_{0} \ge -0.03,
+
+where :math:`s_t` is ``reward/success_rate`` (the training rollouts of step t, sampled at
+τ = 1) and :math:`e` is ``reward/eval_success`` (greedy, the 200 held-out synth tasks).
+With P·G = 40 rollouts a step, the standard error of :math:`\Delta_{train}` is about 0.025
+at s ≈ 0.5, so 0.10 is four of them; 0.03 on 200 held-out tasks is under one standard error
+of a success rate near 0.6 (≈ 0.035), i.e. "does not fall" beyond noise.
+
+The recipe is the learning setting with the largest :math:`\Delta_{train}`; settings within
+0.02 of it count as tied and the tie goes to the cheaper one (fewer prompts per step), then
+the smaller learning rate. No setting learning is a result too (:func:`choose` returns None),
+and then the diagnostics in :func:`summarise` (KL to π_ref, clip fraction, gradient norm,
+zero-variance share) say why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+SEED = 3
+"""Stage-1 seed of the sweep's SFT start and the RL seed (the factorial uses 0, 1, 2)."""
+STEPS = 100
+"""RL steps per setting (the criterion compares the first and last 20)."""
+EVAL_EVERY = 50
+"""Held-out evaluation steps: 0, 50, 100."""
+WINDOW = 20
+"""Steps in each of the two windows of Δ_train."""
+MIN_TRAIN_RISE = 0.10
+"""Δ_train a learning setting reaches."""
+MAX_HELDOUT_DROP = 0.03
+"""Largest held-out fall a learning setting may show."""
+TIE = 0.02
+"""Δ_train differences at or below this are ties."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One sweep setting: flags over ``cpu-grpo``."""
+
+    tag: str
+    """Run-name suffix: the run is ``sweep-<tag>``."""
+    lr: float
+    """``optim.lr``."""
+    kl_beta: float = 0.1
+    """``algo.kl_beta`` (the preset's 0.1 by default)."""
+    prompts: int = 8
+    """``rollout.prompts_per_step`` (the preset's 8 by default)."""
+
+    def flags(self) -> tuple[str, ...]:
+        return (
+            *("--optim.lr", f"{self.lr:g}", "--algo.kl-beta", f"{self.kl_beta:g}"),
+            *("--rollout.prompts-per-step", str(self.prompts)),
+        )
+
+
+GRID: tuple[Setting, ...] = (
+    Setting("lr1e-4", 1e-4),
+    Setting("lr2e-4", 2e-4),
+    Setting("lr3e-4", 3e-4),
+    Setting("lr2e-4-beta0.02", 2e-4, kl_beta=0.02),
+    Setting("lr1e-4-p16", 1e-4, prompts=16),
+    Setting("lr2e-4-p16", 2e-4, prompts=16),
+)
+"""The settings, chosen from two probes of the 5e-5 preset (nothing moves in 40 steps: KL to
+π_ref 0.0015) and of 5e-4 (held-out 0.59 -> 0.29, KL 0.34): the learning rates between them,
+a weaker KL anchor, and twice the prompts per step against gradient noise."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the criterion reads from one run (NaN where a value is missing)."""
+
+    setting: Setting
+    train_rise: float
+    heldout_start: float
+    heldout_end: float
+    kl_end: float
+    """Mean ``policy/kl_ref`` over the last window."""
+    clipfrac_end: float
+    """Mean ``policy/clipfrac`` over the last window."""
+    grad_norm: float
+    """Mean ``policy/grad_norm`` over all steps."""
+    zero_var: float
+    """Mean ``group/zero_var_frac`` over all steps."""
+
+    @property
+    def heldout_change(self) -> float:
+        return self.heldout_end - self.heldout_start
+
+    @property
+    def learns(self) -> bool:
+        """The criterion of the module docstring (False when a value is missing)."""
+        return self.train_rise >= MIN_TRAIN_RISE and self.heldout_change >= -MAX_HELDOUT_DROP
+
+
+def _mean(values) -> float:
+    values = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    return sum(values) / len(values) if values else math.nan
+
+
+def outcome(setting: Setting, metrics) -> Outcome:
+    """The criterion's quantities from a run's ``metrics`` DataFrame (``load_run().metrics``)."""
+    steps = metrics[metrics["step"] >= 1].sort_values("step")
+
+    def column(key: str):
+        return steps[key] if key in steps else steps["step"] * math.nan
+
+    success = column("reward/success_rate").dropna()
+    rise = _mean(success.tail(WINDOW)) - _mean(success.head(WINDOW))
+    if len(success) < 2 * WINDOW:
+        rise = math.nan
+    evals = (
+        metrics.dropna(subset=["reward/eval_success"]) if "reward/eval_success" in metrics else None
+    )
+    start = end = math.nan
+    if evals is not None and len(evals):
+        evals = evals.sort_values("step")
+        start = (
+            float(evals["reward/eval_success"].iloc[0]) if evals["step"].iloc[0] == 0 else math.nan
+        )
+        end = float(evals["reward/eval_success"].iloc[-1]) if len(evals) > 1 else math.nan
+    last = steps.tail(WINDOW)
+    return Outcome(
+        setting,
+        rise,
+        start,
+        end,
+        _mean(last["policy/kl_ref"]) if "policy/kl_ref" in last else math.nan,
+        _mean(last["policy/clipfrac"]) if "policy/clipfrac" in last else math.nan,
+        _mean(column("policy/grad_norm")),
+        _mean(column("group/zero_var_frac")),
+    )
+
+
+def choose(outcomes: list[Outcome]) -> Outcome | None:
+    """The recipe (module docstring), or None when no setting learns."""
+    learning = [o for o in outcomes if o.learns]
+    if not learning:
+        return None
+    best = max(o.train_rise for o in learning)
+    tied = [o for o in learning if best - o.train_rise <= TIE]
+    return min(tied, key=lambda o: (o.setting.prompts, o.setting.lr))
+
+
+def summarise(outcomes: list[Outcome]) -> list[dict[str, object]]:
+    """One row per setting for tables and the closing note."""
+    chosen = choose(outcomes)
+    return [
+        {
+            "setting": o.setting.tag,
+            "train_rise": o.train_rise,
+            "heldout": (o.heldout_start, o.heldout_end),
+            "kl_end": o.kl_end,
+            "clipfrac_end": o.clipfrac_end,
+            "grad_norm": o.grad_norm,
+            "zero_var": o.zero_var,
+            "learns": o.learns,
+            "chosen": chosen is not None and o.setting == chosen.setting,
+        }
+        for o in outcomes
+    ]
