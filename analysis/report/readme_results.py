@@ -138,18 +138,19 @@ def results_markdown(resolve: Resolver | None = None) -> str:
     return "\n".join([*tables, steps])
 
 
-def verdicts_markdown() -> str:
-    """The ``verdicts`` block (the placeholder sentence until :mod:`analysis.verdicts` exists)."""
+def verdicts_markdown(resolve: Resolver | None = None) -> str:
+    """The ``verdicts`` block: :func:`analysis.verdicts.verdicts_markdown` on the same runs
+    (the placeholder sentence while that module does not exist)."""
     if importlib.util.find_spec("analysis.verdicts") is None:
         return VERDICTS_PLACEHOLDER + "\n"
     from analysis.verdicts import verdicts_markdown as render
 
-    return render()
+    return render(resolve or layout_resolver(COMMITTED))
 
 
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body, for every run-generated block of the README."""
-    return {"results": results_markdown(resolve), "verdicts": verdicts_markdown()}
+    return {"results": results_markdown(resolve), "verdicts": verdicts_markdown(resolve)}
 
 
 def write_readme(path: Path = README, check: bool = False, resolve=None) -> list[str]:
