@@ -1,0 +1,90 @@
+"""The recipe sweep's criterion on hand-made metrics (analysis.recipe_sweep)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from analysis import recipe_sweep as sw
+
+
+def _metrics(success: list[float], evals: dict[int, float], kl: float = 0.01) -> pd.DataFrame:
+    rows = [
+        {
+            "step": t + 1,
+            "reward/success_rate": s,
+            "policy/kl_ref": kl,
+            "policy/clipfrac": 0.1,
+            "policy/grad_norm": 2.0,
+            "group/zero_var_frac": 0.5,
+        }
+        for t, s in enumerate(success)
+    ]
+    for step, value in evals.items():
+        row = next((r for r in rows if r["step"] == step), None)
+        if row is None:
+            row = {"step": step}
+            rows.append(row)
+        row["reward/eval_success"] = value
+    return pd.DataFrame(rows)
+
+
+SETTING = sw.Setting("x", 1e-4)
+
+
+def test_rise_is_last_window_minus_first_window():
+    # 40 steps: first 20 at 0.40, last 20 at 0.55 -> rise 0.15; held-out 0.60 -> 0.59
+    out = sw.outcome(SETTING, _metrics([0.4] * 20 + [0.55] * 20, {0: 0.60, 40: 0.59}))
+    assert out.train_rise == pytest.approx(0.15)
+    assert out.heldout_change == pytest.approx(-0.01)
+    assert out.learns
+
+
+def test_held_out_fall_beyond_the_margin_fails():
+    out = sw.outcome(SETTING, _metrics([0.4] * 20 + [0.6] * 20, {0: 0.60, 40: 0.56}))
+    assert out.heldout_change == pytest.approx(-0.04) and not out.learns
+
+
+def test_rise_below_threshold_fails_and_short_runs_are_nan():
+    assert not sw.outcome(SETTING, _metrics([0.4] * 20 + [0.49] * 20, {0: 0.6, 40: 0.6})).learns
+    short = sw.outcome(SETTING, _metrics([0.4] * 30, {0: 0.6, 30: 0.6}))
+    assert math.isnan(short.train_rise) and not short.learns
+
+
+def test_missing_step_zero_evaluation_is_not_a_pass():
+    out = sw.outcome(SETTING, _metrics([0.4] * 20 + [0.6] * 20, {40: 0.7}))
+    assert math.isnan(out.heldout_start) and not out.learns
+
+
+def _outcome(tag, lr, prompts, rise, change=0.0):
+    return sw.Outcome(
+        sw.Setting(tag, lr, prompts=prompts), rise, 0.6, 0.6 + change, 0.0, 0.0, 0.0, 0.0
+    )
+
+
+def test_choose_largest_rise_ties_go_to_cheaper_then_smaller_lr():
+    a = _outcome("a", 2e-4, 8, 0.20)
+    b = _outcome("b", 1e-4, 8, 0.19)  # tied with a (0.01 <= TIE): smaller lr wins
+    c = _outcome("c", 2e-4, 16, 0.205)  # the best, but 16 prompts cost more than a tie
+    d = _outcome("d", 3e-4, 8, 0.30, change=-0.10)  # largest rise, but held-out falls
+    assert sw.choose([a, b, c, d]).setting.tag == "b"
+    assert sw.choose([a, _outcome("e", 3e-4, 8, 0.25)]).setting.tag == "e"
+    assert sw.choose([d, _outcome("f", 1e-4, 8, 0.05)]) is None
+    rows = sw.summarise([a, b, d])
+    assert [r["chosen"] for r in rows] == [False, True, False]
+    assert [r["learns"] for r in rows] == [True, True, False]
+
+
+def test_grid_flags_name_the_overridden_fields():
+    flags = sw.Setting("t", 2e-4, kl_beta=0.02, prompts=16).flags()
+    assert flags == (
+        "--optim.lr",
+        "0.0002",
+        "--algo.kl-beta",
+        "0.02",
+        "--rollout.prompts-per-step",
+        "16",
+    )
+    assert len({s.tag for s in sw.GRID}) == len(sw.GRID)
