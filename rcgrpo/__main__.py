@@ -41,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"rcgrpo: unknown subcommand {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    from rcgrpo.train.cli import run_command  # config error -> exit 2, non-finite stop -> 3
+
     module = importlib.import_module(SUBCOMMANDS[name][0])
-    return int(module.main(rest) or 0)
+    return run_command(name, lambda: module.main(rest))
 
 
 if __name__ == "__main__":

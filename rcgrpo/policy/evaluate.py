@@ -101,6 +101,7 @@ def evaluate_policy(
     model,
     tokenizer,
     tasks: Sequence,
+    *,
     condition: str = "high",
     mode: str = "multi_turn",
     prompt_style: str = "compact",
@@ -111,7 +112,12 @@ def evaluate_policy(
     batch_size: int = 32,
     seed: int = 0,
 ) -> tuple[dict, list]:
-    """Roll out every task once under ``condition``; returns ``(summary, rollouts)``."""
+    """Roll out every task once under ``condition``; returns ``(summary, rollouts)``.
+
+    The one held-out evaluation entry of Stage 1, RL and ``python -m rcgrpo eval``; every
+    option after ``tasks`` is keyword-only. ``condition``: reward token of the prompt (high |
+    low | none); ``mode``: episode mode; ``temperature`` 0 = greedy; ``max_context`` None =
+    the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling."""
     from rcgrpo.env import Episode
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.policy.policies import ModelPolicy
@@ -209,15 +215,15 @@ def run_eval(args: EvalArgs) -> Path:
         model,
         tokenizer,
         tasks,
-        args.condition,
-        args.mode,
-        args.prompt_style,
-        args.temperature,
-        args.top_p,
-        args.max_new_tokens,
-        args.max_context,
-        args.batch_size,
-        args.seed,
+        condition=args.condition,
+        mode=args.mode,
+        prompt_style=args.prompt_style,
+        temperature=args.temperature,
+        top_p=args.top_p,
+        max_new_tokens=args.max_new_tokens,
+        max_context=args.max_context,
+        batch_size=args.batch_size,
+        seed=args.seed,
     )
     default = Path(args.model) / "eval" / f"{args.tasks}-{args.split}-{args.condition}.json"
     out = Path(args.out) if args.out else default

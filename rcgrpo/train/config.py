@@ -1,13 +1,17 @@
 """The one config of rcgrpo: nested dataclasses, every field documented where it is defined.
 
-Sections are shared by the SFT / RCTP-FT stage (:mod:`rcgrpo.train.sft`) and the
-GRPO / RC-GRPO trainer (:mod:`rcgrpo.train.rl`). Algorithm choices are string enums,
-validated at start-up against the registries of the modules that implement them.
-Presets are named configs (:data:`PRESETS`); the resolved config is written next to
-every run as ``config.json``.
+Each stage's config holds only the fields that stage reads, so no flag is accepted and
+ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl`) and the Stage-1
+configs of :mod:`rcgrpo.train.sft_config` share :class:`ModelConfig`, :class:`TaskConfig`,
+:class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (episode mode, synth
+preset) and the optimizer (how a rollout batch is split into updates); Stage 1 extends the
+model (the ``path`` it starts from: RL starts from ``init``). Algorithm choices are string
+enums, validated at start-up against the registries of the modules that implement them
+(:mod:`rcgrpo.train.validate`). Presets are named configs; the resolved config is written
+next to every run as ``config.json``.
 
-Loading order: preset → ``--config file.json`` (strict: an unknown key is an error naming
-its dotted path) → command-line flags (tyro; e.g. ``--algo.kl-beta 0.05``).
+Loading order (:mod:`rcgrpo.train.cli`): preset → ``--config file.json`` (strict: an
+unknown key is an error naming its dotted path) → command-line flags (``--algo.kl-beta 0.05``).
 """
 
 from __future__ import annotations
@@ -23,13 +27,11 @@ T = TypeVar("T")
 
 @dataclass
 class ModelConfig:
-    path: str = "tiny"
-    """Hugging Face causal-LM path or folder (e.g. ``Qwen/Qwen2.5-7B-Instruct``), or
-    ``tiny`` for the built-in from-scratch Qwen2 CPU preset."""
-    tokenizer: str | None = None
-    """Tokenizer path; None = same as ``path`` (``tiny`` trains a BPE on the task corpus)."""
+    """Where the model lives and in which dtype (RL: its checkpoint is ``init``)."""
+
     dtype: str = "float32"
-    """Parameter dtype: float32 | bfloat16 | float16."""
+    """Parameter (and AdamW state) dtype: float32 | bfloat16 | float16. Compute precision
+    of the Stage-1 forward is ``sft.amp``."""
     device: str = "auto"
     """auto (CUDA if available, else CPU) | cpu | cuda."""
 
@@ -38,8 +40,6 @@ class ModelConfig:
 class TaskConfig:
     source: str = "synth"
     """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn)."""
-    mode: str = "combined"
-    """Episode mode: combined (paper's RL mode, all turns in one prompt) | multi_turn."""
     prompt_style: str = "compact"
     """compact (short signatures; tiny models) | bfcl (official system prompt; real models)."""
     num_train: int = 4000
@@ -56,9 +56,12 @@ class TaskConfig:
 
 @dataclass
 class RLTaskConfig(TaskConfig):
-    """Tasks of the RL stage: the shared fields plus the synth difficulty preset (Stage 1
-    keeps its copy in ``sft.synth_preset``; RL must use the one its checkpoint was trained on)."""
+    """Tasks of the RL stage: the shared fields plus the episode mode and the synth difficulty
+    preset (Stage 1 has its modes and preset in ``sft``; RL must use the preset its
+    checkpoint was trained on)."""
 
+    mode: str = "combined"
+    """Episode mode: combined (paper's RL mode, all turns in one prompt) | multi_turn."""
     synth_preset: str = "tiny"
     """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from
     (``max_turns`` / ``max_calls_per_turn`` cap its ranges), as in Stage 1."""
@@ -147,15 +150,26 @@ class OptimConfig:
     """AdamW betas."""
     max_grad_norm: float = 1.0
     """Global gradient-norm clip (the pre-clip norm is logged as policy/grad_norm)."""
+    warmup_steps: int = 0
+    """Linear learning-rate warm-up steps (``rcgrpo.schedules``)."""
+
+
+@dataclass
+class RLOptimConfig(OptimConfig):
+    """AdamW of the RL stage, plus how each rollout batch is split into updates."""
+
     inner_epochs: int = 1
     """Passes over each rollout batch (PPO epochs); 1 = strictly on-policy (ratio = 1)."""
     minibatches: int = 1
     """Optimizer steps per pass (the batch is split by whole groups)."""
-    warmup_steps: int = 0
-    """Linear learning-rate warm-up steps."""
     micro_batch: int = 0
-    """RL: rollouts per forward/backward pass (gradient accumulation with the minibatch's
-    global loss denominator, so the update does not change); 0 = the whole minibatch."""
+    """Rollouts per forward/backward pass (gradient accumulation with the minibatch's
+    global loss denominator, so the update does not change); 0 = the whole minibatch. With
+    ``share_prefix`` a pass holds rows of one group (its prefix then runs once per group)."""
+    share_prefix: bool = True
+    """Teacher-force each group's shared prompt prefix once and its rollouts on its KV
+    cache (rcgrpo.policy.teacher); False = every rollout on its own (the reference path; the
+    same log-probs and gradients up to float rounding)."""
 
 
 @dataclass
@@ -199,7 +213,7 @@ class TrainConfig:
     tasks: RLTaskConfig = field(default_factory=RLTaskConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     algo: AlgoConfig = field(default_factory=AlgoConfig)
-    optim: OptimConfig = field(default_factory=OptimConfig)
+    optim: RLOptimConfig = field(default_factory=RLOptimConfig)
     run: RunConfig = field(default_factory=RunConfig)
 
 

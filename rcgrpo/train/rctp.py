@@ -18,24 +18,19 @@ it was killed after sampling but before its first checkpoint).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
-from rcgrpo.train.sft import cpu_seconds, finish, parse_cli, print_summary, setup_run, train
-from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.sft_data import device_of, encode_examples, expert_data, init_policy
-from rcgrpo.train.trajectories import (
-    Trajectory,
-    load_task_splits,
-    policy_trajectories,
-    rctp_mix,
-    trajectory_row,
-)
+from rcgrpo.train.sft import train
+from rcgrpo.train.sft_config import RCTPConfig
+from rcgrpo.train.sft_data import device_of, encode_examples, expert_data
+from rcgrpo.train.sft_setup import cpu_seconds, finish, open_run, print_summary
+from rcgrpo.train.trajectories import Trajectory, policy_trajectories, rctp_mix, trajectory_row
 
 
-def sample_failures(cfg: SFTConfig, tasks: Sequence, mode: str, needed: int):
+def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
     """(failures, successes, sampled) of the weak policy in ``mode``: up to
     ``failures.max_rounds`` passes over ``tasks`` until ``needed`` failures are found."""
     import torch
@@ -65,7 +60,7 @@ def sample_failures(cfg: SFTConfig, tasks: Sequence, mode: str, needed: int):
     return failures, successes, sampled
 
 
-def build_mix(cfg: SFTConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Trajectory], dict]:
+def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Trajectory], dict]:
     """The 1:1 RCTP-FT trajectories and their statistics (module docstring)."""
     tasks = list(train_tasks[: cfg.failures.num_tasks or None])
     experts = [t for t in expert_data(cfg, tasks, tokenizer) if t.reward == 1]
@@ -130,29 +125,24 @@ def save_mix(mix: Sequence[Trajectory], path: Path) -> None:
     path.write_text("".join(json.dumps(trajectory_row(t)) + "\n" for t in mix))
 
 
-def run_rctp(cfg: SFTConfig) -> dict:
+def run_rctp(cfg: RCTPConfig) -> dict:
     """RCTP-FT from ``model.path``; returns the run summary."""
-    cfg.validate()
-    cpu0, wall0 = cpu_seconds(), time.perf_counter()
-    paths, logger, resume = setup_run(cfg)
-    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
-    model, tokenizer = init_policy(cfg, train_tasks, resume)
-    mix_path, data_path = paths.root / "trajectories.jsonl", paths.root / "data.json"
+    run = open_run(cfg)
+    cfg, tokenizer = run.cfg, run.tokenizer
+    mix_path, data_path = run.paths.root / "trajectories.jsonl", run.paths.root / "data.json"
     if cfg.run.resume and mix_path.exists() and data_path.exists():  # data.json is written last
         mix, stats = load_mix(mix_path), json.loads(data_path.read_text())
     else:
-        mix, stats = build_mix(cfg, train_tasks, tokenizer)
+        mix, stats = build_mix(cfg, run.train_tasks, tokenizer)
         save_mix(mix, mix_path)
-        stats["data_cpu_s"] = cpu_seconds() - cpu0
+        stats["data_cpu_s"] = cpu_seconds() - run.cpu0
         data_path.write_text(json.dumps(stats, indent=2) + "\n")
     examples, dropped = encode_examples(mix, tokenizer, True, cfg.sft.max_length)
     stats["examples"], stats["dropped_too_long"] = len(examples), dropped
-    conditions = ("high", "low")
-    metrics = train(cfg, model, tokenizer, examples, eval_tasks, conditions, paths, logger, resume)
-    return finish(cfg, paths, logger, stats, metrics, cpu0, wall0)
+    return finish(run, stats, train(run, examples, ("high", "low")))
 
 
 def main(argv: list[str]) -> int:
-    """``python -m rcgrpo rctp [--preset NAME] [--config FILE] [--section.field VALUE ...]``."""
-    print_summary(run_rctp(parse_cli(argv, "rctp", "python -m rcgrpo rctp")))
-    return 0
+    """``python -m rcgrpo rctp [--preset NAME] [--config FILE] [--section.field VALUE ...]``;
+    exit 2 on a config error, 3 on a non-finite stop (:mod:`rcgrpo.train.cli`)."""
+    return run_command("rctp", lambda: print_summary(run_rctp(parse_cli("rctp", argv))))

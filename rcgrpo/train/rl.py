@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 
 from rcgrpo.schedules import linear_warmup
+from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
+from rcgrpo.train.errors import NonFiniteError
 from rcgrpo.train.filters import (
     GROUP_FILTERS,
     collect_groups,
@@ -47,7 +48,6 @@ from rcgrpo.train.step_metrics import (
     update_metrics,
 )
 from rcgrpo.train.update import run_update
-from rcgrpo.train.validate import ConfigError, validate_config
 
 
 def code_version() -> dict[str, str]:
@@ -69,10 +69,6 @@ def code_version() -> dict[str, str]:
     except OSError:
         pass
     return out
-
-
-class NonFiniteError(RuntimeError):
-    """Too many consecutive steps with a non-finite loss or gradient."""
 
 
 def rl_step(run: RLRun, step: int) -> dict[str, float]:
@@ -170,53 +166,15 @@ def train(cfg: TrainConfig) -> dict:
 
 
 # ---------------------------------------------------------------------------------- CLI
-def parse_cli(argv: list[str], prog: str = "python -m rcgrpo train") -> TrainConfig:
-    """``--preset NAME`` → ``--config FILE`` (strict keys) → flags (tyro), then the run name
-    template (``{preset}``, ``{seed}``) is filled in."""
-    import tyro
-
-    from rcgrpo.train.config import load_json_config
-    from rcgrpo.train.presets import PRESETS, preset
-
-    rest, name, config_file, it = [], "cpu-rcgrpo", None, iter(argv)
-    for arg in it:
-        if arg in ("--preset", "--config"):
-            value = next(it, None)
-            if value is None:
-                raise ValueError(f"{arg} needs a value")
-            name, config_file = (value, config_file) if arg == "--preset" else (name, value)
-        else:
-            rest.append(arg)
-    if "-h" in rest or "--help" in rest:
-        print(
-            f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
-            "--config FILE   JSON overrides (strict keys)\n"
-        )
-    base = preset(name)
-    if config_file:
-        base = load_json_config(TrainConfig, config_file, base=base)
-    cfg = tyro.cli(TrainConfig, args=rest, default=base, prog=prog)
-    cfg.preset = name
-    cfg.run.name = cfg.run.name.format(preset=name, seed=cfg.run.seed)
-    return cfg
-
-
 def main(argv: list[str]) -> int:
     """``python -m rcgrpo train [--preset NAME] [--config FILE] [--section.field VALUE ...]``;
-    exit 2 on a config error (one line naming the key), 3 on a non-finite stop."""
-    try:
-        cfg = validate_config(parse_cli(argv))
-    except ValueError as err:  # unknown key, bad JSON value, invalid value
-        print(f"rcgrpo train: {err}", file=sys.stderr)
-        return 2
-    try:
-        summary = train(cfg)
-    except ConfigError as err:  # found at set-up: run folder, init, context length
-        print(f"rcgrpo train: {err}", file=sys.stderr)
-        return 2
-    except NonFiniteError as err:
-        print(f"rcgrpo train: {err}", file=sys.stderr)
-        return 3
+    exit 2 on a config error (one line naming the key; also those found at set-up: run
+    folder, init, context length), 3 on a non-finite stop (:mod:`rcgrpo.train.cli`)."""
+    return run_command("train", lambda: _report(train(parse_cli("train", argv))))
+
+
+def _report(summary: dict) -> int:
+    """Print the run's one-line JSON result (rank 0)."""
     if int(os.environ.get("RANK", "0")) != 0:
         return 0
     keys = ("reward/eval_success", "reward/eval_success_low", "reward/success_rate")

@@ -83,7 +83,7 @@ def _check_same_run(cfg: TrainConfig, paths: RunPaths) -> None:
     if not paths.config.exists():
         return
     old, new = _flat(json.loads(paths.config.read_text())), _flat(to_dict(cfg))
-    for key in sorted(set(old) | set(new)):
+    for key in sorted(new):  # a key the config no longer has cannot change the run
         if key not in RESUMABLE_CHANGES and old.get(key) != new.get(key):
             raise ConfigError(
                 f"config: {key} is {new.get(key)!r} but the run being resumed used "
@@ -292,15 +292,14 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
                 run.model,
                 run.tokenizer,
                 run.eval_tasks,
-                cond,
-                cfg.tasks.mode,
-                cfg.tasks.prompt_style,
-                r.eval_temperature,
-                1.0,
-                r.max_new_tokens,
-                r.max_context,
-                r.max_batch,
-                derive_seed(cfg.run.seed, "eval", step),
+                condition=cond,
+                mode=cfg.tasks.mode,
+                prompt_style=cfg.tasks.prompt_style,
+                temperature=r.eval_temperature,
+                max_new_tokens=r.max_new_tokens,
+                max_context=r.max_context,
+                batch_size=r.max_batch,
+                seed=derive_seed(cfg.run.seed, "eval", step),
             )
     main = summaries[conditions[0]]["overall"]
     out["reward/eval_success"] = main["reward"]["mean"]

@@ -2,7 +2,8 @@
 
 Reads top to bottom as the run does::
 
-    setup      seed, torch threads, run folder (config.json), JSONL + TensorBoard logger
+    setup      validate, resolve ``sft.amp`` (printed), seed, torch threads, run folder
+               (config.json), JSONL + TensorBoard logger (``rcgrpo.train.sft_setup.open_run``)
     tasks      training / held-out tasks (synth suite or the BFCL 720 / 80 split)
     policy     a tiny Qwen2 FROM SCRATCH (BPE trained on the training tasks and their
                rendered expert conversations) or a checkpoint
@@ -13,51 +14,36 @@ Reads top to bottom as the run does::
                mask of ``ChatEncoder.encode_conversation``), length-bucketed padded batches
     evaluate   ``evaluate_policy`` on held-out tasks (greedy) every ``run.eval_every`` steps
                and at the end, in every ``sft.eval_modes`` mode and condition
-    save       ``checkpoints/step_N`` (save_pretrained + optimizer + RNG) and ``final/``
+    save       ``checkpoints/step_N`` (save_pretrained + optimizer + RNG), ``final/`` and
+               ``summary.json`` (with the precision and its reason)
 """
 
 from __future__ import annotations
 
-import json
 import math
-import random
 import resource
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import torch
 
 from rcgrpo.losses import sft_loss
-from rcgrpo.metrics import validate_metric_names
 from rcgrpo.schedules import lr_factor
-from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
-from rcgrpo.train.config import save_config, to_dict
-from rcgrpo.train.runlog import RunLogger, RunPaths, due
+from rcgrpo.train.cli import parse_cli, run_command
+from rcgrpo.train.errors import NonFiniteError
+from rcgrpo.train.runlog import due
 from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, init_policy
-from rcgrpo.train.trajectories import Example, load_task_splits
-
-
-# --------------------------------------------------------------------------- setup
-def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
-    """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # one "Writing model shards" bar per save is noise
-    random.seed(cfg.run.seed)
-    torch.manual_seed(cfg.run.seed)
-    if cfg.sft.threads > 0:
-        torch.set_num_threads(cfg.sft.threads)
-    paths = RunPaths(Path(cfg.run.root) / cfg.run.name).make()
-    resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
-    # resumed before its first checkpoint: restart at step 0 and drop the stale rows
-    step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
-    save_config(cfg, paths.config)
-    logger = RunLogger(
-        paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step
-    )
-    return paths, logger, resume
+from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data
+from rcgrpo.train.sft_setup import (
+    Stage1Run,
+    cpu_seconds,
+    finish,
+    open_run,
+    print_summary,
+    save_step,
+    start_optimizer,
+)
+from rcgrpo.train.trajectories import Example
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -75,15 +61,14 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
                     model,
                     tokenizer,
                     tasks,
-                    cond,
-                    mode,
-                    cfg.tasks.prompt_style,
-                    cfg.sft.eval_temperature,
-                    1.0,
-                    cfg.sft.eval_max_new_tokens,
-                    cfg.sft.eval_max_context,
-                    cfg.sft.eval_batch_size,
-                    cfg.run.seed,
+                    condition=cond,
+                    mode=mode,
+                    prompt_style=cfg.tasks.prompt_style,
+                    temperature=cfg.sft.eval_temperature,
+                    max_new_tokens=cfg.sft.eval_max_new_tokens,
+                    max_context=cfg.sft.eval_max_context,
+                    batch_size=cfg.sft.eval_batch_size,
+                    seed=cfg.run.seed,
                 )
                 summaries[f"{mode}/{cond}"] = summary
                 suffix = "_low" if cond == "low" else ""
@@ -142,12 +127,6 @@ def train_step(
     }
 
 
-def cpu_seconds() -> float:
-    """User + system CPU time of this process (all threads) so far."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) -> dict:
     """Registry metrics of the steps since the last log line."""
     n = sum(s["n"] for s in window)
@@ -166,49 +145,13 @@ def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) 
     }
 
 
-def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer) -> Path:
-    return save_checkpoint(
-        paths.checkpoints,
-        step,
-        model,
-        tokenizer,
-        optimizer,
-        data_state={"step": step},
-        extra={"stage": cfg.stage},
-        keep_last=cfg.run.keep_checkpoints,
-    )
-
-
-def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
-    """(AdamW, first step): fresh, or restored with the RNG states from ``resume``."""
-    from rcgrpo.train.checkpoint import set_rng_state
-
-    o = cfg.optim
-    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
-    if resume is None:
-        return opt, 0
-    state = load_trainer_state(resume)
-    opt.load_state_dict(state["optimizer"])
-    set_rng_state(state["rng"])
-    return opt, int(state["step"])
-
-
-def train(
-    cfg: SFTConfig,
-    model,
-    tokenizer,
-    examples: list[Example],
-    eval_tasks,
-    conditions,
-    paths: RunPaths,
-    logger: RunLogger,
-    resume: Path | None = None,
-) -> dict:
+def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) -> dict:
     """The optimisation loop (module docstring); returns the last logged metrics."""
     from tqdm.auto import tqdm
 
     from rcgrpo.policy.models import save_policy
 
+    cfg, model, tokenizer, paths = run.cfg, run.model, run.tokenizer, run.paths
     o = cfg.optim
     stream = BatchStream(
         examples,
@@ -218,7 +161,7 @@ def train(
         cfg.sft.length_curriculum,
     )
     total = cfg.run.steps or math.ceil(cfg.sft.epochs * stream.per_epoch)
-    opt, step = start_optimizer(cfg, model, resume)
+    opt, step = start_optimizer(cfg, model, run.resume)
     weak_step = round(cfg.sft.weak_snapshot_frac * total) or None
     window, bad, metrics, t0 = [], 0, {}, time.perf_counter()
     model.train()
@@ -231,7 +174,10 @@ def train(
         )
         bad = 0 if window[-1]["finite"] else bad + 1
         if bad >= cfg.run.max_nonfinite:
-            raise FloatingPointError(f"{bad} consecutive non-finite steps at step {step}")
+            raise NonFiniteError(
+                f"stopping at step {step + 1}: {bad} consecutive steps with a non-finite loss or "
+                f"gradient (run.max_nonfinite = {cfg.run.max_nonfinite}; updates were skipped)"
+            )
         step += 1
         bar.update(1)
         if due(step, cfg.run.log_every, total):
@@ -240,8 +186,8 @@ def train(
                 loss=f"{metrics['loss/sft']:.3f}", acc=f"{metrics['sft/token_acc']:.3f}"
             )
             if due(step, cfg.run.eval_every, total):
-                metrics |= evaluate(cfg, model, tokenizer, eval_tasks, conditions)[0]
-            logger.log(step, metrics)
+                metrics |= evaluate(cfg, model, tokenizer, run.eval_tasks, conditions)[0]
+            run.logger.log(step, metrics)
             window, t0 = [], time.perf_counter()
         if step == weak_step:
             save_policy(model, tokenizer, paths.root / "weak")
@@ -255,97 +201,20 @@ def train(
 # --------------------------------------------------------------------------- run
 def run_sft(cfg: SFTConfig) -> dict:
     """Plain SFT on expert trajectories (no reward token); returns the run summary."""
-    cfg.validate()
-    cpu0, wall0 = cpu_seconds(), time.perf_counter()
-    paths, logger, resume = setup_run(cfg)
-    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
-    model, tokenizer = init_policy(cfg, train_tasks, resume)
-    trajs = expert_data(cfg, train_tasks, tokenizer)
+    run = open_run(cfg)
+    trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
     experts = [t for t in trajs if t.reward == 1]
-    examples, dropped = encode_examples(experts, tokenizer, False, cfg.sft.max_length)
+    examples, dropped = encode_examples(experts, run.tokenizer, False, run.cfg.sft.max_length)
     data = {
         "expert_trajectories": len(trajs),
         "expert_reward_0": len(trajs) - len(experts),
         "examples": len(examples),
         "dropped_too_long": dropped,
     }
-    metrics = train(cfg, model, tokenizer, examples, eval_tasks, ("none",), paths, logger, resume)
-    return finish(cfg, paths, logger, data, metrics, cpu0, wall0)
-
-
-def finish(
-    cfg: SFTConfig,
-    paths: RunPaths,
-    logger: RunLogger,
-    data: dict,
-    metrics: dict,
-    cpu0: float,
-    wall0: float,
-) -> dict:
-    """Write ``summary.json`` (data counts, final metrics, CPU and wall time); close the logger."""
-    logger.close()
-    summary = {
-        "stage": cfg.stage,
-        "run": str(paths.root),
-        "final_model": str(paths.root / "final"),
-        "data": data,
-        "final_metrics": metrics,
-        "cpu_s": cpu_seconds() - cpu0,
-        "wall_s": time.perf_counter() - wall0,
-        "config": to_dict(cfg),
-    }
-    (paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return summary
-
-
-def parse_cli(argv: list[str], stage: str, prog: str) -> SFTConfig:
-    """``--preset NAME`` → ``--config FILE`` → flags (module docstring of sft_config)."""
-    import tyro
-
-    from rcgrpo.train.config import load_json_config
-    from rcgrpo.train.sft_config import PRESETS, preset
-
-    rest, name, config_file = [], f"{stage}-synth-cpu", None
-    it = iter(argv)
-    for arg in it:
-        if arg in ("--preset", "--config"):
-            value = next(it, None)
-            if value is None:
-                raise SystemExit(f"{prog}: {arg} needs a value")
-            name, config_file = (value, config_file) if arg == "--preset" else (name, value)
-        else:
-            rest.append(arg)
-    if "-h" in rest or "--help" in rest:
-        print(
-            f"--preset NAME   one of {sorted(PRESETS)} (default {name})\n"
-            f"--config FILE   JSON overrides (strict keys)\n"
-        )
-    base = preset(name)
-    if config_file:
-        base = load_json_config(SFTConfig, config_file, base=base)
-    cfg = tyro.cli(SFTConfig, args=rest, default=base, prog=prog)
-    if cfg.stage != stage:
-        raise SystemExit(f"{prog}: the config has stage={cfg.stage!r}; use the {cfg.stage} command")
-    return cfg.validate()
-
-
-def print_summary(summary: dict) -> None:
-    m = summary["final_metrics"]
-    evals = {k: round(v, 4) for k, v in m.items() if k.startswith(("sft/eval", "reward/eval"))}
-    print(
-        json.dumps(
-            {
-                "run": summary["run"],
-                "final_model": summary["final_model"],
-                "cpu_s": round(summary["cpu_s"], 1),
-                "data": summary["data"],
-                **evals,
-            }
-        )
-    )
+    return finish(run, data, train(run, examples, ("none",)))
 
 
 def main(argv: list[str]) -> int:
-    """``python -m rcgrpo sft [--preset NAME] [--config FILE] [--section.field VALUE ...]``."""
-    print_summary(run_sft(parse_cli(argv, "sft", "python -m rcgrpo sft")))
-    return 0
+    """``python -m rcgrpo sft [--preset NAME] [--config FILE] [--section.field VALUE ...]``;
+    exit 2 on a config error, 3 on a non-finite stop (:mod:`rcgrpo.train.cli`)."""
+    return run_command("sft", lambda: print_summary(run_sft(parse_cli("sft", argv))))

@@ -1,9 +1,12 @@
-"""Config of Stage 1 (SFT and RCTP-FT): shared sections of :mod:`rcgrpo.train.config` plus
-two of its own, and named presets.
+"""Config of Stage 1: :class:`SFTConfig` (``python -m rcgrpo sft``) and :class:`RCTPConfig`
+(``rctp``, which adds the ``failures`` section), the shared sections of
+:mod:`rcgrpo.train.config` plus ``sft`` of their own, and named presets.
 
-Loading order (as for every rcgrpo config): ``--preset NAME`` → ``--config file.json``
-(strict: an unknown key is an error naming its dotted path) → command-line flags (tyro, e.g.
-``--optim.lr 3e-4 --sft.epochs 1``). The resolved config is written to the run folder.
+Loading order (as for every rcgrpo config, :mod:`rcgrpo.train.cli`): ``--preset NAME`` →
+``--config file.json`` (strict: an unknown key is an error naming its dotted path) →
+command-line flags (e.g. ``--optim.lr 3e-4 --sft.epochs 1``); checked by
+:func:`rcgrpo.train.validate.validate_config`. The resolved config (``sft.amp`` resolved,
+:mod:`rcgrpo.precision`) is written to the run folder.
 
 Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, batch 16,
 2 epochs; RCTP-FT lr 1e-5, batch 16, 5 epochs; AdamW. The ``*-bfcl-gpu`` presets use them.
@@ -20,12 +23,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rcgrpo.train.config import ModelConfig, OptimConfig, RunConfig, TaskConfig, from_dict
+from rcgrpo.train.errors import ConfigError
 
-STAGES = ("sft", "rctp")
-SCHEDULES = ("cosine", "linear", "constant", "wsd")
-EPISODE_MODES = ("multi_turn", "combined")
-EVAL_CONDITIONS = ("none", "high", "low")
-AMP_MODES = ("none", "bf16")
+
+@dataclass
+class Stage1ModelConfig(ModelConfig):
+    """The model Stage 1 starts from, and its dtype and device."""
+
+    path: str = "tiny"
+    """A preset name of ``rcgrpo.policy.models.PRESETS`` (tiny | small | micro) trains from
+    scratch; otherwise a checkpoint folder or Hugging Face causal-LM path (RCTP-FT on CPU:
+    the SFT checkpoint; the paper: the base model, e.g. ``Qwen/Qwen2.5-7B-Instruct``)."""
 
 
 @dataclass
@@ -38,8 +46,9 @@ class StageConfig:
     batch_size: int = 16
     """Sequences per optimizer step (paper: 16)."""
     schedule: str = "cosine"
-    """Learning-rate decay after the linear warm-up (``optim.warmup_steps``):
-    cosine | linear | constant | wsd (constant, then linear over the last ``decay_frac``)."""
+    """Learning-rate decay after the linear warm-up (``optim.warmup_steps``), a name of
+    ``rcgrpo.schedules.SCHEDULES``: cosine | linear | constant | wsd (constant, then linear
+    over the last ``decay_frac``)."""
     min_lr_ratio: float = 0.1
     """Final learning rate as a fraction of ``optim.lr`` (cosine / linear / wsd)."""
     decay_frac: float = 0.2
@@ -51,12 +60,15 @@ class StageConfig:
     """Weight of an extra next-token loss on the NON-assistant tokens (system, user, tool
     outputs). 0 = assistant tokens only, as the paper (and the GPU presets). A model trained
     from scratch has no pre-training; this adds it (see the README section Stage 1)."""
-    amp: str = "none"
-    """Mixed precision of the training forward/backward: none | bf16 (``torch.autocast``;
-    parameters and AdamW state stay in ``model.dtype``). bf16 halves the CPU time of a
-    step on CPUs with AVX512-BF16 / AMX (measured 2.0x for the tiny preset)."""
+    amp: str = "auto"
+    """Precision of the training forward: auto | bf16 (``torch.autocast``) | fp32 | none (no
+    autocast); parameters and AdamW state stay in ``model.dtype``. auto = bf16 where it is
+    native (CUDA with bf16, a CPU with AVX512-BF16 / AMX), else fp32 (``rcgrpo.precision``:
+    emulated bf16 makes an AVX2 CPU ~10x slower); the choice and its reason are printed and
+    written to ``summary.json``."""
     modes: tuple[str, ...] = ("multi_turn", "combined")
-    """Episode modes every training trajectory is rendered in. The paper trains Stage 1 on
+    """Episode modes (``rcgrpo.policy.rollout.MODES``) every training trajectory is rendered
+    in. The paper trains Stage 1 on
     separate turns (multi_turn) and runs RL on combined prompts; a model trained from
     scratch has never seen a combined prompt, so the CPU presets use both renderings (one
     example per task and mode) and RL starts on-distribution."""
@@ -117,64 +129,31 @@ class FailureConfig:
 
 @dataclass
 class SFTConfig:
-    """Stage 1: plain SFT on expert trajectories, or RCTP-FT on a 1:1 success/failure mix."""
+    """Stage 1, plain SFT on expert trajectories (no reward token): ``rcgrpo sft``."""
 
     stage: str = "sft"
-    """sft (expert trajectories, no reward token) | rctp (1:1 mix, reward goal by label)."""
-    model: ModelConfig = field(default_factory=ModelConfig)
-    """Starting model: a preset name of ``rcgrpo.policy.models.PRESETS`` (tiny | small |
-    micro) trains from scratch; otherwise a checkpoint folder or Hugging Face path (RCTP-FT:
-    the SFT checkpoint)."""
+    """The command this config is for (recorded in config.json): sft | rctp."""
+    model: Stage1ModelConfig = field(default_factory=Stage1ModelConfig)
     tasks: TaskConfig = field(default_factory=lambda: TaskConfig(max_turns=2))
     sft: StageConfig = field(default_factory=StageConfig)
-    failures: FailureConfig = field(default_factory=FailureConfig)
     optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=1e-5))
-    """AdamW. ``inner_epochs`` and ``minibatches`` are RL-only and ignored here."""
     run: RunConfig = field(default_factory=lambda: RunConfig(steps=0, eval_every=0))
 
-    def validate(self) -> SFTConfig:
-        """Check the enums and ranges; returns self."""
-        _choice("stage", self.stage, STAGES)
-        _choice("sft.schedule", self.sft.schedule, SCHEDULES)
-        _choice("sft.amp", self.sft.amp, AMP_MODES)
-        _choice("tasks.source", self.tasks.source, ("synth", "bfcl"))
-        _choice("tasks.mode", self.tasks.mode, EPISODE_MODES)
-        for name in ("modes", "eval_modes"):
-            values = getattr(self.sft, name)
-            if not values or any(m not in EPISODE_MODES for m in values):
-                raise ValueError(f"sft.{name} must be a non-empty subset of {EPISODE_MODES}")
-        for name in ("batch_size", "max_length", "eval_max_new_tokens", "eval_batch_size"):
-            if getattr(self.sft, name) < 1:
-                raise ValueError(f"sft.{name} must be >= 1")
-        if not (self.sft.epochs > 0 or self.run.steps > 0):
-            raise ValueError("sft.epochs must be > 0 (or run.steps > 0)")
-        if not 0.0 <= self.sft.weak_snapshot_frac < 1.0:
-            raise ValueError("sft.weak_snapshot_frac must be in [0, 1)")
-        if not 0.0 <= self.sft.length_curriculum <= 1.0:
-            raise ValueError("sft.length_curriculum must be in [0, 1]")
-        if self.sft.prompt_loss_weight < 0:
-            raise ValueError("sft.prompt_loss_weight must be >= 0")
-        if not 0.0 < self.sft.decay_frac <= 1.0:
-            raise ValueError("sft.decay_frac must be in (0, 1]")
-        if not 0.0 <= self.sft.min_lr_ratio <= 1.0:
-            raise ValueError("sft.min_lr_ratio must be in [0, 1]")
-        if self.failures.max_rounds < 1 or self.failures.temperature < 0:
-            raise ValueError("failures.max_rounds must be >= 1 and failures.temperature >= 0")
-        return self
+
+@dataclass
+class RCTPConfig(SFTConfig):
+    """Stage 1, RCTP-FT on a 1:1 success/failure mix, reward goal by label: ``rcgrpo rctp``."""
+
+    stage: str = "rctp"
+    failures: FailureConfig = field(default_factory=FailureConfig)
 
 
-def _choice(name: str, value: Any, options: tuple[str, ...]) -> None:
-    if value not in options:
-        raise ValueError(f"{name} must be one of {options}, got {value!r}")
-
-
-def _preset(**sections: dict[str, Any]) -> SFTConfig:
-    return from_dict(SFTConfig, sections)
+def _preset(cls: type[SFTConfig], **sections: dict[str, Any]) -> SFTConfig:
+    return from_dict(cls, sections)
 
 
 _SYNTH_TASKS = {
     "source": "synth",
-    "mode": "combined",
     "prompt_style": "compact",
     "num_train": 10000,
     "num_eval": 200,
@@ -184,8 +163,8 @@ _SYNTH_TASKS = {
 _SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["combined"]}
 """CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
 a multi_turn episode, so Stage 1 spends its 15 CPU minutes on the combined rendering."""
-_BFCL_GPU_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "bfcl"}
-_BFCL_TINY_TASKS = {"source": "bfcl", "mode": "combined", "prompt_style": "compact"}
+_BFCL_GPU_TASKS = {"source": "bfcl", "prompt_style": "bfcl"}
+_BFCL_TINY_TASKS = {"source": "bfcl", "prompt_style": "compact"}
 _GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
 _PAPER_OPTIM = {"lr": 1e-5, "weight_decay": 0.0, "warmup_steps": 10}
 _GPU_SFT = {
@@ -203,7 +182,7 @@ PRESETS: dict[str, SFTConfig] = {
     # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
     # Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.
     "sft-synth-cpu": _preset(
-        stage="sft",
+        SFTConfig,
         model={"path": "tiny"},
         tasks=_SYNTH_TASKS,
         sft={
@@ -213,7 +192,7 @@ PRESETS: dict[str, SFTConfig] = {
             "weak_snapshot_frac": 0.25,
             "vocab_size": 1024,
             "prompt_loss_weight": 1.0,
-            "amp": "bf16",
+            "amp": "auto",
             "length_curriculum": 0.5,
             "schedule": "wsd",
             "decay_frac": 0.2,
@@ -228,10 +207,10 @@ PRESETS: dict[str, SFTConfig] = {
         },
     ),
     "rctp-synth-cpu": _preset(
-        stage="rctp",
+        RCTPConfig,
         model={"path": "runs/stage1/sft-synth/final"},
         tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "bf16"},
+        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "auto"},
         failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
         optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
         run={
@@ -244,7 +223,7 @@ PRESETS: dict[str, SFTConfig] = {
     ),
     # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
     "sft-bfcl-tiny": _preset(
-        stage="sft",
+        SFTConfig,
         model={"path": "tiny"},
         tasks=_BFCL_TINY_TASKS,
         sft={
@@ -264,7 +243,7 @@ PRESETS: dict[str, SFTConfig] = {
         },
     ),
     "rctp-bfcl-tiny": _preset(
-        stage="rctp",
+        RCTPConfig,
         model={"path": "runs/stage1/sft-bfcl-tiny/final"},
         tasks=_BFCL_TINY_TASKS,
         sft={
@@ -286,7 +265,7 @@ PRESETS: dict[str, SFTConfig] = {
     ),
     # GPU: the paper's Stage 1 on BFCL with a real model (separate turns, paper values).
     "sft-bfcl-gpu": _preset(
-        stage="sft",
+        SFTConfig,
         model=_GPU_MODEL,
         tasks=_BFCL_GPU_TASKS,
         sft={**_GPU_SFT, "epochs": 2.0},
@@ -294,7 +273,7 @@ PRESETS: dict[str, SFTConfig] = {
         run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
     ),
     "rctp-bfcl-gpu": _preset(
-        stage="rctp",
+        RCTPConfig,
         model=_GPU_MODEL,
         tasks=_BFCL_GPU_TASKS,
         sft={**_GPU_SFT, "epochs": 5.0},
@@ -308,11 +287,12 @@ experts, as the paper does (its failures are the base model's rollouts at τ = 0
 
 
 def preset(name: str) -> SFTConfig:
-    """A fresh copy of preset ``name``."""
-    _choice("preset", name, tuple(PRESETS))
+    """A fresh copy of preset ``name`` (an :class:`SFTConfig` or :class:`RCTPConfig`)."""
+    if name not in PRESETS:
+        raise ConfigError(f"config: preset must be one of {sorted(PRESETS)}, got {name!r}")
     return copy.deepcopy(PRESETS[name])
 
 
 def with_overrides(cfg: SFTConfig, **sections: dict[str, Any]) -> SFTConfig:
     """``cfg`` updated section-wise (strict keys), e.g. ``with_overrides(c, run={"seed": 1})``."""
-    return from_dict(SFTConfig, sections, base=dataclasses.replace(cfg))
+    return from_dict(type(cfg), sections, base=dataclasses.replace(cfg))

@@ -1,17 +1,21 @@
-"""Start-up validation of a :class:`~rcgrpo.train.config.TrainConfig`.
+"""Start-up validation of every training config: :class:`~rcgrpo.train.config.TrainConfig`
+(RL) and the Stage-1 :class:`~rcgrpo.train.sft_config.SFTConfig` / ``RCTPConfig``.
 
 Runs before anything is loaded, so a typo costs a second, not a rollout. Every problem is
-a :class:`ConfigError` (a ``ValueError``) with ONE line naming the dotted key, the rule and the value, e.g.
-``config: algo.conditioning must be one of ['high', 'iid', 'low', 'none', 'stratified'],
-got 'idd'``. Three kinds of checks:
+a :class:`ConfigError` (a ``ValueError``) with ONE line naming the dotted key, the rule and
+the value, e.g. ``config: algo.conditioning must be one of ['high', 'iid', 'low', 'none',
+'stratified'], got 'idd'``. Three kinds of checks, in this order:
 
 - types: every field against its annotation (a JSON string where a number belongs, a
   float step count, a bool given as 0/1 ...);
 - enums: string choices against the registry of the module that implements them (the
-  registry IS the list of valid values, so adding an aggregation mode or a group filter
-  needs no change here);
+  registry IS the list of valid values, so adding an aggregation mode, a group filter or
+  an lr schedule needs no change here);
 - ranges and cross-field rules (G >= 2, probabilities in [0, 1], ``seed_block`` dividing
   the prompts, ...). World-size rules are checked by the trainer once it knows the world.
+
+The rules of the sections both stages share are written once (``shared``); each stage
+adds its own.
 """
 
 from __future__ import annotations
@@ -23,14 +27,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from rcgrpo.train.config import TrainConfig
+from rcgrpo.train.errors import ConfigError
+from rcgrpo.train.sft_config import SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
 TASK_SOURCES = ("synth", "bfcl")  # sources with a train / held-out split (Stage 1 + 2)
 
-
-class ConfigError(ValueError):
-    """A config value the trainer cannot run with (the message names the key)."""
+__all__ = ["ConfigError", "check_types", "validate_config", "validate_world"]
 
 
 def _fail(key: str, rule: str, value: Any) -> None:
@@ -73,25 +77,38 @@ def check_types(obj: Any, prefix: str = "") -> None:
 
 
 # ------------------------------------------------------------------------------ enums
-def _registries() -> dict[str, Iterable[str]]:
-    """Dotted key -> the registry its value must name (imported lazily)."""
-    from rcgrpo.advantages import SCALES
-    from rcgrpo.aggregation import AGG_MODES
-    from rcgrpo.conditioning import SCHEMES
+def _registries(stage: str) -> dict[str, Iterable[str]]:
+    """Dotted key -> the registry its value must name (imported lazily), for ``stage``
+    (rl | stage1)."""
     from rcgrpo.env.synth import SYNTH_PRESETS
-    from rcgrpo.kl import KL_ESTIMATORS
-    from rcgrpo.losses import RATIO_AGAINST, RATIO_LEVELS
-    from rcgrpo.policy.evaluate import CONDITIONS
     from rcgrpo.policy.render import PROMPT_STYLES
     from rcgrpo.policy.rollout import MODES
-    from rcgrpo.train.filters import GROUP_FILTERS
 
-    return {
+    shared = {
         "model.dtype": DTYPES,
         "model.device": DEVICES,
         "tasks.source": TASK_SOURCES,
-        "tasks.mode": MODES,
         "tasks.prompt_style": PROMPT_STYLES,
+    }
+    if stage == "stage1":
+        from rcgrpo.precision import AMP_CHOICES
+        from rcgrpo.schedules import SCHEDULES
+
+        return shared | {
+            "sft.schedule": SCHEDULES,
+            "sft.amp": AMP_CHOICES,
+            "sft.synth_preset": SYNTH_PRESETS,
+        }
+    from rcgrpo.advantages import SCALES
+    from rcgrpo.aggregation import AGG_MODES
+    from rcgrpo.conditioning import SCHEMES
+    from rcgrpo.kl import KL_ESTIMATORS
+    from rcgrpo.losses import RATIO_AGAINST, RATIO_LEVELS
+    from rcgrpo.policy.evaluate import CONDITIONS
+    from rcgrpo.train.filters import GROUP_FILTERS
+
+    return shared | {
+        "tasks.mode": MODES,
         "tasks.synth_preset": SYNTH_PRESETS,
         "algo.conditioning": SCHEMES,
         "algo.eval_condition": CONDITIONS,
@@ -104,7 +121,14 @@ def _registries() -> dict[str, Iterable[str]]:
     }
 
 
-def _get(cfg: TrainConfig, key: str) -> Any:
+def _subset_registries() -> dict[str, Iterable[str]]:
+    """Stage 1: dotted key -> the registry each element of its non-empty tuple must name."""
+    from rcgrpo.policy.rollout import MODES
+
+    return {"sft.modes": MODES, "sft.eval_modes": MODES}
+
+
+def _get(cfg: Any, key: str) -> Any:
     value: Any = cfg
     for part in key.split("."):
         value = getattr(value, part)
@@ -112,49 +136,83 @@ def _get(cfg: TrainConfig, key: str) -> Any:
 
 
 # ------------------------------------------------------------------------------ ranges
-_RANGES: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
-    ("tasks.num_train", lambda v: v >= 1, "must be >= 1"),
-    ("tasks.num_eval", lambda v: v >= 1, "must be >= 1"),
-    ("tasks.max_turns", lambda v: v >= 1, "must be >= 1"),
-    ("tasks.max_calls_per_turn", lambda v: v >= 1, "must be >= 1"),
-    ("rollout.group_size", lambda v: v >= 2, "must be >= 2 (a group needs two rollouts)"),
-    ("rollout.prompts_per_step", lambda v: v >= 1, "must be >= 1"),
-    ("rollout.temperature", lambda v: v > 0, "must be > 0 (training samples)"),
-    ("rollout.top_p", lambda v: 0 < v <= 1, "must be in (0, 1]"),
-    ("rollout.max_new_tokens", lambda v: v >= 1, "must be >= 1"),
-    ("rollout.max_context", lambda v: v >= 2, "must be >= 2"),
-    ("rollout.max_steps_per_turn", lambda v: v >= 1, "must be >= 1"),
-    ("rollout.eval_temperature", lambda v: v >= 0, "must be >= 0 (0 = greedy)"),
-    ("rollout.max_batch", lambda v: v >= 1, "must be >= 1"),
-    ("rollout.seed_block", lambda v: v >= 0, "must be >= 0"),
-    ("algo.p_high", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
-    ("algo.adv_ddof", lambda v: v in (0, 1), "must be 0 (population, paper) or 1"),
-    ("algo.eps_stab", lambda v: v >= 0, "must be >= 0"),
-    ("algo.clip_low", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
-    ("algo.clip_high", lambda v: v >= 0, "must be >= 0"),
-    ("algo.kl_beta", lambda v: v >= 0, "must be >= 0"),
-    ("algo.entropy_coef", lambda v: v >= 0, "must be >= 0"),
-    ("algo.norm_length", lambda v: v >= 0, "must be >= 0 (0 = rollout.max_context)"),
-    ("algo.max_resample_rounds", lambda v: v >= 0, "must be >= 0"),
+Rule = tuple[str, Callable[[Any], bool], str]
+_GE1, _GE0 = (lambda v: v >= 1), (lambda v: v >= 0)
+
+_SHARED: tuple[Rule, ...] = (
+    ("tasks.num_train", _GE1, "must be >= 1"),
+    ("tasks.num_eval", _GE1, "must be >= 1"),
+    ("tasks.max_turns", _GE1, "must be >= 1"),
+    ("tasks.max_calls_per_turn", _GE1, "must be >= 1"),
     ("optim.lr", lambda v: v > 0, "must be > 0"),
-    ("optim.weight_decay", lambda v: v >= 0, "must be >= 0"),
+    ("optim.weight_decay", _GE0, "must be >= 0"),
     ("optim.betas", lambda v: all(0 <= b < 1 for b in v), "must lie in [0, 1)"),
     ("optim.max_grad_norm", lambda v: v > 0, "must be > 0"),
-    ("optim.inner_epochs", lambda v: v >= 1, "must be >= 1"),
-    ("optim.minibatches", lambda v: v >= 1, "must be >= 1"),
-    ("optim.warmup_steps", lambda v: v >= 0, "must be >= 0"),
-    ("optim.micro_batch", lambda v: v >= 0, "must be >= 0 (0 = whole minibatch)"),
-    ("run.steps", lambda v: v >= 1, "must be >= 1"),
-    ("run.log_every", lambda v: v >= 1, "must be >= 1"),
-    ("run.eval_every", lambda v: v >= 0, "must be >= 0 (0 = only at the end)"),
-    ("run.checkpoint_every", lambda v: v >= 0, "must be >= 0 (0 = only at the end)"),
-    ("run.keep_checkpoints", lambda v: v >= 1, "must be >= 1"),
-    ("run.max_nonfinite", lambda v: v >= 1, "must be >= 1"),
+    ("optim.warmup_steps", _GE0, "must be >= 0"),
+    ("run.log_every", _GE1, "must be >= 1"),
+    ("run.eval_every", _GE0, "must be >= 0 (0 = only at the end)"),
+    ("run.checkpoint_every", _GE0, "must be >= 0 (0 = only at the end)"),
+    ("run.keep_checkpoints", _GE1, "must be >= 1"),
+    ("run.max_nonfinite", _GE1, "must be >= 1"),
     ("run.name", lambda v: v.strip() != "" and "/" not in v, "must be a non-empty folder name"),
 )
 
+_RL: tuple[Rule, ...] = (
+    ("rollout.group_size", lambda v: v >= 2, "must be >= 2 (a group needs two rollouts)"),
+    ("rollout.prompts_per_step", _GE1, "must be >= 1"),
+    ("rollout.temperature", lambda v: v > 0, "must be > 0 (training samples)"),
+    ("rollout.top_p", lambda v: 0 < v <= 1, "must be in (0, 1]"),
+    ("rollout.max_new_tokens", _GE1, "must be >= 1"),
+    ("rollout.max_context", lambda v: v >= 2, "must be >= 2"),
+    ("rollout.max_steps_per_turn", _GE1, "must be >= 1"),
+    ("rollout.eval_temperature", _GE0, "must be >= 0 (0 = greedy)"),
+    ("rollout.max_batch", _GE1, "must be >= 1"),
+    ("rollout.seed_block", _GE0, "must be >= 0"),
+    ("algo.p_high", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("algo.adv_ddof", lambda v: v in (0, 1), "must be 0 (population, paper) or 1"),
+    ("algo.eps_stab", _GE0, "must be >= 0"),
+    ("algo.clip_low", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("algo.clip_high", _GE0, "must be >= 0"),
+    ("algo.kl_beta", _GE0, "must be >= 0"),
+    ("algo.entropy_coef", _GE0, "must be >= 0"),
+    ("algo.norm_length", _GE0, "must be >= 0 (0 = rollout.max_context)"),
+    ("algo.max_resample_rounds", _GE0, "must be >= 0"),
+    ("optim.inner_epochs", _GE1, "must be >= 1"),
+    ("optim.minibatches", _GE1, "must be >= 1"),
+    ("optim.micro_batch", _GE0, "must be >= 0 (0 = whole minibatch)"),
+    ("run.steps", _GE1, "must be >= 1"),
+)
 
-def _cross_checks(cfg: TrainConfig) -> None:
+_STAGE1: tuple[Rule, ...] = (
+    ("sft.epochs", _GE0, "must be >= 0"),
+    ("sft.batch_size", _GE1, "must be >= 1"),
+    ("sft.min_lr_ratio", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("sft.decay_frac", lambda v: 0 < v <= 1, "must be in (0, 1]"),
+    ("sft.length_curriculum", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("sft.prompt_loss_weight", _GE0, "must be >= 0"),
+    ("sft.max_length", _GE1, "must be >= 1"),
+    ("sft.vocab_size", _GE1, "must be >= 1"),
+    ("sft.eval_temperature", _GE0, "must be >= 0 (0 = greedy)"),
+    ("sft.eval_max_new_tokens", _GE1, "must be >= 1"),
+    ("sft.eval_max_context", lambda v: v >= 2, "must be >= 2"),
+    ("sft.eval_batch_size", _GE1, "must be >= 1"),
+    ("sft.weak_snapshot_frac", lambda v: 0 <= v < 1, "must be in [0, 1)"),
+    ("sft.threads", _GE0, "must be >= 0 (0 = torch's default)"),
+    ("run.steps", _GE0, "must be >= 0 (0 = sft.epochs)"),
+)
+
+_RCTP: tuple[Rule, ...] = (
+    ("failures.temperature", _GE0, "must be >= 0 (0 = greedy)"),
+    ("failures.top_p", lambda v: 0 < v <= 1, "must be in (0, 1]"),
+    ("failures.max_new_tokens", _GE1, "must be >= 1"),
+    ("failures.max_context", lambda v: v >= 2, "must be >= 2"),
+    ("failures.max_rounds", _GE1, "must be >= 1"),
+    ("failures.num_tasks", _GE0, "must be >= 0 (0 = all training tasks)"),
+    ("failures.batch_size", _GE1, "must be >= 1"),
+)
+
+
+def _rl_cross_checks(cfg: TrainConfig) -> None:
     r = cfg.rollout
     if r.seed_block and r.prompts_per_step % r.seed_block:
         _fail(
@@ -173,18 +231,44 @@ def _cross_checks(cfg: TrainConfig) -> None:
         _fail("init", "must name a checkpoint folder, model path or tiny preset", cfg.init)
 
 
-def validate_config(cfg: TrainConfig) -> TrainConfig:
-    """Raise a one-line ``ValueError`` naming the first bad key; return ``cfg`` unchanged."""
+def _stage1_cross_checks(cfg: SFTConfig) -> None:
+    expected = type(cfg).stage  # the dataclass default: sft | rctp
+    if cfg.stage != expected:
+        _fail(
+            "stage", f"must be {expected!r} for {type(cfg).__name__} (rcgrpo {expected})", cfg.stage
+        )
+    for key, options in _subset_registries().items():
+        value = _get(cfg, key)
+        if not value or any(v not in options for v in value):
+            _fail(key, f"must be a non-empty subset of {sorted(options)}", value)
+    if not (cfg.sft.epochs > 0 or cfg.run.steps > 0):
+        _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
+
+
+def _plan(cfg: Any) -> tuple[str, tuple[Rule, ...], Callable[[Any], None]]:
+    """(registry set, range rules, cross checks) of ``cfg``'s stage."""
+    if isinstance(cfg, TrainConfig):
+        return "rl", _SHARED + _RL, _rl_cross_checks
+    if isinstance(cfg, SFTConfig):
+        rctp = _RCTP if hasattr(cfg, "failures") else ()
+        return "stage1", _SHARED + _STAGE1 + rctp, _stage1_cross_checks
+    raise TypeError(f"no validation for {type(cfg).__name__}")
+
+
+def validate_config(cfg: Any) -> Any:
+    """Raise a one-line :class:`ConfigError` naming the first bad key (types, then
+    registries, then ranges and cross-field rules); return ``cfg`` unchanged."""
     check_types(cfg)
-    for key, options in _registries().items():
+    stage, rules, cross_checks = _plan(cfg)
+    for key, options in _registries(stage).items():
         value = _get(cfg, key)
         if value not in options:
             _fail(key, f"must be one of {sorted(options)}", value)
-    for key, ok, rule in _RANGES:
+    for key, ok, rule in rules:
         value = _get(cfg, key)
         if not ok(value):
             _fail(key, rule, value)
-    _cross_checks(cfg)
+    cross_checks(cfg)
     return cfg
 
 

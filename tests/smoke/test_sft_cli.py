@@ -14,6 +14,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.metrics import METRICS
 from rcgrpo.policy.models import build_tiny_policy
+from rcgrpo.precision import probe_host, resolve_amp
 
 COMMON = [
     "--model.path",
@@ -62,7 +63,7 @@ def _params(path):
 
 def test_sft_then_rctp_cli(tmp_path):
     sft_run, rctp_run = tmp_path / "sft", tmp_path / "rctp"
-    _cli(
+    done = _cli(
         "sft",
         *COMMON,
         "--sft.vocab-size",
@@ -80,6 +81,11 @@ def test_sft_then_rctp_cli(tmp_path):
         "--run.name",
         "sft",
     )
+    # sft.amp auto: resolved on this machine, printed, in summary.json and the resolved config
+    precision = json.loads((sft_run / "summary.json").read_text())["precision"]
+    assert precision == resolve_amp("auto", probe_host("cpu")).as_dict()
+    assert json.loads((sft_run / "config.json").read_text())["sft"]["amp"] == precision["amp"]
+    assert f"rcgrpo sft: precision {precision['amp']} (auto: {precision['reason']})" in done.stdout
     rows = _rows(sft_run / "metrics.jsonl")
     assert [r["step"] for r in rows] == [1, 2, 3]  # 12 tasks x 2 modes / batch 8
     for key in ("loss/sft", "sft/tokens_per_s", "policy/lr", "sft/eval_multi_turn"):

@@ -7,9 +7,10 @@ import json
 
 import pytest
 
+from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, to_dict
 from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset
-from rcgrpo.train.rl import main, parse_cli
+from rcgrpo.train.rl import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
 
@@ -106,6 +107,7 @@ def test_parse_cli_layers_preset_config_file_and_flags(tmp_path):
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"algo": {"kl_beta": 0.05}, "rollout": {"group_size": 4}}))
     cfg = parse_cli(
+        "train",
         [
             "--preset",
             "cpu-grpo",
@@ -117,7 +119,7 @@ def test_parse_cli_layers_preset_config_file_and_flags(tmp_path):
             "2",
             "--init",
             "x/y",
-        ]
+        ],
     )
     assert (cfg.preset, cfg.init, cfg.algo.kl_beta, cfg.rollout.group_size) == (
         "cpu-grpo",
@@ -126,7 +128,7 @@ def test_parse_cli_layers_preset_config_file_and_flags(tmp_path):
         3,
     )
     assert cfg.run.name == "cpu-grpo-s2" and cfg.run.seed == 2
-    assert dataclasses.asdict(parse_cli([]))["preset"] == "cpu-rcgrpo"
+    assert dataclasses.asdict(parse_cli("train", []))["preset"] == "cpu-rcgrpo"
 
 
 def test_cli_config_errors_exit_2_with_one_line(tmp_path, capsys):
@@ -134,7 +136,8 @@ def test_cli_config_errors_exit_2_with_one_line(tmp_path, capsys):
     bad.write_text(json.dumps({"algo": {"conditoning": "iid"}}))
     assert main(["--config", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("rcgrpo train: unknown config key 'algo.conditoning'")
+    assert err.startswith(f"rcgrpo train: --config {bad}: unknown key algo.conditoning")
+    assert "did you mean algo.conditioning?" in err
     assert "\n" not in err
     assert main(["--algo.conditioning", "idd", "--run.root", str(tmp_path)]) == 2
     assert "algo.conditioning must be one of" in capsys.readouterr().err

@@ -7,9 +7,12 @@ import torch
 
 from rcgrpo.losses import sft_loss
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.sft import parse_cli, window_metrics
-from rcgrpo.train.sft_config import PRESETS, SFTConfig, preset, with_overrides
+from rcgrpo.train.cli import parse_cli
+from rcgrpo.train.errors import ConfigError
+from rcgrpo.train.sft import window_metrics
+from rcgrpo.train.sft_config import PRESETS, RCTPConfig, SFTConfig, preset, with_overrides
 from rcgrpo.train.sft_data import batch_schedule
+from rcgrpo.train.validate import validate_config
 
 
 def test_batch_schedule_is_a_deterministic_partition_with_little_padding():
@@ -52,8 +55,9 @@ def test_window_metrics_are_registry_names_and_token_weighted():
 
 def test_presets_validate_and_gpu_presets_carry_the_paper_values():
     for name in PRESETS:
-        cfg = preset(name).validate()
+        cfg = validate_config(preset(name))
         assert cfg.stage == name.split("-")[0]
+        assert isinstance(cfg, RCTPConfig) == (cfg.stage == "rctp")
     sft, rctp = preset("sft-bfcl-gpu"), preset("rctp-bfcl-gpu")
     assert (sft.optim.lr, sft.sft.batch_size, sft.sft.epochs) == (1e-5, 16, 2.0)
     assert (rctp.optim.lr, rctp.sft.batch_size, rctp.sft.epochs) == (1e-5, 16, 5.0)
@@ -70,13 +74,13 @@ def test_config_loading_is_strict_and_validated():
     with pytest.raises(ValueError, match=r"unknown config key 'sft\.epoch'"):
         with_overrides(SFTConfig(), sft={"epoch": 1})
     with pytest.raises(ValueError, match="sft.modes"):
-        with_overrides(SFTConfig(), sft={"modes": ["both"]}).validate()
+        validate_config(with_overrides(SFTConfig(), sft={"modes": ["both"]}))
     with pytest.raises(ValueError, match="sft.schedule"):
-        with_overrides(SFTConfig(), sft={"schedule": "step"}).validate()
+        validate_config(with_overrides(SFTConfig(), sft={"schedule": "step"}))
     with pytest.raises(ValueError, match="sft.decay_frac"):
-        with_overrides(SFTConfig(), sft={"schedule": "wsd", "decay_frac": 0.0}).validate()
+        validate_config(with_overrides(SFTConfig(), sft={"schedule": "wsd", "decay_frac": 0.0}))
     with pytest.raises(ValueError, match="sft.length_curriculum"):
-        with_overrides(SFTConfig(), sft={"length_curriculum": 1.5}).validate()
+        validate_config(with_overrides(SFTConfig(), sft={"length_curriculum": 1.5}))
     cfg = with_overrides(preset("sft-synth-cpu"), run={"seed": 3}, sft={"modes": ["combined"]})
     assert cfg.run.seed == 3 and cfg.sft.modes == ("combined",)
 
@@ -85,10 +89,12 @@ def test_cli_preset_then_file_then_flags(tmp_path):
     path = tmp_path / "c.json"
     path.write_text('{"optim": {"lr": 0.01}, "run": {"seed": 7}}')
     argv = ["--preset", "sft-bfcl-tiny", "--config", str(path), "--run.seed", "9"]
-    cfg = parse_cli(argv, "sft", "test")
+    cfg = parse_cli("sft", argv)
     assert cfg.tasks.source == "bfcl" and cfg.optim.lr == 0.01 and cfg.run.seed == 9
-    with pytest.raises(SystemExit):
-        parse_cli(["--preset", "rctp-synth-cpu"], "sft", "test")  # stage mismatch
+    with pytest.raises(ConfigError, match="preset 'rctp-synth-cpu' is a preset of rctp, not sft"):
+        parse_cli("sft", ["--preset", "rctp-synth-cpu"])
+    with pytest.raises(ConfigError, match=r"^config: stage must be 'sft'"):
+        parse_cli("sft", ["--stage", "rctp"])
 
 
 def test_train_step_prompt_weight_adds_the_non_assistant_loss():

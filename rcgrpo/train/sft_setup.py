@@ -1,0 +1,173 @@
+"""Set-up and wrap-up of the Stage-1 trainer (:mod:`rcgrpo.train.sft`, :mod:`rcgrpo.train.rctp`).
+
+``open_run(cfg)`` is the one start of both commands: validate, resolve ``sft.amp``
+(:mod:`rcgrpo.precision`; the choice and its reason are printed), seed, open the run folder
+(``config.json`` = the resolved config) and its logger, load the tasks and the starting
+policy, and find the checkpoint to resume. ``finish`` writes ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import resource
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from rcgrpo.metrics import validate_metric_names
+from rcgrpo.precision import Precision, probe_host, resolve_amp
+from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.config import save_config, to_dict
+from rcgrpo.train.runlog import RunLogger, RunPaths
+from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.sft_data import device_of, init_policy
+from rcgrpo.train.trajectories import load_task_splits
+from rcgrpo.train.validate import validate_config
+
+
+def cpu_seconds() -> float:
+    """User + system CPU time of this process (all threads) so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+@dataclass
+class Stage1Run:
+    """What both Stage-1 commands hold once the run is open (``open_run``)."""
+
+    cfg: SFTConfig
+    """The validated config with ``sft.amp`` resolved (as written to ``config.json``)."""
+    precision: Precision
+    paths: RunPaths
+    logger: RunLogger
+    resume: Path | None
+    """The checkpoint this run continues from (None = a fresh start)."""
+    train_tasks: list
+    eval_tasks: list
+    model: Any
+    tokenizer: Any
+    cpu0: float
+    """Process CPU seconds at start (``summary.json`` reports the difference)."""
+    wall0: float
+
+
+def resolve_precision(cfg: SFTConfig) -> tuple[SFTConfig, Precision]:
+    """``cfg`` with ``sft.amp`` resolved on this machine's training device, and the choice
+    with its reason (:mod:`rcgrpo.precision`)."""
+    precision = resolve_amp(cfg.sft.amp, probe_host(device_of(cfg)))
+    sft = dataclasses.replace(cfg.sft, amp=precision.amp)
+    return dataclasses.replace(cfg, sft=sft), precision
+
+
+def open_run(cfg: SFTConfig) -> Stage1Run:
+    """Validate, resolve the precision (printed), open the run folder, load the tasks and
+    the starting policy — the same start for SFT and RCTP-FT."""
+    validate_config(cfg)
+    cpu0, wall0 = cpu_seconds(), time.perf_counter()
+    cfg, precision = resolve_precision(cfg)
+    print(
+        f"rcgrpo {cfg.stage}: precision {precision.amp} ({precision.requested}: {precision.reason})"
+    )
+    paths, logger, resume = setup_run(cfg)
+    train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
+    model, tokenizer = init_policy(cfg, train_tasks, resume)
+    return Stage1Run(
+        cfg,
+        precision,
+        paths,
+        logger,
+        resume,
+        train_tasks,
+        eval_tasks,
+        model,
+        tokenizer,
+        cpu0,
+        wall0,
+    )
+
+
+def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
+    """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # one "Writing model shards" bar per save is noise
+    random.seed(cfg.run.seed)
+    torch.manual_seed(cfg.run.seed)
+    if cfg.sft.threads > 0:
+        torch.set_num_threads(cfg.sft.threads)
+    paths = RunPaths(Path(cfg.run.root) / cfg.run.name).make()
+    resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
+    # resumed before its first checkpoint: restart at step 0 and drop the stale rows
+    step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
+    save_config(cfg, paths.config)
+    logger = RunLogger(
+        paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step
+    )
+    return paths, logger, resume
+
+
+def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer) -> Path:
+    return save_checkpoint(
+        paths.checkpoints,
+        step,
+        model,
+        tokenizer,
+        optimizer,
+        data_state={"step": step},
+        extra={"stage": cfg.stage},
+        keep_last=cfg.run.keep_checkpoints,
+    )
+
+
+def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
+    """(AdamW, first step): fresh, or restored with the RNG states from ``resume``."""
+    from rcgrpo.train.checkpoint import set_rng_state
+
+    o = cfg.optim
+    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
+    if resume is None:
+        return opt, 0
+    state = load_trainer_state(resume)
+    opt.load_state_dict(state["optimizer"])
+    set_rng_state(state["rng"])
+    return opt, int(state["step"])
+
+
+def finish(run: Stage1Run, data: dict, metrics: dict) -> dict:
+    """Write ``summary.json`` (data counts, final metrics, precision, CPU and wall time, the
+    resolved config); close the logger."""
+    run.logger.close()
+    summary = {
+        "stage": run.cfg.stage,
+        "run": str(run.paths.root),
+        "final_model": str(run.paths.root / "final"),
+        "data": data,
+        "final_metrics": metrics,
+        "precision": run.precision.as_dict(),
+        "cpu_s": cpu_seconds() - run.cpu0,
+        "wall_s": time.perf_counter() - run.wall0,
+        "config": to_dict(run.cfg),
+    }
+    (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def print_summary(summary: dict) -> None:
+    m = summary["final_metrics"]
+    evals = {k: round(v, 4) for k, v in m.items() if k.startswith(("sft/eval", "reward/eval"))}
+    print(
+        json.dumps(
+            {
+                "run": summary["run"],
+                "final_model": summary["final_model"],
+                "cpu_s": round(summary["cpu_s"], 1),
+                "data": summary["data"],
+                **evals,
+            }
+        )
+    )

@@ -1,0 +1,208 @@
+"""The one command line of sft / rctp / train: keys that do not apply, one-line errors,
+the same exit codes, and Stage-1 validation by the shared validator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rcgrpo.train import validate as v
+from rcgrpo.train.cli import (
+    COMMANDS,
+    command_presets,
+    config_class,
+    config_keys,
+    flag_keys,
+    parse_cli,
+    run_command,
+)
+from rcgrpo.train.config import TrainConfig, to_dict
+from rcgrpo.train.errors import ConfigError, NonFiniteError
+from rcgrpo.train.sft_config import RCTPConfig, SFTConfig, preset, with_overrides
+from rcgrpo.train.validate import validate_config
+
+KEYS = {c: config_keys(config_class(c)) for c in COMMANDS}
+FOREIGN = sorted(
+    (command, key)
+    for command in COMMANDS
+    for key in set().union(*KEYS.values()) - KEYS[command]
+    if key != "preset"  # --preset is the preset option of every command
+)
+
+
+def test_each_stage_holds_only_its_own_fields():
+    # the keys that were accepted and ignored before the split
+    assert {"model.path", "model.tokenizer"}.isdisjoint(KEYS["train"])
+    rl_only = {"optim.inner_epochs", "optim.minibatches", "optim.micro_batch", "tasks.mode"}
+    assert rl_only <= KEYS["train"] and rl_only.isdisjoint(KEYS["sft"] | KEYS["rctp"])
+    assert "model.tokenizer" not in KEYS["sft"] and "model.path" in KEYS["sft"]
+    failures = {k for k in KEYS["rctp"] if k.startswith("failures.")}
+    assert len(failures) == 9 and failures.isdisjoint(KEYS["sft"] | KEYS["train"])
+    assert KEYS["sft"] == KEYS["rctp"] - failures
+    assert len(FOREIGN) > 100  # every one is checked below
+
+
+@pytest.mark.parametrize(("command", "key"), FOREIGN)
+def test_a_key_of_another_command_is_a_one_line_error_naming_it(command, key):
+    users = [c for c in COMMANDS if c != command and key in KEYS[c]]
+    flag = "--" + key.replace("_", "-")
+    with pytest.raises(ConfigError) as err:
+        parse_cli(command, [flag, "1"])
+    want = f"flag {key} does not apply to {command} (it is read by {', '.join(users)} only)"
+    assert str(err.value) == want
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "message"),
+    [
+        ("train", ["--model.path", "X"], "model.path does not apply to train"),
+        ("sft", ["--optim.inner-epochs", "2"], "optim.inner_epochs does not apply to sft"),
+        ("sft", ["--optim.minibatches", "2"], "optim.minibatches does not apply to sft"),
+        ("rctp", ["--optim.micro_batch", "4"], "optim.micro_batch does not apply to rctp"),
+        ("sft", ["--failures.policy=x"], "failures.policy does not apply to sft"),
+        ("sft", ["--tasks.mode", "combined"], "tasks.mode does not apply to sft"),
+        ("sft", ["--init", "x"], "init does not apply to sft"),
+        ("train", ["--sft.amp", "bf16"], "sft.amp does not apply to train"),
+        ("train", ["--optim.lrr", "1"], "unknown key optim.lrr (did you mean optim.lr?)"),
+        ("sft", ["--model.tokenizer", "x"], "unknown key model.tokenizer"),
+        ("train", ["--optim.lr", "abc"], "Error parsing --optim.lr: could not convert"),
+        ("train", ["--run.resume", "yes"], "Unrecognized options: yes"),
+        ("train", ["--preset"], "--preset needs a value"),
+        ("sft", ["--preset", "cpu-grpo"], "preset 'cpu-grpo' is a preset of train, not sft"),
+        ("rctp", ["--preset", "nope"], "config: preset must be one of ['rctp-bfcl-gpu'"),
+        ("train", ["--run.steps", "0"], "config: run.steps must be >= 1, got 0"),
+        ("sft", ["--run.steps", "-1"], "config: run.steps must be >= 0 (0 = sft.epochs)"),
+        ("train", ["--run.name", "{x}"], "run.name may hold only {preset} and {seed}"),
+    ],
+)
+def test_bad_command_lines_are_one_line_config_errors(command, argv, message):
+    with pytest.raises(ConfigError) as err:
+        parse_cli(command, argv)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_negated_bool_flags_and_equals_values_name_their_key():
+    known = KEYS["train"]
+    assert flag_keys(["--run.no-progress", "--algo.kl-beta=0.1", "x", "--init", "-1"], known) == [
+        "run.progress",
+        "algo.kl_beta",
+        "init",
+    ]
+    cfg = parse_cli("train", ["--run.no-progress", "--algo.kl-beta=0.05"])
+    assert cfg.run.progress is False and cfg.algo.kl_beta == 0.05
+
+
+def test_config_file_keys_are_checked_for_the_command(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"model": {"path": "x"}, "algo": {"kl_beta": 0.2}}))
+    with pytest.raises(ConfigError, match=r"c\.json: model\.path does not apply to train"):
+        parse_cli("train", ["--config", str(path)])
+    path.write_text(json.dumps({"failures": {"temperature": 0.5}}))
+    with pytest.raises(ConfigError, match=r"failures\.temperature does not apply to sft"):
+        parse_cli("sft", ["--config", str(path)])
+    assert parse_cli("rctp", ["--config", str(path)]).failures.temperature == 0.5
+    path.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"^--config .*c\.json: Expecting property name"):
+        parse_cli("sft", ["--config", str(path)])
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_preset_round_trips_through_its_command_as_a_config_file(command, tmp_path):
+    # the resolved config a run writes is a valid --config of its command: same config back
+    for name, cfg in command_presets(command).items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(to_dict(cfg)))
+        again = parse_cli(command, ["--preset", name, "--config", str(path)])
+        assert to_dict(again) == to_dict(validate_config(cfg)) | {"run": to_dict(again)["run"]}
+        assert type(again) is type(cfg) is config_class(command)
+
+
+def test_run_command_maps_the_two_errors_to_exit_codes(capsys):
+    def raises(err):
+        def body():
+            raise err
+
+        return body
+
+    assert run_command("sft", lambda: None) == 0 and run_command("sft", lambda: 5) == 5
+    assert run_command("sft", raises(ConfigError("config: sft.amp must be ..."))) == 2
+    assert capsys.readouterr().err == "rcgrpo sft: config: sft.amp must be ...\n"
+    assert run_command("train", raises(NonFiniteError("stopping at step 3"))) == 3
+    assert capsys.readouterr().err == "rcgrpo train: stopping at step 3\n"
+    with pytest.raises(KeyError):  # anything else is a bug: its traceback is kept
+        run_command("train", raises(KeyError("x")))
+
+
+@pytest.mark.parametrize(
+    ("cls", "section", "key", "value", "match"),
+    [
+        (SFTConfig, "sft", "amp", "fp16", r"^config: sft\.amp must be one of \['auto', 'bf16'"),
+        (SFTConfig, "sft", "schedule", "step", r"sft\.schedule must be one of \['constant'"),
+        (SFTConfig, "sft", "modes", ("both",), r"sft\.modes must be a non-empty subset of"),
+        (SFTConfig, "sft", "eval_modes", (), r"sft\.eval_modes must be a non-empty subset"),
+        (SFTConfig, "sft", "batch_size", 0, r"sft\.batch_size must be >= 1, got 0"),
+        (SFTConfig, "sft", "epochs", "2", r"sft\.epochs must be of type float, got '2'"),
+        (SFTConfig, "sft", "epochs", 0.0, r"sft\.epochs must be > 0 \(or run\.steps > 0\)"),
+        (SFTConfig, "sft", "synth_preset", "huge", r"sft\.synth_preset must be one of"),
+        (SFTConfig, "model", "dtype", "float8", r"model\.dtype must be one of"),
+        (SFTConfig, "tasks", "prompt_style", "long", r"tasks\.prompt_style must be one of"),
+        (SFTConfig, "run", "resume", 1, r"run\.resume must be of type bool"),
+        (RCTPConfig, "failures", "top_p", 0.0, r"failures\.top_p must be in \(0, 1\]"),
+        (RCTPConfig, "failures", "max_rounds", 0, r"failures\.max_rounds must be >= 1"),
+    ],
+)
+def test_stage1_invalid_values_give_one_line_naming_the_key(cls, section, key, value, match):
+    cfg = preset("rctp-synth-cpu" if cls is RCTPConfig else "sft-synth-cpu")
+    setattr(getattr(cfg, section), key, value)
+    with pytest.raises(ConfigError, match=match) as err:
+        validate_config(cfg)
+    assert "\n" not in str(err.value)
+
+
+def test_stage_field_must_match_the_config_class():
+    with pytest.raises(ConfigError, match=r"^config: stage must be 'rctp' for RCTPConfig"):
+        validate_config(with_overrides(preset("rctp-synth-cpu"), stage="sft"))
+
+
+def test_every_validation_rule_names_a_field_of_the_config_it_checks():
+    # a typo in a rule table would otherwise make it dead (or crash at start-up)
+    configs = {"rl": TrainConfig(), "stage1": RCTPConfig()}
+    for stage, cfg in configs.items():
+        for key in v._registries(stage):
+            v._get(cfg, key)
+    for rules, cfg in [
+        (v._SHARED, TrainConfig()),
+        (v._SHARED, SFTConfig()),
+        (v._RL, TrainConfig()),
+        (v._STAGE1, SFTConfig()),
+        (v._RCTP, RCTPConfig()),
+    ]:
+        for key, ok, _ in rules:
+            assert isinstance(ok(v._get(cfg, key)), bool), key
+
+
+def test_a_stage1_non_finite_stop_exits_3_with_one_line(tmp_path, monkeypatch, capsys):
+    # every update non-finite (skipped): run.max_nonfinite = 2 stops at the 2nd update
+    from rcgrpo.train import sft
+
+    def nonfinite_step(*args, **kwargs):
+        nan = float("nan")
+        stats = {"ce_sum": nan, "n": 1, "correct": 0, "prompt_loss": 0.0, "grad_norm": nan}
+        return stats | {"finite": False, "tokens": 1}
+
+    monkeypatch.setattr(sft, "train_step", nonfinite_step)
+    argv = [
+        *("--model.path", "micro", "--tasks.num-train", "10", "--tasks.num-eval", "2"),
+        *("--sft.batch-size", "4", "--sft.vocab-size", "300", "--sft.threads", "1"),
+        *("--sft.amp", "fp32", "--run.steps", "4", "--run.max-nonfinite", "2"),
+        *("--run.no-progress", "--run.no-tensorboard", "--run.root", str(tmp_path)),
+    ]
+    assert sft.main(argv) == 3
+    out, err = capsys.readouterr()
+    assert err == (
+        "rcgrpo sft: stopping at step 2: 2 consecutive steps with a non-finite loss or "
+        "gradient (run.max_nonfinite = 2; updates were skipped)\n"
+    )
+    assert "rcgrpo sft: precision fp32 (fp32: set explicitly)" in out
+    assert not (tmp_path / "sft-synth" / "final").exists()
