@@ -20,16 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
 from matplotlib.figure import Figure
 
 from analysis.episodes import format_conversation
-from analysis.figures import style as fs
 from analysis.goal_split import run_split
-from analysis.instrumentation import COLORS, STYLES, Panel
+from analysis.instrumentation import Panel, plot_instrumentation
 from analysis.report.sources import REPO_ROOT, discover_runs
 from analysis.runs import Run, load_runs
 from rcgrpo import group_advantages, group_diagnostics
@@ -94,34 +92,10 @@ def step_frame(run: Run) -> pd.DataFrame:
 
 
 def dashboard(runs: Sequence[Run], panels: Sequence[Panel] = DASHBOARD, ncols: int = 3) -> Figure:
-    """One panel per :class:`~analysis.instrumentation.Panel`; colour = run, style = metric;
-    a metric no run has is left out, a panel with nothing says *not logged*."""
-    if not runs:
-        raise ValueError("runs must hold at least one run")
-    frames = {r.name: step_frame(r) for r in runs}
-    nrows = -(-len(panels) // ncols)
-    with plt.rc_context(fs.RC):
-        fig, axes = plt.subplots(
-            nrows, ncols, figsize=(3.6 * ncols, 2.7 * nrows), layout="constrained", squeeze=False
-        )
-        for ax, panel in zip(axes.ravel(), panels, strict=False):
-            drawn = 0
-            for i, (name, frame) in enumerate(frames.items()):
-                for m, (metric, label) in enumerate(panel.metrics):
-                    if metric in frame and frame[metric].notna().any():
-                        s = frame[metric].dropna()
-                        tag = label if len(frames) == 1 else f"{name}: {label}"
-                        style, colour = STYLES[m % len(STYLES)], COLORS[i % len(COLORS)]
-                        ax.plot(s.index, s.to_numpy(), style, color=colour, lw=1.2, label=tag)
-                        drawn += 1
-            ax.set(title=panel.title, xlabel="RL step", ylabel=panel.ylabel)
-            if drawn:
-                ax.legend(fontsize=6.5)
-            else:
-                ax.text(0.5, 0.5, "not logged", ha="center", transform=ax.transAxes, color="0.4")
-        for ax in axes.ravel()[len(panels) :]:
-            ax.set_visible(False)
-    return fig
+    """:func:`~analysis.instrumentation.plot_instrumentation` of :func:`step_frame`: colour =
+    run, style = metric; a panel with nothing to show says *not logged*."""
+    frames = {r.name: step_frame(r).reset_index() for r in runs}
+    return plot_instrumentation(runs, panels, ncols, frames)
 
 
 def _step_rows(run: Run, step: int) -> pd.DataFrame:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
+import pandas as pd
 from matplotlib.figure import Figure
 
 from analysis.figures import style as fs
@@ -78,11 +79,10 @@ STYLES = ("-", "--", ":", "-.")
 COLORS = (fs.BLUE, fs.VERMILION, fs.GREEN, fs.ORANGE, fs.PURPLE, fs.SKY, fs.BLACK, fs.YELLOW)
 
 
-def _draw_panel(ax, panel: Panel, runs: Sequence[Run]) -> int:
-    """Draw one panel; returns how many series it drew."""
+def _draw_panel(ax, panel: Panel, frames: dict[str, pd.DataFrame]) -> int:
+    """Draw one panel from per-run metric frames (a ``step`` column); returns the series."""
     drawn = 0
-    for r, run in enumerate(runs):
-        df = run.metrics
+    for r, (run_name, df) in enumerate(frames.items()):
         if "step" not in df:
             continue
         train = df[df["step"] >= 1]
@@ -90,7 +90,7 @@ def _draw_panel(ax, panel: Panel, runs: Sequence[Run]) -> int:
             if metric not in train or train[metric].isna().all():
                 continue
             rows = train[["step", metric]].dropna()
-            name = label if len(runs) == 1 else f"{run.name}: {label}"
+            name = label if len(frames) == 1 else f"{run_name}: {label}"
             ax.plot(
                 rows["step"],
                 rows[metric],
@@ -111,13 +111,18 @@ def _draw_panel(ax, panel: Panel, runs: Sequence[Run]) -> int:
 
 
 def plot_instrumentation(
-    runs: Sequence[Run], panels: Sequence[Panel] = PANELS, ncols: int = 4
+    runs: Sequence[Run],
+    panels: Sequence[Panel] = PANELS,
+    ncols: int = 4,
+    frames: dict[str, pd.DataFrame] | None = None,
 ) -> Figure:
-    """A grid with one :class:`Panel` per axis, every run overlaid."""
+    """A grid with one :class:`Panel` per axis, every run overlaid; ``frames`` (run name ->
+    metrics with a ``step`` column) replaces the logged metrics, e.g. with recomputed ones."""
     if not runs:
         raise ValueError("runs must hold at least one run")
     if ncols < 1:
         raise ValueError(f"ncols must be >= 1, got {ncols}")
+    frames = frames if frames is not None else {run.name: run.metrics for run in runs}
     nrows = -(-len(panels) // ncols)
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(
@@ -125,7 +130,7 @@ def plot_instrumentation(
         )
         flat = axes.ravel()
         for ax, panel in zip(flat, panels, strict=False):
-            _draw_panel(ax, panel, runs)
+            _draw_panel(ax, panel, frames)
         for ax in flat[len(panels) :]:
             ax.set_visible(False)
     return fig

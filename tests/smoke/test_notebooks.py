@@ -82,7 +82,19 @@ def test_03_training_dynamics(tmp_path_factory):
     assert "1 RL run(s) found; loaded 1: r" in text
     # every rollout of both steps is in the table: all 11 statistics x 2 steps agree exactly
     assert "r: max |logged - recomputed| = 0 over 22 values (11 metrics x 2 steps)" in text
-    assert "with 8 Axes" in text and images(nb) == 2
+    # the logged between/within split equals its recomputation from rollouts.jsonl
+    assert "r: between/within split, max |logged - recomputed| = 0 over 2 steps" in text
+    # drill-down of the last step: P = 2 groups of G = 4, the widest group's 4 rollouts
+    assert re.search(r"r, step 2: 2 groups \(2 kept\); zero-variance groups observed [0-2]/2", text)
+    found = re.search(
+        r"group \(step 2, round 0, prompt \d\): 4 rollouts, sum of advantages "
+        r"([-+]\d\.\d+), max \|A - \(between \+ within\)\| = (\S+)",
+        text,
+    )
+    assert found and abs(float(found[1])) < 1e-3 and float(found[2]) < 1e-12
+    assert text.count("--- rollout ") == 4 and text.count("goal high") + text.count("goal low") == 4
+    assert "[user]" in text and "[assistant]" in text  # the logged conversations
+    assert "with 6 Axes" in text and images(nb) == 2  # dashboard + separation-entropy view
 
 
 def test_03_without_runs_says_so(tmp_path):
