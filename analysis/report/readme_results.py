@@ -166,11 +166,20 @@ def missing(resolve: Resolver | None = None) -> list[str]:
     return sorted({e for spec in HEADLINE for e in missing_experiments(spec, found)})
 
 
-def docs_blocks() -> dict[str, str]:
-    """Block name -> body for ``docs/experiments.md`` (:mod:`analysis.report.docs_tables`)."""
+def docs_blocks(resolve: Resolver | None = None) -> dict[str, str]:
+    """Block name -> body for ``docs/experiments.md``: the campaign and figure tables
+    (:mod:`analysis.report.docs_tables`) and the RL dynamics tables of the same runs as the
+    README (:func:`analysis.report.dynamics_tables.dynamics_markdown`)."""
     from analysis.report.docs_tables import campaign_markdown, figures_markdown
+    from analysis.report.dynamics_tables import dynamics_markdown, dynamics_tables
 
-    return {"campaign": campaign_markdown(), "figures": figures_markdown()}
+    specs = dynamics_tables(E, markdown=True)
+    found = collect([e for s in specs for e in s.requires], resolve or layout_resolver(COMMITTED))
+    return {
+        "campaign": campaign_markdown(),
+        "figures": figures_markdown(),
+        "dynamics": dynamics_markdown(found),
+    }
 
 
 def readme_main(
@@ -181,7 +190,7 @@ def readme_main(
     resolve = layout_resolver(runs_root or COMMITTED)
     try:
         changed = [f"{path.name}: {n}" for n in write_readme(path, check, resolve)]
-        changed += [f"{docs.name}: {n}" for n in update_file(docs, docs_blocks(), check)]
+        changed += [f"{docs.name}: {n}" for n in update_file(docs, docs_blocks(resolve), check)]
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
