@@ -49,7 +49,10 @@ def trainer(coin_flip_dir, coin_flip_tokenizer, coin_flip_tasks, tmp_path_factor
     settings = RolloutSettings(prompt_style="bare", max_context=400)
     tr = RCGRPOTrainer(coin_flip_dir, args, coin_flip_tasks, coin_flip_tokenizer, settings)
     tr.current_gradient_accumulation_steps = 1  # set by the training loop; one window here
-    return tr
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # tiny tensors: threads only add contention
+    yield tr
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
