@@ -1,0 +1,87 @@
+"""The paper's Stage-2 GRPOConfig mapping, the CLI's config, and the trainer-level guard
+(rcgrpo/integrations/trl_cli.py, rcgrpo/integrations/trl.py)."""
+
+from __future__ import annotations
+
+import pytest
+from datasets import Dataset
+from trl import GRPOConfig
+
+from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset
+from rcgrpo.integrations.trl_cli import build_parser, grpo_kwargs, paper_stage2_kwargs
+
+CPU = {"report_to": [], "use_cpu": True, "bf16": False}
+
+
+def test_paper_stage2_on_8_gpus():
+    k = paper_stage2_kwargs(num_processes=8, per_device_train_batch_size=8)
+    paper = {"num_generations": 5, "beta": 0.1, "epsilon": 0.2, "learning_rate": 1e-6}
+    assert {key: k[key] for key in paper} == paper and k["max_steps"] == 400
+    # 256 prompts x 5 = 1280 rollouts = 8 per device x 8 GPUs x 20 accumulation steps
+    assert k["gradient_accumulation_steps"] == 20 and k["num_iterations"] == 1
+    assert (k["loss_type"], k["use_bias_correction_kl"], k["scale_rewards"]) == (
+        "dapo",
+        False,
+        "group",
+    )
+
+
+def test_paper_stage2_config_on_one_cpu_process_keeps_1280_rollouts_per_step(tmp_path):
+    args = GRPOConfig(output_dir=str(tmp_path), **CPU, **paper_stage2_kwargs(1, 8))
+    assert args.generation_batch_size == 1280 and args.steps_per_generation == 160
+    assert args.generation_batch_size // args.num_generations == 256  # prompts per step
+
+
+def test_batch_that_does_not_divide_1280_is_refused():
+    with pytest.raises(ValueError, match="not a multiple of 21"):
+        paper_stage2_kwargs(num_processes=3, per_device_train_batch_size=7)
+
+
+def test_cli_flags_map_to_one_generation_round_per_step(tmp_path):
+    a = build_parser().parse_args(
+        [
+            "--model",
+            "m",
+            "--output-dir",
+            str(tmp_path),
+            "--group-size",
+            "5",
+            "--prompts-per-step",
+            "3",
+        ]
+    )
+    k = grpo_kwargs(a, num_processes=1)
+    assert k["per_device_train_batch_size"] == 15 and k["num_generations"] == 5
+    assert k["use_vllm"] is False and k["use_bias_correction_kl"] is False
+
+
+@pytest.mark.parametrize(
+    ("config", "dataset", "settings", "message"),
+    [
+        ({"use_vllm": True, "vllm_mode": "server"}, None, {}, "vllm_mode='server'"),
+        ({}, "goal-column", {}, "dataset-level reward goal"),
+        ({"use_vllm": True, "vllm_mode": "colocate"}, None, {}, "go together"),
+        ({}, None, {"backend": "vllm"}, "go together"),
+    ],
+)
+def test_trainer_refuses_before_loading_anything(
+    config, dataset, settings, message, coin_flip_tasks, tmp_path
+):
+    args = GRPOConfig(
+        output_dir=str(tmp_path), per_device_train_batch_size=8, num_generations=4, **CPU, **config
+    )
+    if dataset == "goal-column":
+        rows = task_dataset(coin_flip_tasks).to_dict()
+        dataset = Dataset.from_dict({**rows, "reward_high": [True, False]})
+    with pytest.raises(ValueError, match=message):
+        # a model path that does not exist and no tokenizer: the guard runs first
+        RCGRPOTrainer(
+            "no/such/model", args, coin_flip_tasks, None, RolloutSettings(**settings), dataset
+        )
+
+
+def test_task_dataset_rows_carry_no_goal(coin_flip_tasks):
+    ds = task_dataset(coin_flip_tasks, "combined", "bare")
+    assert ds["task_id"] == [t.id for t in coin_flip_tasks]
+    text = str(ds["prompt"])
+    assert "Reward Goal" not in text and "Call done() when you have finished." in text
