@@ -2,7 +2,8 @@ r"""The measured runs on the theory map: variance follows mode separation, not e
 
 (a, b) One panel per Stage-1 start (SFT, RCTP-FT). Each arm is its seed-mean trajectory of
 (pooled mode separation :math:`\hat\mu_h-\hat\mu_l`, policy token entropy) over the RL steps
-(trailing mean over 5 steps; circle = first step, square = last), drawn over the guaranteed
+(trailing mean over 5 steps; circle = first step, square = last; dotted: the entropy of the
+high-goal rollouts alone), drawn over the guaranteed
 :math:`E[\sigma_g^2]` of the theory model at the runs' G and p
 (:mod:`analysis.theory.separation_entropy`: the minimum over every reward-conditioned
 policy with separation Δ, which does not depend on entropy). Arms whose groups hold one
@@ -30,15 +31,17 @@ from analysis.theory.separation_entropy import variance_envelope
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (
     "Runs over theory: (a, b) per Stage-1 start, each arm's seed-mean trajectory of pooled "
-    "mode separation and policy token entropy over RL (circle = start, square = end) over "
+    "mode separation and policy token entropy over RL (circle = start, square = end; "
+    "dotted: entropy of the high-goal rollouts) over "
     "the guaranteed E[sigma_g^2] of the two-mode model at the runs' G and p; arms without "
     "two goals in a group sit at separation 0; (c) observed mean group variance per step "
     "against the Prop. 4.3 bound kappa * eps^2 from the measured separation (above the "
     "diagonal: the bound holds on the measured groups)."
 )
-SEP, ENTROPY, VAR, BOUND = (
+SEP, ENTROPY, ENTROPY_HIGH, VAR, BOUND = (
     "group/mode_sep_pooled",
     "policy/entropy",
+    "policy/entropy_high",
     "group/var_mean",
     "theory/var_bound_iid",
 )
@@ -65,9 +68,9 @@ def guaranteed_variance(delta: np.ndarray, group: int, p: float) -> np.ndarray:
     return np.nanmin(lo, axis=0)
 
 
-def trajectory(runs: list[Run]) -> tuple[np.ndarray, np.ndarray]:
+def trajectory(runs: list[Run], entropy_key: str = ENTROPY) -> tuple[np.ndarray, np.ndarray]:
     """Seed-mean (separation, entropy) per step; separation 0 for one-goal arms."""
-    entropy = dyn.band(runs, ENTROPY)["mean"]
+    entropy = dyn.band(runs, entropy_key)["mean"]
     if all(two_goals(r) for r in runs):
         sep = dyn.band(runs, SEP)["mean"].reindex(entropy.index)
     else:
@@ -101,6 +104,9 @@ def _trajectories(ax, groups: dict[str, list[Run]]) -> None:
         ax.plot(x, y, style, color=c, lw=1.4, label=f"{dyn.label(preset)} (n={len(rs)})")
         ax.plot(x[0], y[0], "o", color=c, ms=5, mfc="white")
         ax.plot(x[-1], y[-1], "s", color=c, ms=5)
+        if style == "-":  # the entropy of the high-goal rollouts, the goal evaluation uses
+            xh, yh = trajectory(rs, ENTROPY_HIGH)
+            ax.plot(xh, yh, ":", color=c, lw=1.2, label=f"{dyn.label(preset)}, high goal")
 
 
 def bound_points(runs: list[Run]) -> tuple[np.ndarray, np.ndarray]:

@@ -45,6 +45,7 @@ def _run(root, preset, seed, entropy, sep, steps=3, evals=(0.4, 0.6)):
         row = {"step": s, "policy/entropy": entropy, "adv/gap_mean": 2.0, "reward/mean": 0.5}
         if cond == "iid":
             row.update({"group/mode_sep_pooled": sep, "group/var_mean": 0.25})
+            row["policy/entropy_high"] = entropy - 0.1
             row["theory/var_bound_iid"] = 0.1875 * sep**2
         rows.append(row)
     rows[-1]["reward/eval_success"] = evals[1]
@@ -143,6 +144,8 @@ def test_separation_entropy_figure(tmp_path):
     # the RC-GRPO trajectory: seed means of separation (0.4, 0.6) and entropy (0.2, 0.3)
     line = next(ln for ln in rctp.lines if ln.get_label().startswith("RCTP-FT + RC-GRPO"))
     assert np.allclose(line.get_xdata(), 0.5) and np.allclose(line.get_ydata(), 0.25)
+    high = next(ln for ln in rctp.lines if ln.get_label() == "RCTP-FT + RC-GRPO, high goal")
+    assert np.allclose(high.get_ydata(), 0.15) and high.get_linestyle() == ":"
     # one-goal arms sit at separation 0, whatever their entropy
     line = next(ln for ln in sft.lines if ln.get_label().startswith("temperature 1.5"))
     assert np.allclose(line.get_xdata(), 0.0) and np.allclose(line.get_ydata(), 1.5)
