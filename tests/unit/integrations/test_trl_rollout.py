@@ -111,3 +111,23 @@ def test_vllm_policy_sends_one_prompt_per_rollout_and_keeps_context():
     # the next message of rollout 0: context = prompt + its reply + the new tokens
     (second,) = policy.generate([Request(0, [6], 8, view)])
     assert fake.calls[1] == ([[1, 2, 5, 9, 6]], 1) and second.ids == [8, 9]
+
+
+@pytest.mark.bfcl
+def test_bfcl_tasks_go_through_the_same_path(coin_flip_tokenizer):
+    # 2 BFCL base tasks, multi_turn, the official system prompt; the oracle succeeds and the
+    # rollout's reward is the replay's, as for synth tasks
+    from rcgrpo.env import load_bfcl_tasks
+
+    tasks = load_bfcl_tasks(["base"])[:2]
+    settings = RolloutSettings(
+        mode="multi_turn", prompt_style="bfcl", max_new_tokens=4096, max_context=10**6
+    )
+    rollout = EpisodeRollout(tasks, coin_flip_tokenizer, settings)
+    policy = ScriptedPolicy(rollout.encoder, oracle_script)
+    out = rollouts_to_trl(
+        rollout.run([t.id for t in tasks], torch.tensor([True, False]), policy, 0)
+    )
+    for task, calls, reward in zip(tasks, out["rc_calls"], out["rc_reward"], strict=True):
+        assert reward == score_trajectory(task, calls, "multi_turn").reward == 1.0
+    assert [rollout.encoder.decode(p).count("[Reward Goal:") for p in out["prompt_ids"]] == [1, 1]
