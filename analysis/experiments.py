@@ -9,7 +9,7 @@ soon as the run completes) is :mod:`analysis.campaign`. ``--force-train`` ignore
 committed copies; ``--export`` copies every complete run of ``runs/campaign`` again;
 ``--adopt NAME ...`` records the spec of runs trained by hand with the campaign's command.
 
-One experiment per purpose (see README "Experiments"):
+One experiment per purpose (see ``docs/experiments.md``):
 
 - ``stage1``: per seed, SFT of the tiny Qwen2 from scratch on the synth suite
   (``sft-synth-cpu``: length curriculum, warmup-stable-decay lr, 2.1 epochs) and RCTP-FT

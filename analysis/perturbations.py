@@ -5,7 +5,7 @@ Each perturbation takes a task and its ground-truth calls per turn (keyword form
 apply (e.g. no second turn to move a call into). :func:`perturbation_table` scores every
 (task, perturbation) with :func:`rcgrpo.env.score_trajectory`, so a notebook can show where
 the paper's R = R_state·R_action and BFCL's per-turn validity agree and where they differ
-(the README's table of disagreements is the hand-made version of this).
+(the table of disagreements in ``docs/environment.md`` is the hand-made version of this).
 
 Values are edited through :mod:`ast` on the call strings (``ast.parse`` + ``ast.unparse``);
 nothing is ever evaluated.

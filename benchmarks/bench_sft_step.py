@@ -10,7 +10,7 @@ a speed ratio against the fp32 ``tiny`` baseline measured in the same process:
 - the ``small`` preset (hidden 128) under bf16.
 
 ``torch.compile`` is not a variant: it compiles once per run (tens of seconds on this CPU),
-which a 15-minute budget does not repay (see the README, Stage 1).
+which a 15-minute budget does not repay (see docs/lab-notes/2026-11-stage1.md).
 
     .venv/bin/python benchmarks/bench_sft_step.py [--batch 8] [--length 300] [--repeats 9]
 """

@@ -20,7 +20,7 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 ====================  ===============  ===============  ==========================================
 
 The CPU values (lr, P, G, steps) are chosen for the from-scratch tiny model and a 2-core
-budget (README "Training"); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
+budget (``docs/training.md``, Stage 2); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
 clip 0.2, lr 1e-6, 256 prompts per step, 400 steps; GRPO baseline: 64 prompts). Values the
 paper leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the
 documented defaults of :mod:`rcgrpo.train.config`.

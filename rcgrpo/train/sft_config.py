@@ -12,7 +12,7 @@ Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, b
 2 epochs; RCTP-FT lr 1e-5, batch 16, 5 epochs; AdamW. The ``*-bfcl-gpu`` presets use them.
 The ``*-synth-cpu`` presets train the tiny Qwen2 FROM SCRATCH (no pretrained weights exist
 here), which needs a larger learning rate and more epochs; their values were chosen by the
-measurements in the README section "Stage 1: SFT and RCTP-FT".
+measurements in ``docs/lab-notes/2026-11-stage1.md`` (``docs/training.md``: the presets).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class StageConfig:
     prompt_loss_weight: float = 0.0
     """Weight of an extra next-token loss on the NON-assistant tokens (system, user, tool
     outputs). 0 = assistant tokens only, as the paper (and the GPU presets). A model trained
-    from scratch has no pre-training; this adds it (see the README section Stage 1)."""
+    from scratch has no pre-training; this adds it (see ``docs/training.md``, Stage 1)."""
     amp: str = "auto"
     """Precision of the training forward: auto | bf16 (``torch.autocast``) | fp32 | none (no
     autocast); parameters and AdamW state stay in ``model.dtype``. auto = bf16 where it is

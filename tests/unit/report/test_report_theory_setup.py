@@ -100,7 +100,7 @@ def test_setup_table_reads_the_presets_without_runs():
     rl = PRESETS["cpu-rcgrpo"]
     assert rows["group size $G$"][1:] == ["5", f"${rl.rollout.group_size}$"]
     assert rows["KL coefficient $\\beta$"][2] == fmt_value(rl.algo.kl_beta)
-    # tiny Qwen2, 1,024-token vocabulary, tied embeddings: the README's 1.82M parameters
+    # tiny Qwen2, 1,024-token vocabulary, tied embeddings: docs/policy.md's 1.82M parameters
     assert tiny_parameters() == pytest.approx(1.82e6, rel=0.01)
     with pytest.raises(KeyError, match="algo.nope"):
         get(configs["rl"], "algo.nope")
