@@ -10,5 +10,7 @@ Contract of a figure module ``analysis/figures/fig_<name>.py``:
 - optional ``CAPTION: str`` — one sentence, copied into the sidecar JSON.
 
 The builder writes ``figures/<name>.png`` and ``.pdf`` plus ``figures/<name>.json``, a
-sidecar naming the inputs (module, experiments, run folders and their config hashes).
+sidecar naming the inputs (module, caption, experiments, run folders relative to the
+repository with the hashes of their config, metrics and rollout files). Rebuilding from
+unchanged inputs gives byte-identical files (:mod:`analysis.figures.save`).
 """
