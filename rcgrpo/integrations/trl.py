@@ -97,6 +97,17 @@ def group_metrics(
     return out
 
 
+def _unsupported_sampling(args: Any) -> str | None:
+    """The first GRPOConfig sampling option our ModelPolicy would ignore, if any is set."""
+    if getattr(args, "top_k", 0) not in (0, None):
+        return "top_k"
+    if getattr(args, "min_p", None) is not None:
+        return "min_p"
+    if getattr(args, "repetition_penalty", 1.0) != 1.0:
+        return "repetition_penalty"
+    return None
+
+
 class RCGRPOTrainer(GRPOTrainer):
     """``GRPOTrainer`` with RC-GRPO rollouts, reward and metrics (module docstring).
 
@@ -136,6 +147,11 @@ class RCGRPOTrainer(GRPOTrainer):
         check_multi_turn_backend(args)
         if (settings.backend == "vllm") != bool(args.use_vllm):
             raise ValueError("settings.backend='vllm' and args.use_vllm=True go together")
+        if settings.backend == "transformers" and _unsupported_sampling(args):
+            raise ValueError(
+                f"{_unsupported_sampling(args)} is not applied by rcgrpo's sampler (it uses "
+                "temperature and top_p only); leave it at its default"
+            )
         self.rc_settings = settings
         self.rc_rows: list[dict] | None = None
         self.rc_last: dict[str, Any] = {}

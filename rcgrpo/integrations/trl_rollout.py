@@ -171,11 +171,10 @@ class EpisodeRollout:
         self._round = (step, calls + 1 if step == last else 0)
         return self._round[1]
 
-    def goals(self, rows: int, group: int, trainer: Any, training: bool) -> torch.Tensor:
-        """This process's goals for ``rows`` rollouts (evaluation: all high)."""
+    def goals(self, rows: int, group: int, trainer: Any, training: bool, call: int) -> torch.Tensor:
+        """This process's goals for ``rows`` rollouts of round ``call`` (evaluation: all high)."""
         s = self.settings
-        step = int(trainer.state.global_step)
-        seed = round_seed(s.seed, step, self.next_round(step))
+        seed = round_seed(s.seed, int(trainer.state.global_step), call)
         acc = trainer.accelerator
         scheme = s.scheme if training else "high"
         return local_goals(
@@ -212,9 +211,13 @@ class EpisodeRollout:
             )
         training = bool(trainer.model.training)
         group = trainer.num_generations if training else trainer.num_generations_eval
-        high = self.goals(len(rows), group, trainer, training)
-        seed = round_seed(self.settings.seed + 1, int(trainer.state.global_step), 0)
-        seed = (seed + trainer.accelerator.process_index) % (1 << 62)
+        step = int(trainer.state.global_step)
+        call = self.next_round(step)
+        high = self.goals(len(rows), group, trainer, training, call)
+        # the sampler: another stream per round and per process
+        seed = (
+            round_seed(self.settings.seed + 1, step, call) + trainer.accelerator.process_index
+        ) % (1 << 62)
         from trl.models import unwrap_model_for_generation
 
         args = trainer.args

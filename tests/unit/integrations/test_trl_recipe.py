@@ -62,6 +62,7 @@ def test_cli_flags_map_to_one_generation_round_per_step(tmp_path):
         ({}, "goal-column", {}, "dataset-level reward goal"),
         ({"use_vllm": True, "vllm_mode": "colocate"}, None, {}, "go together"),
         ({}, None, {"backend": "vllm"}, "go together"),
+        ({"top_k": 5}, None, {}, "top_k is not applied"),
     ],
 )
 def test_trainer_refuses_before_loading_anything(
