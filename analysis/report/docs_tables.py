@@ -72,3 +72,24 @@ def figures_markdown() -> str:
         text = first_sentence(module.__doc__).replace("|", "\\|")
         lines.append(f"| `{name}` | {reads} | {text} |")
     return "\n".join(lines) + "\n"
+
+
+def theory_markdown(report: dict) -> str:
+    """The ``theory`` block of ``docs/theory-checks.md`` from ``figures/theory_report.json``:
+    one row per statement (configurations, comparisons, violations) and the totals."""
+    rows = report["statements"]
+    lines = ["| id | configurations | comparisons | violations |", "|---|--:|--:|--:|"]
+    for entry in rows:
+        lines.append(
+            f"| `{entry['statement']}` | {entry['configs']:,} | {entry['comparisons']:,} "
+            f"| {entry['violations']:,} |"
+        )
+    total = sum(e["comparisons"] for e in rows)
+    bad = sum(e["violations"] for e in rows)
+    lines.append(f"| all {len(rows)} | | {total:,} | {bad:,} |")
+    lines.append("")
+    lines.append(
+        f"Seed {report.get('seed')}, {report.get('configs_per_statement')} random configurations "
+        f"per statement, {report.get('seconds')} s for the whole check."
+    )
+    return "\n".join(lines) + "\n"

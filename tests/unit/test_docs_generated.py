@@ -65,8 +65,11 @@ def test_docs_cli_check_write_and_missing(tmp_path, capsys):
 
 
 def test_run_blocks_are_up_to_date():
-    stale = rr.write_readme(ROOT / "README.md", check=True)
-    stale += update_file(rr.EXPERIMENTS_DOC, rr.docs_blocks(), check=True)
+    stale = [
+        f"{path.name}: {name}"
+        for path, blocks in rr.generated_files(rr._resolver()).items()
+        for name in update_file(path, blocks, check=True)
+    ]
     assert stale == [], f"blocks {stale} stale; run `python -m analysis.report --write-readme`"
 
 
@@ -136,19 +139,40 @@ def test_markdown_table_hand_worked(tmp_path):
 
 
 def test_readme_main_exit_codes(tmp_path, capsys):
-    readme = tmp_path / "README.md"
-    readme.write_text(
-        "".join(f"{markers(n)[0]}\nold\n{markers(n)[1]}\n" for n in rr.readme_blocks(lambda e: []))
-    )
-    empty = tmp_path / "runs"
+    # every generated file in a tmp tree, so the real README and docs are never written
+    readme, docs, empty = tmp_path / "README.md", tmp_path / "docs", tmp_path / "runs"
+    docs.mkdir()
     empty.mkdir()
-    assert rr.readme_main(True, empty, readme) == 1
-    assert rr.readme_main(False, empty, readme) == 0
-    assert rr.readme_main(True, empty, readme) == 0
+    for path, blocks in rr.generated_files(lambda e: [], readme, docs).items():
+        path.write_text("".join(f"{markers(n)[0]}\nold\n{markers(n)[1]}\n" for n in blocks))
+    assert rr.readme_main(True, empty, readme, docs) == 1
+    assert rr.readme_main(False, empty, readme, docs) == 0
+    assert rr.readme_main(True, empty, readme, docs) == 0
     assert "not yet run" in read_block(readme.read_text(), "results")
     readme.write_text("no markers\n")
-    assert rr.readme_main(False, empty, readme) == 2
+    assert rr.readme_main(False, empty, readme, docs) == 2
     capsys.readouterr()
+
+
+def test_theory_block_hand_worked():
+    report = {
+        "seed": 0,
+        "configs_per_statement": 2,
+        "seconds": 1.5,
+        "statements": [
+            {"statement": "a", "configs": 3, "comparisons": 1200, "violations": 0},
+            {"statement": "b", "configs": 2, "comparisons": 34, "violations": 1},
+        ],
+    }
+    assert docs_tables.theory_markdown(report) == (
+        "| id | configurations | comparisons | violations |\n"
+        "|---|--:|--:|--:|\n"
+        "| `a` | 3 | 1,200 | 0 |\n"
+        "| `b` | 2 | 34 | 1 |\n"
+        "| all 2 | | 1,234 | 1 |\n"
+        "\n"
+        "Seed 0, 2 random configurations per statement, 1.5 s for the whole check.\n"
+    )
 
 
 def test_readme_keeps_the_ci_test_command():
