@@ -18,7 +18,10 @@ reply kind         observations                             effect
                    execution: ...``)
 ``rejected``       one tool message ``Error during          nothing runs; one step (with
                    execution: <reason>``                    ``strict_decode`` it also ends
-                                                            the turn, like BFCL's decoder)
+                                                            the turn, like BFCL's decoder);
+                                                            calls of functions the turn
+                                                            does not offer count for
+                                                            ``bfcl_valid`` (reward module)
 ``no_calls``       the next turn's user message(s)          the turn ends (BFCL: a reply
                    (nothing after the last turn)            that decodes to no calls)
 =================  =======================================  ===============================
@@ -43,7 +46,7 @@ from rcgrpo.env.bfcl import MAXIMUM_STEP_LIMIT
 from rcgrpo.env.decode import Decoded, DecodeLimits, decode_reply
 from rcgrpo.env.executor import ERROR_PREFIX, Sandbox, is_error_result
 from rcgrpo.env.ground_truth import ground_truth_run
-from rcgrpo.env.reward import RewardRecord, TrajectoryScorer, score_trajectory
+from rcgrpo.env.reward import RewardRecord, TrajectoryScorer, score_trajectory, unavailable_calls
 from rcgrpo.env.tasks import Task
 from rcgrpo.env.turns import DONE_NAME, allowed_names, num_mode_turns, offered_docs, turn_messages
 from rcgrpo.validation import check_positive_int
@@ -86,7 +89,10 @@ class Episode:
         self.mode = "multi_turn"
         self.done = True
         self.truncated = False
-        self.calls_per_turn: list[list[str]] = []
+        self.calls_per_turn: list[list[str]] = []  # executed call strings per turn
+        # calls_per_turn plus the calls of functions the turn does not offer (never executed):
+        # what score_trajectory replays to give score()'s record
+        self.attempted_per_turn: list[list[str]] = []
         self.num_steps = 0
         self.num_tool_errors = 0
         self.turn_index = 0
@@ -108,12 +114,13 @@ class Episode:
         self._record: RewardRecord | None = None
         self.done, self.truncated = False, False
         self.num_steps = self.num_tool_errors = 0
-        self.calls_per_turn = []
+        self.calls_per_turn, self.attempted_per_turn = [], []
         return self._begin_turn(0)
 
     def _begin_turn(self, turn: int) -> list[dict[str, str]]:
         self.turn_index, self._steps_in_turn = turn, 0
         self.calls_per_turn.append([])
+        self.attempted_per_turn.append([])
         self.available_functions = offered_docs(self.task, self.mode, turn)
         self._allowed = allowed_names(self.task, self.mode, turn)
         return turn_messages(self.task, self.mode, turn)
@@ -144,7 +151,7 @@ class Episode:
         }
         if decoded.kind == "no_calls":
             return StepResult(self._end_turn(info), self.done, info)
-        messages = self._execute(decoded, info)
+        messages = self._execute(decoded, info, assistant_text)
         self.num_tool_errors += info["num_errors"]
         self._steps_in_turn += 1
         if info["done_called"]:
@@ -155,9 +162,12 @@ class Episode:
             messages += self._end_turn(info)
         return StepResult(messages, self.done, info)
 
-    def _execute(self, decoded: Decoded, info: dict[str, Any]) -> list[dict[str, str]]:
+    def _execute(self, decoded: Decoded, info: dict[str, Any], text: str) -> list[dict[str, str]]:
         """Observations of a rejected reply or of its executed calls (``done()`` skipped)."""
         if decoded.kind == "rejected":
+            unavailable = unavailable_calls(text, self._allowed, self.decode_limits)
+            self._scorer.add_unavailable(unavailable)
+            self.attempted_per_turn[self.turn_index] += [call.source for call in unavailable]
             info["num_errors"] = 1
             return [{"role": "tool", "content": f"{ERROR_PREFIX}{decoded.error}"}]
         calls = [call for call in decoded.calls if call.name != DONE_NAME]
@@ -166,6 +176,7 @@ class Episode:
         for call, result in zip(calls, self._sandbox.run_many(calls), strict=True):
             self._scorer.add(call, result)
             self.calls_per_turn[self.turn_index].append(call.source)
+            self.attempted_per_turn[self.turn_index].append(call.source)
             messages.append({"role": "tool", "content": result})
             info["num_calls"] += 1
             info["num_errors"] += is_error_result(result)
@@ -183,7 +194,7 @@ class Episode:
         """Reward of the episode. A finished episode is scored from its own execution (no
         replay); one still running is replayed on fresh instances by
         :func:`score_trajectory` and counts as truncated. Both give the record
-        ``score_trajectory(task, calls_per_turn, mode, truncated=...)`` gives."""
+        ``score_trajectory(task, attempted_per_turn, mode, truncated=...)`` gives."""
         if self.task is None:
             raise RuntimeError("score() needs a task: call reset(task) first")
         if self.done:
@@ -192,7 +203,7 @@ class Episode:
             return self._record
         return score_trajectory(
             self.task,
-            self.calls_per_turn,
+            self.attempted_per_turn,
             self.mode,
             truncated=True,
             call_timeout_s=self.call_timeout_s,

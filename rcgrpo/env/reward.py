@@ -27,6 +27,15 @@ multiset) in the model's results of all turns so far; empty-ground-truth turns a
 checked. In combined mode there is one turn: the ground truth of all turns is merged into
 it, so state and results are checked once, at the end.
 
+A call of a function the turn does not offer (``ls()`` in a TradingBot task, or a miss_func
+function before its reveal) is rejected by our decoder: nothing runs and R ignores it.
+BFCL's decoder accepts any name and its executor answers
+the call (``Error during execution: name 'ls' is not defined``), so for BFCL the turn has a
+call and is checked on state and results; ``bfcl_valid`` follows BFCL and counts such a
+call (:func:`unavailable_calls`: a reply rejected for its names only) as the turn's call.
+Two differences remain: BFCL would also run the offered calls of such a reply and a
+held-out miss_func function (a real method of an involved class); we run neither.
+
 :class:`TrajectoryScorer` does this incrementally on a live sandbox (the episode feeds it
 as it runs, so ``Episode.score()`` costs no re-execution); :func:`score_trajectory` replays
 call strings on fresh instances through the same scorer, so both give equal records.
@@ -35,7 +44,7 @@ call strings on fresh instances through the same scorer, so both give equal reco
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +56,7 @@ from rcgrpo.env.matching import match_actions, signature_defaults
 from rcgrpo.env.tasks import Task
 from rcgrpo.env.turns import DONE_NAME, allowed_names, num_mode_turns
 
-__all__ = ["RewardRecord", "TrajectoryScorer", "TurnCheck", "score_trajectory"]
+__all__ = ["RewardRecord", "TrajectoryScorer", "TurnCheck", "score_trajectory", "unavailable_calls"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,8 @@ class TurnCheck:
     """Outcome of BFCL's check; None when not checked."""
     error_type: str | None = None
     """BFCL's ``error_type`` of a failed check (``multi_turn:...``)."""
+    num_unavailable: int = 0
+    """Calls of functions the turn does not offer (never executed; BFCL counts them)."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +121,7 @@ class TrajectoryScorer:
         self.results: list[str] = []
         self.checks: list[TurnCheck] = []
         self.bfcl_error: str | None = None
-        self._turn_calls = 0
+        self._turn_calls = self._turn_unavailable = 0
 
     def add(self, call: Call, result: str) -> None:
         """Record one executed call of the current turn and its observation."""
@@ -118,21 +129,25 @@ class TrajectoryScorer:
         self.results.append(result)
         self._turn_calls += 1
 
+    def add_unavailable(self, calls: Sequence[Call]) -> None:
+        """Record calls of the current turn to functions it does not offer (not executed)."""
+        self._turn_unavailable += len(calls)
+
     def end_turn(self) -> None:
         """BFCL's check of the current turn on the sandbox as it is now; next turn."""
         if self.turn >= self.num_turns:
             raise RuntimeError(f"all {self.num_turns} turns have already ended")
-        turn, made = self.turn, self._turn_calls
+        turn, made, unavailable = self.turn, self._turn_calls, self._turn_unavailable
         if self.mode == "combined":
             gt_results = [r for results in self.gt.results for r in results]
             gt_state = self.gt.final
         else:
             gt_results, gt_state = list(self.gt.results[turn]), self.gt.states[turn]
-        self.turn, self._turn_calls = turn + 1, 0
+        self.turn, self._turn_calls, self._turn_unavailable = turn + 1, 0, 0
         if not gt_results:
-            self.checks.append(TurnCheck(turn, made, 0, False, None))
+            self.checks.append(TurnCheck(turn, made, 0, False, None, None, unavailable))
             return
-        if not made:
+        if not made and not unavailable:
             result = {
                 "valid": False,
                 "error_type": "multi_turn:empty_turn_model_response",
@@ -143,7 +158,7 @@ class TrajectoryScorer:
             if result["valid"]:
                 result = response_checker(self.results, gt_results, turn)
         valid, kind = result["valid"], result.get("error_type")
-        self.checks.append(TurnCheck(turn, made, len(gt_results), True, valid, kind))
+        self.checks.append(TurnCheck(turn, made, len(gt_results), True, valid, kind, unavailable))
         if not valid and self.bfcl_error is None:
             self.bfcl_error = f"turn {turn}: {kind}: {result['error_message']}"
 
@@ -187,6 +202,26 @@ class TrajectoryScorer:
         )
 
 
+class _AnyName:
+    """Every name is allowed (to tell a reply rejected for its names from other rejections)."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+
+def unavailable_calls(
+    text: str, allowed: Container[str], limits: DecodeLimits | None = None
+) -> tuple[Call, ...]:
+    """The calls of ``text`` to functions outside ``allowed`` if that is the only reason
+    :func:`~rcgrpo.env.decode.decode_reply` rejects it, else ``()`` (accepted replies,
+    prose, bad syntax, non-literal arguments, ...): the calls BFCL's executor would answer
+    with an error where ours runs nothing (module docstring)."""
+    if decode_reply(text, allowed, limits).kind != "rejected":
+        return ()
+    anyway = decode_reply(text, _AnyName(), limits)
+    return tuple(call for call in anyway.calls if call.name not in allowed)
+
+
 def _check_calls_per_turn(calls_per_turn: Any, num_turns: int) -> list[list[str]]:
     if not isinstance(calls_per_turn, (list, tuple)):
         raise ValueError(
@@ -217,7 +252,9 @@ def score_trajectory(
 
     ``calls_per_turn[k]`` holds the call strings of turn ``k`` as the model emitted them
     (a string may hold several calls, ``"[f(a=1), g(b=2)]"``); each is decoded with the
-    allow-list of its turn; rejected strings and ``done()`` are not executed. Fewer turns
+    allow-list of its turn; rejected strings and ``done()`` are not executed (the calls of a
+    string rejected for naming functions the turn does not offer count for ``bfcl_valid``,
+    as BFCL counts them). Fewer turns
     than the task has (one turn in combined mode) means the episode was cut short, and
     ``truncated`` is then set. See the module docstring for R and ``bfcl_valid``.
     """
@@ -229,9 +266,10 @@ def score_trajectory(
     for turn, texts in enumerate(turns):
         allowed = allowed_names(task, mode, turn)
         for text in texts:
-            calls = [
-                c for c in decode_reply(text, allowed, decode_limits).calls if c.name != DONE_NAME
-            ]
+            decoded = decode_reply(text, allowed, decode_limits)
+            if decoded.kind == "rejected":
+                scorer.add_unavailable(unavailable_calls(text, allowed, decode_limits))
+            calls = [c for c in decoded.calls if c.name != DONE_NAME]
             for call, result in zip(calls, sandbox.run_many(calls), strict=True):
                 scorer.add(call, result)
         scorer.end_turn()

@@ -113,6 +113,8 @@ REPLIES = [
     "[__import__(name='os')]",
     "[done()]",
     "[cd(folder=",
+    "[not_a_tool(x=1)]",
+    "[pwd(), not_a_tool()]",
 ]
 
 
@@ -123,7 +125,8 @@ REPLIES = [
     script=st.lists(st.sampled_from(REPLIES) | st.integers(0, 40), max_size=60),
 )
 def test_incremental_episode_score_equals_replay(tasks, index, mode, script):
-    """Episode.score() (scored while running) == score_trajectory on its recorded calls.
+    """Episode.score() (scored while running) == score_trajectory on its recorded calls
+    (executed ones and those of functions a turn does not offer).
 
     Integers in the script mean "the ground-truth calls of turn k" (mod #turns)."""
     task = tasks[index]
@@ -139,6 +142,6 @@ def test_incremental_episode_score_equals_replay(tasks, index, mode, script):
     done = episode.done
     record = episode.score()
     replay = score_trajectory(
-        task, episode.calls_per_turn, mode, truncated=episode.truncated or not done
+        task, episode.attempted_per_turn, mode, truncated=episode.truncated or not done
     )
     assert record == replay

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rcgrpo.env import Episode, load_bfcl_tasks
+from rcgrpo.env import Episode, load_bfcl_tasks, score_trajectory
 from rcgrpo.env.bfcl import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_PROMPTING as REVEAL
 from rcgrpo.env.executor import ERROR_PREFIX
 from rcgrpo.env.ground_truth import ground_truth_run
@@ -145,3 +145,26 @@ def test_misuse_raises(base0):
         Episode(max_steps_per_turn=0)
     with pytest.raises(ValueError, match="call_timeout_s"):
         Episode(call_timeout_s=0)
+
+
+def test_unavailable_calls_are_attempted_not_executed(tasks):
+    """multi_turn_base_114, turn 2 answered with ``[get_watchlist(), ls()]`` (TradingBot has
+    no ls): the reply is rejected and nothing runs, but BFCL counts ls() as the turn's call."""
+    task = tasks["multi_turn_base_114"]
+    ep = Episode()
+    ep.reset(task)
+    for turn, calls in enumerate(task.ground_truth):
+        reply = "[get_watchlist(), ls()]" if turn == 2 else "[" + ", ".join(calls) + "]"
+        result = ep.step(reply)
+        assert result.info["kind"] == ("rejected" if turn == 2 else "calls")
+        ep.step("Done.")
+    assert ep.calls_per_turn[2] == [] and ep.attempted_per_turn[2] == ["ls()"]
+    assert (
+        ep.attempted_per_turn[:2]
+        == ep.calls_per_turn[:2]
+        == [list(t) for t in task.ground_truth[:2]]
+    )
+    record = ep.score()
+    assert (record.reward, record.bfcl_valid, record.per_turn[2].num_unavailable) == (0, True, 1)
+    assert record == score_trajectory(task, ep.attempted_per_turn)
+    assert score_trajectory(task, ep.calls_per_turn).bfcl_valid is False  # turn 2 is empty

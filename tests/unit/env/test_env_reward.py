@@ -9,6 +9,7 @@ import pytest
 from rcgrpo.env import RewardRecord, load_bfcl_tasks, score_trajectory
 from rcgrpo.env.decode import Call
 from rcgrpo.env.matching import match_actions, signature_defaults
+from rcgrpo.env.reward import unavailable_calls
 from tests.worked_example import MV, RM, WORKED
 
 pytestmark = pytest.mark.bfcl
@@ -55,6 +56,7 @@ def test_record_fields_and_dict():
             "checked": True,
             "valid": True,
             "error_type": None,
+            "num_unavailable": 0,
         }
     ]
 
@@ -215,3 +217,50 @@ def test_calls_per_turn_is_validated(base):
         score_trajectory(task, ["ls()"])
     with pytest.raises(ValueError, match="mode"):
         score_trajectory(task, [], mode="single")
+
+
+# ---------------------------------------------------------------------------------------
+# Calls of functions the turn does not offer: BFCL counts them as the turn's call.
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("[ls()]", ["ls"]),
+        ("ls(a=True)", ["ls"]),
+        ("[get_watchlist(), ls(), pwd()]", ["ls", "pwd"]),  # the offered call is not listed
+        ("[get_watchlist()]", []),  # accepted: nothing unavailable
+        ("[ls(1)]", []),  # also a positional argument: rejected for another reason
+        ("[ls(a=x)]", []),  # non-literal argument
+        ("[_ls()]", []),  # private names stay rejected
+        ("I cannot do that.", []),  # prose
+        ("[ls(", []),  # bad syntax
+    ],
+)
+def test_unavailable_calls_are_those_of_replies_rejected_for_their_names(text, names):
+    assert [c.name for c in unavailable_calls(text, {"get_watchlist"})] == names
+
+
+def test_a_turns_only_call_to_an_unavailable_function_counts_for_bfcl_not_r(base):
+    """multi_turn_base_114: turn 2's get_watchlist() becomes ls() (TradingBot has no ls).
+
+    BFCL executes ls() into "name 'ls' is not defined", so turn 2 has a call; get_watchlist()
+    reads the state only (state check passes) and its result, the watchlist, was already
+    returned by turn 1's add_to_watchlist (response check passes): valid. R = 0: get_watchlist
+    is unmatched. Without any call, turn 2 fails as an empty turn."""
+    task = base["multi_turn_base_114"]
+    calls = _gt(task)
+    calls[2] = ["ls()"]
+    record = score_trajectory(task, calls)
+    assert (record.reward, record.action, record.state, record.bfcl_valid) == (0, 0, 1, True)
+    assert record.unmatched == ("get_watchlist()",) and record.num_calls == 4
+    assert (record.per_turn[2].num_calls, record.per_turn[2].num_unavailable) == (0, 1)
+    calls[2] = []
+    empty = score_trajectory(task, calls)
+    assert (empty.reward, empty.bfcl_valid) == (0, False)
+    assert empty.bfcl_error.startswith("turn 2: multi_turn:empty_turn_model_response")
+    calls[4] = ["ls()"]  # view_messages_sent() replaced: its result was never seen
+    calls[2] = ["get_watchlist()"]
+    late = score_trajectory(task, calls)
+    assert late.bfcl_error.startswith("turn 4: multi_turn:execution_response_mismatch")
