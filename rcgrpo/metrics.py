@@ -286,4 +286,3 @@ def validate_metric_names(metrics: Iterable[str]) -> None:
         raise ValueError(
             "unknown metric name(s): " + ", ".join(hints) + "; add them to rcgrpo/metrics.py"
         )
-
