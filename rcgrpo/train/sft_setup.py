@@ -70,9 +70,8 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     validate_config(cfg)
     cpu0, wall0 = cpu_seconds(), time.perf_counter()
     cfg, precision = resolve_precision(cfg)
-    print(
-        f"rcgrpo {cfg.stage}: precision {precision.amp} ({precision.requested}: {precision.reason})"
-    )
+    line = f"precision {precision.amp} ({precision.requested}: {precision.reason})"
+    print(f"rcgrpo {cfg.stage}: {line}", flush=True)
     paths, logger, resume = setup_run(cfg)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
     model, tokenizer = init_policy(cfg, train_tasks, resume)
@@ -111,7 +110,10 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     return paths, logger, resume
 
 
-def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer) -> Path:
+def save_step(
+    cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, optimizer: torch.optim.Optimizer
+) -> Path:
+    """Checkpoint ``step`` (model, tokenizer, AdamW, RNG) under ``checkpoints/``."""
     return save_checkpoint(
         paths.checkpoints,
         step,
@@ -124,7 +126,7 @@ def save_step(cfg: SFTConfig, paths: RunPaths, step: int, model, tokenizer, opti
     )
 
 
-def start_optimizer(cfg: SFTConfig, model, resume: Path | None):
+def start_optimizer(cfg: SFTConfig, model, resume: Path | None) -> tuple[torch.optim.AdamW, int]:
     """(AdamW, first step): fresh, or restored with the RNG states from ``resume``."""
     from rcgrpo.train.checkpoint import set_rng_state
 
@@ -158,6 +160,7 @@ def finish(run: Stage1Run, data: dict, metrics: dict) -> dict:
 
 
 def print_summary(summary: dict) -> None:
+    """The run's one-line JSON result on stdout (run folder, CPU time, data, evaluations)."""
     m = summary["final_metrics"]
     evals = {k: round(v, 4) for k, v in m.items() if k.startswith(("sft/eval", "reward/eval"))}
     print(
