@@ -1,20 +1,27 @@
 """A batched KV cache whose rows grow independently: the memory of the rollout engine.
 
-Row r holds one episode. Its cache is a sequence of physical slots of which some are
-*holes* (left padding, padding inside a prefill chunk, or the pad tokens fed to rows that
-already finished their message); ``valid[r]`` marks the real tokens and ``lengths[r]``
-counts them, so the logical position of a token is the number of real tokens before it.
+Row r holds one episode: its keys and values sit in physical slots ``0 .. lengths[r] - 1``
+of one pre-allocated buffer per layer (right padding, no holes), so the logical position of a
+token is its slot. Keys are stored after RoPE; a row can therefore be copied to another
+buffer row, or replicated, without changing what it computes.
 
-- :meth:`KVBatch.extend` feeds each row its own new tokens in one forward pass (the chunk is
-  left-padded to the longest row), with explicit ``position_ids`` and a 4-D mask: query i of
-  row r sees the real keys at or before it, plus itself (so a pad query never has an empty
-  softmax row and never produces NaN). Keys and values are stored after RoPE, so moving
-  them between physical slots does not change the result.
-- :meth:`KVBatch.compact` gathers each row's real slots to the right end (left padding
-  only), removing holes; the engine calls it once per environment step.
-- :meth:`KVBatch.add_rows` / :meth:`KVBatch.keep_rows` let episodes join and leave.
+- :meth:`KVBatch.extend` feeds each row its own new tokens and returns the logits after each
+  row's last one. A row seen for the first time is prefilled alone (batch 1, the causal
+  kernel, no mask); rows whose first chunks share a long prefix (the G rollouts of a group:
+  the prompt up to the reward goal) prefill it once and copy its keys and values to every
+  member (:func:`~rcgrpo.policy.prefix.shared_prefixes`). The other chunks go through
+  batched passes grouped by length (:func:`plan_buckets`), left-padded inside the chunk:
+  query j of row r writes slot ``lengths[r] + j - pad_r`` and sees the slots at or before it;
+  a pad query writes a trash slot past every row and sees slot 0 only (never an empty softmax).
+- :meth:`KVBatch.decode` feeds one token to each row of a subset. The subset is first moved
+  to the front of the buffer (a few row swaps when rows have finished), so the pass reads
+  views of the buffer and the 4-D mask is one comparison ``slot <= length``.
+- :meth:`KVBatch.add_rows` / :meth:`KVBatch.keep_rows` let episodes join and leave (keeping
+  an index twice replicates a row).
 
-Works with transformers' ``DynamicCache`` of full-attention layers (Qwen2, Llama, ...).
+Rows are addressed logically (0 .. rows - 1, in the order they were added or kept); the
+physical buffer row of logical row r is ``phys[r]``. Works with any Hugging Face causal LM
+whose layers all use full attention (Qwen2, Qwen2.5, Llama, ...).
 """
 
 from __future__ import annotations
@@ -23,55 +30,68 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from rcgrpo.policy.prefix import plan_buckets, shared_prefixes
+
 FORWARD_COST_TOKENS = 64
 """Fixed cost of one forward pass in token-equivalents (Python and kernel-launch overhead),
 used to decide when splitting a prefill into several passes pays off."""
 
+__all__ = ["FORWARD_COST_TOKENS", "KVBatch", "plan_buckets"]
 
-class _BufferLayer(DynamicLayer):
-    """A DynamicLayer that appends into a pre-allocated buffer grown by doubling (amortised
-    O(new tokens) per update instead of ``torch.cat``'s O(whole cache)); ``keys`` and
-    ``values`` are views of the filled part."""
 
-    def set(self, keys: torch.Tensor, values: torch.Tensor) -> None:
-        self.dtype, self.device, self.is_initialized = keys.dtype, keys.device, True
-        self._k, self._v, self._n = keys, values, keys.shape[2]
-        self.keys, self.values = keys, values
+class _Plan:
+    """Where the next forward pass writes and what it reads (shared by all layers)."""
+
+    rows: slice | torch.Tensor = slice(0, 0)
+    """Physical buffer rows of the pass: a slice (read as a view) or an index (gathered)."""
+    row_index: torch.Tensor = torch.zeros(0, 1, dtype=torch.long)
+    """The same rows as an int64 [n, 1] index."""
+    slots: torch.Tensor = torch.zeros(0, 0, dtype=torch.long)
+    """int64 [n, q]: the physical slot each query's key and value are written to."""
+    width: int = 0
+    """Slots the pass reads (every row's keys live below it)."""
+
+
+class _RowLayer(DynamicLayer):
+    """One layer's buffers ``k, v`` [rows, heads, capacity, dim]; ``update`` follows the plan."""
+
+    def __init__(self, plan: _Plan):
+        super().__init__()
+        self.plan = plan
+        self.k = self.v = None
+        self.is_initialized = True
 
     def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args, **kwargs):
-        if not self.is_initialized:
-            self.set(key_states[:, :, :0], value_states[:, :, :0])
-        need = self._n + key_states.shape[2]
-        if need > self._k.shape[2]:
-            capacity = max(need, 2 * self._k.shape[2], 64)
-            k = self._k.new_empty((*self._k.shape[:2], capacity, self._k.shape[3]))
-            v = self._v.new_empty((*self._v.shape[:2], capacity, self._v.shape[3]))
-            k[:, :, : self._n], v[:, :, : self._n] = self.keys, self.values
-            self._k, self._v = k, v
-        self._k[:, :, self._n : need] = key_states
-        self._v[:, :, self._n : need] = value_states
-        self._n = need
-        self.keys, self.values = self._k[:, :, :need], self._v[:, :, :need]
-        return self.keys, self.values
+        plan = self.plan
+        self.k[plan.row_index, :, plan.slots] = key_states.transpose(1, 2).to(self.k.dtype)
+        self.v[plan.row_index, :, plan.slots] = value_states.transpose(1, 2).to(self.v.dtype)
+        return self.k[plan.rows, :, : plan.width], self.v[plan.rows, :, : plan.width]
+
+    def get_seq_length(self) -> int:
+        return self.plan.width
 
 
 class KVBatch:
-    """Left-padded batched cache with per-row validity (see module docstring)."""
+    """Right-padded batched cache with per-row lengths (see module docstring)."""
 
     def __init__(self, model, pad_id: int = 0):
         self.model = model
         self.pad_id = pad_id
-        self.cache = self._new_cache()
-        self.valid = torch.zeros(0, 0, dtype=torch.bool)
-        self.lengths = torch.zeros(0, dtype=torch.long)
-        self._bool_mask = model.config._attn_implementation == "sdpa"
-
-    def _new_cache(self) -> DynamicCache:
-        cache = DynamicCache(config=self.model.config)
-        if not all(type(layer) is DynamicLayer for layer in cache.layers):
+        config = model.config
+        self.heads = int(config.num_key_value_heads)
+        self.dim = int(
+            getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+        )
+        self.plan = _Plan()
+        self.cache = DynamicCache(config=config)
+        if not all(type(layer) is DynamicLayer for layer in self.cache.layers):
             raise ValueError("model must use full-attention layers only (no sliding window)")
-        cache.layers = [_BufferLayer() for _ in cache.layers]
-        return cache
+        self.cache.layers = [_RowLayer(self.plan) for _ in self.cache.layers]
+        self.lengths = torch.zeros(0, dtype=torch.long)
+        self.phys = torch.zeros(0, dtype=torch.long)
+        self.capacity = 0
+        self._alloc(0, 0)
+        self._bool_mask = config._attn_implementation == "sdpa"
 
     @property
     def rows(self) -> int:
@@ -79,153 +99,167 @@ class KVBatch:
 
     @property
     def width(self) -> int:
-        """Physical cache length (real tokens + holes)."""
-        return int(self.valid.shape[1])
+        """Slots in use: the longest row."""
+        return int(self.lengths.max()) if self.rows else 0
 
-    def _layers(self):
-        return [layer for layer in self.cache.layers if layer.is_initialized]
+    def _alloc(self, rows: int, capacity: int) -> None:
+        shape = (rows, self.heads, capacity, self.dim)
+        for layer in self.cache.layers:
+            layer.k = torch.zeros(shape, dtype=self.model.dtype, device=self.model.device)
+            layer.v = torch.zeros_like(layer.k)
+        self.capacity = capacity
+
+    def _reserve(self, width: int) -> None:
+        """Capacity for ``width`` slots plus the trash slot, grown by doubling."""
+        if width + 1 <= self.capacity:
+            return
+        used, old = self.width, [(layer.k, layer.v) for layer in self.cache.layers]
+        self._alloc(len(self.phys), max(width + 1, 2 * self.capacity, 64))
+        for layer, (k, v) in zip(self.cache.layers, old, strict=True):
+            layer.k[:, :, :used], layer.v[:, :, :used] = k[:, :, :used], v[:, :, :used]
 
     def add_rows(self, count: int) -> None:
-        """Append ``count`` empty rows (all holes)."""
-        self.valid = torch.cat([self.valid, self.valid.new_zeros(count, self.width)])
+        """Append ``count`` empty rows."""
+        for layer in self.cache.layers:
+            zeros = layer.k.new_zeros((count, *layer.k.shape[1:]))
+            layer.k, layer.v = torch.cat([layer.k, zeros]), torch.cat([layer.v, zeros])
+        self.phys = torch.cat([self.phys, len(self.phys) + torch.arange(count)])
         self.lengths = torch.cat([self.lengths, self.lengths.new_zeros(count)])
-        for layer in self._layers():
-            shape = (count, *layer.keys.shape[1:])
-            zeros = layer.keys.new_zeros(shape)
-            layer.set(torch.cat([layer.keys, zeros]), torch.cat([layer.values, zeros]))
 
     def keep_rows(self, index: torch.Tensor) -> None:
-        """Keep rows ``index`` (int64 [R']) in that order; keeping none frees the cache."""
-        if index.numel() == 0:
-            self.cache = self._new_cache()
-            self.valid = torch.zeros(0, 0, dtype=torch.bool)
-            self.lengths = torch.zeros(0, dtype=torch.long)
-            return
-        self.valid = self.valid[index]
-        self.lengths = self.lengths[index]
-        for layer in self._layers():
-            on_device = index.to(layer.keys.device)
-            layer.set(layer.keys[on_device], layer.values[on_device])
-
-    def compact(self) -> None:
-        """Move each row's real slots to the right end, in order; drop all-hole columns."""
-        if self.rows == 0:
-            return
-        width = int(self.lengths.max())
-        # stable sort on valid: holes first, then real slots, each in original order
-        order = torch.sort(self.valid.to(torch.int8), dim=1, stable=True).indices
-        index = order[:, self.width - width :]
-        if width == self.width and bool((index == torch.arange(width)).all()):
-            return
-        self.valid = self.valid.gather(1, index)
-        for layer in self._layers():
-            heads, dim = layer.keys.shape[1], layer.keys.shape[3]
-            gather_index = index[:, None, :, None].expand(-1, heads, -1, dim).to(layer.keys.device)
-            layer.set(layer.keys.gather(2, gather_index), layer.values.gather(2, gather_index))
-
-    def _attention_mask(self, new_valid: torch.Tensor) -> torch.Tensor:
-        past, q = self.width, new_valid.shape[1]
-        keys_valid = torch.cat([self.valid, new_valid], dim=1)  # [R, past + q]
-        query_pos = past + torch.arange(q)
-        key_pos = torch.arange(past + q)
-        causal = key_pos[None, :] <= query_pos[:, None]  # [q, past + q]
-        itself = key_pos[None, :] == query_pos[:, None]
-        allowed = (keys_valid[:, None, :] & causal[None]) | itself[None]  # [R, q, past + q]
-        allowed = allowed[:, None]
-        if self._bool_mask:
-            return allowed
-        dtype = self.model.dtype
-        return torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        """Keep logical rows ``index`` (int64 [R']) in that order; an index kept twice is copied."""
+        index = index.long()
+        source, used = self.phys[index].to(self.model.device), self.width
+        for layer in self.cache.layers:
+            for name in ("k", "v"):
+                old = getattr(layer, name)
+                new = old.new_zeros((len(index), *old.shape[1:]))
+                new[:, :, :used] = old[source, :, :used]
+                setattr(layer, name, new)
+        self.lengths = self.lengths[index].clone()
+        self.phys = torch.arange(len(index))
 
     @torch.no_grad()
     def extend(self, tokens: list[list[int]]) -> torch.Tensor:
-        """Feed row r the ids ``tokens[r]`` (an empty list feeds one hole); return the logits
-        after each row's last fed token, [R, V] float32 on the model's device (garbage for
-        rows fed nothing).
-
-        Rows whose chunks differ much in length are fed in several forward passes
-        (:func:`plan_buckets`), so short chunks are not padded to the longest one."""
+        """Feed row r the ids ``tokens[r]`` (an empty list feeds nothing); return the logits
+        after each row's last fed token, [R, V] float32 (garbage for rows fed nothing)."""
         if len(tokens) != self.rows:
             raise ValueError(f"tokens must hold one list per row ({self.rows}), got {len(tokens)}")
-        groups = plan_buckets([max(1, len(t)) for t in tokens], FORWARD_COST_TOKENS)
-        if len(groups) == 1:
-            return self._extend_all(tokens)
-        parts, logits = [], None
-        for idx in groups:
-            sub = self._subset(idx)
-            part = sub._extend_all([tokens[r] for r in idx])
-            logits = part.new_empty(self.rows, part.shape[1]) if logits is None else logits
-            logits[idx] = part
-            parts.append((idx, sub))
-        self._merge(parts)
-        return logits
+        self._reserve(
+            max(
+                [self.width]
+                + [int(n) + len(t) for n, t in zip(self.lengths.tolist(), tokens, strict=True)]
+            )
+        )
+        logits: list[torch.Tensor | None] = [None] * self.rows
+        rest = {r: t for r, t in enumerate(tokens) if self.lengths[r] > 0 or not t}
+        fresh = [r for r in range(self.rows) if r not in rest]
+        for members, shared in shared_prefixes([tokens[r] for r in fresh]):
+            rows = [fresh[i] for i in members]
+            last = self._prefill_alone(rows, tokens[rows[0]][:shared])
+            for r in rows:
+                if len(tokens[r]) > shared:
+                    rest[r] = tokens[r][shared:]
+                else:
+                    logits[r] = last
+        order = sorted(rest)
+        for bucket in plan_buckets([max(1, len(rest[r])) for r in order], FORWARD_COST_TOKENS):
+            rows = [order[i] for i in bucket]
+            for r, row_logits in zip(
+                rows, self._extend_rows(rows, [rest[r] for r in rows]), strict=True
+            ):
+                logits[r] = row_logits
+        return torch.stack(logits)
 
-    def _subset(self, idx: list[int]) -> KVBatch:
-        sub = KVBatch(self.model, self.pad_id)
-        sub.valid, sub.lengths = self.valid[idx], self.lengths[idx]
-        for mine, theirs in zip(self.cache.layers, sub.cache.layers, strict=True):
-            if mine.is_initialized:
-                theirs.set(mine.keys[idx], mine.values[idx])
-        return sub
+    def _prefill_alone(self, rows: list[int], ids: list[int]) -> torch.Tensor:
+        """Run ``ids`` on an empty cache (causal kernel, no mask); copy its keys and values
+        into slots ``0 .. len(ids) - 1`` of every row in ``rows``; return the last logits."""
+        cache = DynamicCache(config=self.model.config)
+        out = self.model(
+            input_ids=torch.tensor([ids], device=self.model.device),
+            past_key_values=cache,
+            use_cache=True,
+            logits_to_keep=1,
+        )
+        phys = self.phys[rows].to(self.model.device)
+        for layer, filled in zip(self.cache.layers, cache.layers, strict=True):
+            layer.k[phys, :, : len(ids)] = filled.keys.to(layer.k.dtype)
+            layer.v[phys, :, : len(ids)] = filled.values.to(layer.v.dtype)
+        self.lengths[rows] = len(ids)
+        return out.logits[0, -1].float()
 
-    def _merge(self, parts: list[tuple[list[int], KVBatch]]) -> None:
-        """Put row subsets back, each left-padded with holes to the widest."""
-        width = max(sub.width for _, sub in parts)
-        self.valid = torch.zeros(self.rows, width, dtype=torch.bool)
-        for idx, sub in parts:
-            self.valid[idx, width - sub.width :] = sub.valid
-            self.lengths[idx] = sub.lengths
-        for k, layer in enumerate(self.cache.layers):
-            ref = parts[0][1].cache.layers[k].keys
-            keys = ref.new_zeros(self.rows, ref.shape[1], width, ref.shape[3])
-            values = torch.zeros_like(keys)
-            for idx, sub in parts:
-                off = width - sub.width
-                keys[idx, :, off:] = sub.cache.layers[k].keys
-                values[idx, :, off:] = sub.cache.layers[k].values
-            layer.set(keys, values)
+    def _extend_rows(self, rows: list[int], chunks: list[list[int]]) -> torch.Tensor:
+        """One batched pass feeding logical row ``rows[i]`` the ids ``chunks[i]``."""
+        q = max(1, max(len(c) for c in chunks))
+        ids = torch.full((len(rows), q), self.pad_id, dtype=torch.long)
+        for i, chunk in enumerate(chunks):
+            if chunk:
+                ids[i, q - len(chunk) :] = torch.tensor(chunk, dtype=torch.long)
+        counts = torch.tensor([len(c) for c in chunks], dtype=torch.long)
+        return self._forward(torch.tensor(rows, dtype=torch.long), ids, counts)
 
-    def _extend_all(self, tokens: list[list[int]]) -> torch.Tensor:
-        q = max(1, max(len(t) for t in tokens))
-        ids = torch.full((self.rows, q), self.pad_id, dtype=torch.long)
-        new_valid = torch.zeros(self.rows, q, dtype=torch.bool)
-        for r, row in enumerate(tokens):
-            if row:
-                ids[r, q - len(row) :] = torch.tensor(row, dtype=torch.long)
-                new_valid[r, q - len(row) :] = True
-        # logical positions: real tokens continue the row; holes reuse the next position
-        positions = self.lengths[:, None] + (new_valid.long().cumsum(dim=1) - 1).clamp(min=0)
-        device = self.model.device
+    @torch.no_grad()
+    def decode(self, rows: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+        """Feed logical row ``rows[i]`` the single id ``tokens[i]``; logits [n, V] float32."""
+        self._to_front(rows)
+        self._reserve(int(self.lengths[rows].max()) + 1)
+        return self._forward(rows, tokens.view(-1, 1), torch.ones(len(rows), dtype=torch.long))
+
+    def _to_front(self, rows: torch.Tensor) -> None:
+        """Swap buffer rows so that logical ``rows`` occupy physical rows 0 .. n - 1."""
+        n, used = len(rows), self.width
+        owner = torch.empty_like(self.phys)
+        owner[self.phys] = torch.arange(self.rows)
+        outside = rows[self.phys[rows] >= n]
+        if outside.numel() == 0:
+            return
+        taken = torch.zeros(n, dtype=torch.bool)
+        taken[self.phys[rows][self.phys[rows] < n]] = True
+        holes = (~taken).nonzero().squeeze(1)  # front rows held by rows not in the subset
+        a, b = self.phys[outside], holes
+        for layer in self.cache.layers:
+            for buf in (layer.k, layer.v):
+                keep = buf[a, :, :used].clone()
+                buf[a, :, :used] = buf[b, :, :used]
+                buf[b, :, :used] = keep
+        self.phys[owner[b]], self.phys[outside] = a, b
+
+    def _forward(self, rows: torch.Tensor, ids: torch.Tensor, counts: torch.Tensor) -> torch.Tensor:
+        """Forward ``ids`` [n, q] (row i left-padded to ``counts[i]`` real ids) for logical
+        ``rows``; last logits in the order of ``rows``."""
+        phys = self.phys[rows]
+        order = torch.argsort(phys)
+        rows, ids, counts, phys = rows[order], ids[order], counts[order], phys[order]
+        n, q = ids.shape
+        lengths = self.lengths[rows]
+        pad = q - counts
+        column = torch.arange(q)
+        real = column[None, :] >= pad[:, None]
+        slot = lengths[:, None] + column[None, :] - pad[:, None]
+        width = int((lengths + counts).max())
+        contiguous = bool((phys == phys[0] + torch.arange(n)).all())
+        plan, device = self.plan, self.model.device
+        plan.rows = slice(int(phys[0]), int(phys[0]) + n) if contiguous else phys.to(device)
+        plan.row_index = phys[:, None].to(device)
+        plan.slots = torch.where(real, slot, self.capacity - 1).to(device)
+        plan.width = width
+        seen = torch.where(real, slot, 0)  # a pad query sees slot 0 only
         out = self.model(
             input_ids=ids.to(device),
-            attention_mask=self._attention_mask(new_valid).to(device),
-            position_ids=positions.to(device),
+            attention_mask=self._mask(seen, width).to(device),
+            position_ids=seen.to(device),
             past_key_values=self.cache,
             use_cache=True,
             logits_to_keep=1,
         )
-        self.valid = torch.cat([self.valid, new_valid], dim=1)
-        self.lengths = self.lengths + new_valid.sum(dim=1)
-        return out.logits[:, -1, :].float()
+        self.lengths[rows] = lengths + counts
+        logits = out.logits[:, -1, :].float()
+        return logits[torch.argsort(order).to(logits.device)]
 
-
-def plan_buckets(counts: list[int], overhead: int) -> list[list[int]]:
-    """Group rows so that Σ_groups (longest chunk · rows + overhead) is minimal.
-
-    ``counts[r]`` is row r's chunk length; a forward pass costs its padded size plus
-    ``overhead`` token-equivalents. Optimal over groups that are contiguous in the
-    length-sorted order (dynamic programming, O(R²)); returns row-index lists, longest first.
-    """
-    order = sorted(range(len(counts)), key=lambda r: -counts[r])
-    size = [counts[r] for r in order]  # descending: a group's longest is its first
-    best, cut = [0] + [None] * len(size), [0] * (len(size) + 1)
-    for i in range(1, len(size) + 1):
-        for j in range(i):
-            cost = best[j] + size[j] * (i - j) + overhead
-            if best[i] is None or cost < best[i]:
-                best[i], cut[i] = cost, j
-    groups, i = [], len(size)
-    while i > 0:
-        groups.append(order[cut[i] : i])
-        i = cut[i]
-    return groups[::-1]
+    def _mask(self, seen: torch.Tensor, width: int) -> torch.Tensor:
+        """[n, 1, q, width]: query (r, j) attends slots ``<= seen[r, j]``."""
+        allowed = (torch.arange(width)[None, None, :] <= seen[:, :, None])[:, None]
+        if self._bool_mask:
+            return allowed
+        dtype = self.model.dtype
+        return torch.zeros(allowed.shape, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)

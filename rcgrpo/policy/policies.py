@@ -21,8 +21,9 @@ from typing import Any, Protocol
 import torch
 
 from rcgrpo.policy.chat import ChatEncoder
+from rcgrpo.policy.decode import sample_messages
 from rcgrpo.policy.kv_batch import KVBatch
-from rcgrpo.policy.sampling import check_sampling, sample_next
+from rcgrpo.policy.sampling import check_sampling
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class ModelPolicy:
             raise ValueError("stop_ids must hold at least one end-of-message id")
         self.model = model
         self.stop_ids = frozenset(int(i) for i in stop_ids)
+        self.stop_tensor = torch.tensor(sorted(self.stop_ids), dtype=torch.long)
         self.temperature = float(temperature)
         self.top_p = float(top_p)
         self.pad_id = pad_id
@@ -110,7 +112,6 @@ class ModelPolicy:
         new = [s for s in slots if s not in set(self.row_slots)]
         self.kv.add_rows(len(new))
         self.row_slots += new
-        self.kv.compact()
 
     def generate(self, requests: list[Request]) -> list[Generation]:
         if not requests:
@@ -119,28 +120,12 @@ class ModelPolicy:
         self._sync_rows([req.slot for req in requests])
         feed = [[*self._pop_unfed(s), *by_slot[s].new_ids] for s in self.row_slots]
         caps = [by_slot[s].max_tokens for s in self.row_slots]
-        out_ids: list[list[int]] = [[] for _ in self.row_slots]
-        out_lp: list[list[float]] = [[] for _ in self.row_slots]
-        live = [True] * len(self.row_slots)
         logits = self.kv.extend(feed)
-        while True:
-            tokens, logps = sample_next(logits, self.temperature, self.top_p, self.generator)
-            feed = []
-            for r, (tok, lp) in enumerate(zip(tokens.tolist(), logps.tolist(), strict=True)):
-                if not live[r]:
-                    feed.append([])
-                    continue
-                out_ids[r].append(tok)
-                out_lp[r].append(lp)
-                if tok in self.stop_ids or len(out_ids[r]) >= caps[r]:
-                    live[r] = False
-                    self.unfed[self.row_slots[r]] = tok
-                    feed.append([])
-                else:
-                    feed.append([tok])
-            if not any(live):
-                break
-            logits = self.kv.extend(feed)
+        out_ids, out_lp = sample_messages(
+            self.kv, logits, caps, self.stop_tensor, self.temperature, self.top_p, self.generator
+        )
+        for slot, ids in zip(self.row_slots, out_ids, strict=True):
+            self.unfed[slot] = ids[-1]
         row_of = {s: r for r, s in enumerate(self.row_slots)}
         return [Generation(out_ids[row_of[q.slot]], out_lp[row_of[q.slot]]) for q in requests]
 

@@ -1,8 +1,11 @@
-"""KVBatch: holes, compaction, rows joining and leaving give the logits of a plain forward."""
+"""KVBatch: ragged chunks, shared prefixes, row swaps, rows joining and leaving give the
+logits of a plain forward pass of each row's whole sequence."""
 
 from __future__ import annotations
 
+import pytest
 import torch
+from transformers import Qwen2Config, Qwen2ForCausalLM
 
 from rcgrpo.policy.kv_batch import FORWARD_COST_TOKENS, KVBatch, plan_buckets
 
@@ -12,41 +15,79 @@ def _reference_last_logits(model, ids: list[int]) -> torch.Tensor:
         return model(input_ids=torch.tensor([ids])).logits[0, -1].float()
 
 
-def test_rows_with_holes_match_independent_forward(micro_policy):
+def _assert_rows_match(model, logits, seqs, rows=None):
+    for i, r in enumerate(range(len(seqs)) if rows is None else rows):
+        assert torch.allclose(logits[i], _reference_last_logits(model, seqs[r]), atol=1e-5), r
+
+
+def test_ragged_chunks_and_an_empty_feed_match_independent_forward(micro_policy):
     model, _ = micro_policy
     kv = KVBatch(model, pad_id=0)
     kv.add_rows(3)
     seqs = [[5, 6, 7, 8, 9], [10, 11], [12, 13, 14]]
-    logits = kv.extend(seqs)  # chunk of width 5: rows 1 and 2 are left-padded with holes
-    for r, seq in enumerate(seqs):
-        assert torch.allclose(logits[r], _reference_last_logits(model, seq), atol=1e-5)
-    # row 1 is fed nothing (a hole) while the others go on; then compact; then go on again
+    _assert_rows_match(model, kv.extend(seqs), seqs)  # three distinct prompts: each alone
+    # row 1 is fed nothing while the others go on (one left-padded pass of width 2)
     logits = kv.extend([[20], [], [21, 22]])
     seqs[0] += [20]
     seqs[2] += [21, 22]
-    assert kv.width == 7 and kv.lengths.tolist() == [6, 2, 5]
-    kv.compact()
-    assert kv.width == 6  # row 0's 6 real tokens; holes gone
-    assert kv.valid.sum(dim=1).tolist() == [6, 2, 5]
-    assert bool(kv.valid[:, -2:].all())  # every row is left-padded
-    logits = kv.extend([[30], [31, 32], [33]])
-    for r, extra in enumerate(([30], [31, 32], [33])):
-        seqs[r] += extra
-        assert torch.allclose(logits[r], _reference_last_logits(model, seqs[r]), atol=1e-5)
+    assert kv.lengths.tolist() == [6, 2, 5] and kv.width == 6
+    _assert_rows_match(model, logits[[0, 2]], seqs, rows=[0, 2])
+    _assert_rows_match(
+        model,
+        kv.extend([[30], [31, 32], [33]]),
+        [s + e for s, e in zip(seqs, ([30], [31, 32], [33]), strict=True)],
+    )
 
 
-def test_rows_leave_and_join(micro_policy):
+def test_decode_of_a_subset_swaps_rows_to_the_front(micro_policy):
+    model, _ = micro_policy
+    kv = KVBatch(model)
+    kv.add_rows(4)
+    seqs = [[5, 6, 7], [8, 9], [10, 11, 12, 13], [14]]
+    kv.extend(seqs)
+    # rows 1 and 3 keep decoding: row 3 sits at physical row 3 and must move to the front
+    rows = torch.tensor([1, 3])
+    logits = kv.decode(rows, torch.tensor([40, 41]))
+    seqs[1] += [40]
+    seqs[3] += [41]
+    assert sorted(kv.phys[rows].tolist()) == [0, 1]
+    assert sorted(kv.phys.tolist()) == [0, 1, 2, 3]  # still a permutation
+    _assert_rows_match(model, logits, seqs, rows=[1, 3])
+    # every row again (the swapped-out row 0 or 2 kept its cache), then one row only
+    logits = kv.decode(torch.arange(4), torch.tensor([50, 51, 52, 53]))
+    seqs = [s + [50 + r] for r, s in enumerate(seqs)]
+    _assert_rows_match(model, logits, seqs)
+    assert kv.lengths.tolist() == [4, 4, 5, 3]
+    _assert_rows_match(
+        model, kv.decode(torch.tensor([2]), torch.tensor([60])), [seqs[2] + [60]], rows=[0]
+    )
+
+
+def test_rows_leave_join_and_replicate(micro_policy):
     model, _ = micro_policy
     kv = KVBatch(model)
     kv.add_rows(2)
     kv.extend([[5, 6, 7], [8]])
-    kv.keep_rows(torch.tensor([1]))  # row 0 leaves
+    kv.keep_rows(torch.tensor([1, 1]))  # row 0 leaves, row 1 is kept twice
     kv.add_rows(1)  # a new episode joins with an empty history
-    logits = kv.extend([[9, 10], [11, 12, 13]])
-    assert torch.allclose(logits[0], _reference_last_logits(model, [8, 9, 10]), atol=1e-5)
-    assert torch.allclose(logits[1], _reference_last_logits(model, [11, 12, 13]), atol=1e-5)
+    logits = kv.extend([[9, 10], [3], [11, 12, 13]])
+    _assert_rows_match(model, logits, [[8, 9, 10], [8, 3], [11, 12, 13]])
     kv.keep_rows(torch.tensor([], dtype=torch.long))
     assert kv.rows == 0 and kv.width == 0
+
+
+def test_shared_prefix_prefill_matches_reference(micro_policy):
+    model, _ = micro_policy
+    kv = KVBatch(model)
+    prefix = list(range(5, 45))
+    # a group of three prompts that differ only in their last tokens, one equal to the
+    # prefix, and an unrelated prompt: the group's 40 shared tokens are prefilled once
+    seqs = [prefix + [50, 51], prefix, list(range(100, 130)), prefix + [52]]
+    kv.add_rows(4)
+    _assert_rows_match(model, kv.extend(seqs), seqs)
+    assert kv.lengths.tolist() == [42, 40, 30, 41]
+    seqs = [s + [60 + r] for r, s in enumerate(seqs)]
+    _assert_rows_match(model, kv.decode(torch.arange(4), torch.tensor([60, 61, 62, 63])), seqs)
 
 
 def test_plan_buckets_hand_cases():
@@ -58,16 +99,50 @@ def test_plan_buckets_hand_cases():
     assert plan_buckets([1, 1], overhead=0) == [[0, 1]]
 
 
-def test_bucketed_prefill_matches_reference(micro_policy):
+def test_bucketed_continuation_matches_reference(micro_policy):
     model, _ = micro_policy
     kv = KVBatch(model)
     kv.add_rows(3)
-    seqs = [list(range(5, 205)), [7, 8], [9, 10, 11]]  # 200 vs 2-3 tokens: split in two passes
-    assert len(plan_buckets([len(s) for s in seqs], FORWARD_COST_TOKENS)) == 2
-    logits = kv.extend(seqs)
-    assert kv.lengths.tolist() == [200, 2, 3] and kv.width == 200
-    for r, seq in enumerate(seqs):
-        assert torch.allclose(logits[r], _reference_last_logits(model, seq), atol=1e-5)
-    logits = kv.extend([[3], [4], [5]])
-    for r, extra in enumerate(([3], [4], [5])):
-        assert torch.allclose(logits[r], _reference_last_logits(model, seqs[r] + extra), atol=1e-5)
+    seqs = [[4], [5], [6, 7]]
+    kv.extend(seqs)
+    chunks = [list(range(5, 205)), [7, 8], [9, 10, 11]]  # 200 vs 2-3 tokens: two passes
+    assert len(plan_buckets([len(c) for c in chunks], FORWARD_COST_TOKENS)) == 2
+    logits = kv.extend(chunks)
+    seqs = [s + c for s, c in zip(seqs, chunks, strict=True)]
+    assert kv.lengths.tolist() == [201, 3, 5] and kv.width == 201
+    _assert_rows_match(model, logits, seqs)
+
+
+def test_growth_past_the_initial_capacity(micro_policy):
+    model, _ = micro_policy
+    kv = KVBatch(model)
+    kv.add_rows(2)
+    seqs = [[5, 6], [7]]
+    kv.extend(seqs)
+    for step in range(70):  # the first capacity is 64 slots: it doubles on the way
+        tokens = torch.tensor([8 + step % 50, 9 + step % 40])
+        logits = kv.decode(torch.arange(2), tokens)
+        seqs = [s + [int(t)] for s, t in zip(seqs, tokens, strict=True)]
+    assert kv.capacity >= 73 and kv.lengths.tolist() == [72, 71]
+    _assert_rows_match(model, logits, seqs)
+
+
+def test_bad_input(micro_policy):
+    model, _ = micro_policy
+    kv = KVBatch(model)
+    kv.add_rows(2)
+    with pytest.raises(ValueError, match="one list per row"):
+        kv.extend([[1]])
+    config = Qwen2Config(
+        vocab_size=32,
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        use_sliding_window=True,
+        sliding_window=4,
+        max_window_layers=0,
+    )
+    with pytest.raises(ValueError, match="full-attention"):
+        KVBatch(Qwen2ForCausalLM(config))
