@@ -51,6 +51,7 @@ __all__ = [
     "TRL_ADV_DDOF",
     "TRL_ADV_EPS",
     "RCGRPOTrainer",
+    "check_config",
     "RolloutSettings",
     "environment_reward",
     "group_metrics",
@@ -108,6 +109,22 @@ def _unsupported_sampling(args: Any) -> str | None:
     return None
 
 
+def check_config(args: Any, settings: RolloutSettings, train_dataset: Any) -> None:
+    """Everything :class:`RCGRPOTrainer` refuses before it loads a model (one-line errors):
+    goal sharing and collective vLLM settings (:mod:`rcgrpo.integrations.guard`), a backend
+    that disagrees with ``args.use_vllm``, sampling options our sampler would ignore."""
+    check_no_shared_goals(args, train_dataset, grouped_generation=False)
+    check_multi_turn_backend(args)
+    if (settings.backend == "vllm") != bool(args.use_vllm):
+        raise ValueError("settings.backend='vllm' and args.use_vllm=True go together")
+    ignored = _unsupported_sampling(args) if settings.backend == "transformers" else None
+    if ignored:
+        raise ValueError(
+            f"{ignored} is not applied by rcgrpo's sampler (it uses temperature and top_p "
+            "only); leave it at its default"
+        )
+
+
 class RCGRPOTrainer(GRPOTrainer):
     """``GRPOTrainer`` with RC-GRPO rollouts, reward and metrics (module docstring).
 
@@ -143,15 +160,7 @@ class RCGRPOTrainer(GRPOTrainer):
                 raise ValueError(f"{key} is set by RCGRPOTrainer (the environment owns it)")
         if train_dataset is None:
             train_dataset = task_dataset(tasks, settings.mode, settings.prompt_style)
-        check_no_shared_goals(args, train_dataset, grouped_generation=False)
-        check_multi_turn_backend(args)
-        if (settings.backend == "vllm") != bool(args.use_vllm):
-            raise ValueError("settings.backend='vllm' and args.use_vllm=True go together")
-        if settings.backend == "transformers" and _unsupported_sampling(args):
-            raise ValueError(
-                f"{_unsupported_sampling(args)} is not applied by rcgrpo's sampler (it uses "
-                "temperature and top_p only); leave it at its default"
-            )
+        check_config(args, settings, train_dataset)
         self.rc_settings = settings
         self.rc_rows: list[dict] | None = None
         self.rc_last: dict[str, Any] = {}
