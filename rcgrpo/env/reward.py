@@ -29,12 +29,12 @@ it, so state and results are checked once, at the end.
 
 A call of a function the turn does not offer (``ls()`` in a TradingBot task, or a miss_func
 function before its reveal) is rejected by our decoder: nothing runs and R ignores it.
-BFCL's decoder accepts any name and its executor answers
-the call (``Error during execution: name 'ls' is not defined``), so for BFCL the turn has a
-call and is checked on state and results; ``bfcl_valid`` follows BFCL and counts such a
-call (:func:`unavailable_calls`: a reply rejected for its names only) as the turn's call.
-Two differences remain: BFCL would also run the offered calls of such a reply and a
-held-out miss_func function (a real method of an involved class); we run neither.
+BFCL's decoder accepts any name and its executor answers the call (``Error during
+execution: name 'ls' is not defined``), so for BFCL the turn has a call and is checked on
+state and results; ``bfcl_valid`` follows BFCL and counts such a call
+(:func:`unavailable_calls`: a reply rejected for its names only) as the turn's call. Two
+differences remain: BFCL would also run the offered calls of such a reply, and a held-out
+miss_func function (a real method of an involved class); we run neither.
 
 :class:`TrajectoryScorer` does this incrementally on a live sandbox (the episode feeds it
 as it runs, so ``Episode.score()`` costs no re-execution); :func:`score_trajectory` replays
@@ -254,9 +254,9 @@ def score_trajectory(
     (a string may hold several calls, ``"[f(a=1), g(b=2)]"``); each is decoded with the
     allow-list of its turn; rejected strings and ``done()`` are not executed (the calls of a
     string rejected for naming functions the turn does not offer count for ``bfcl_valid``,
-    as BFCL counts them). Fewer turns
-    than the task has (one turn in combined mode) means the episode was cut short, and
-    ``truncated`` is then set. See the module docstring for R and ``bfcl_valid``.
+    as BFCL counts them). Fewer turns than the task has (one turn in combined mode) means
+    the episode was cut short, and ``truncated`` is then set. See the module docstring for
+    R and ``bfcl_valid``.
     """
     num_turns = num_mode_turns(task, mode)
     turns = _check_calls_per_turn(calls_per_turn, num_turns)
