@@ -53,11 +53,15 @@ class Setting:
     """``algo.kl_beta`` (the preset's 0.1 by default)."""
     prompts: int = 8
     """``rollout.prompts_per_step`` (the preset's 8 by default)."""
+    train_tasks: int = 0
+    """``tasks.num_train`` (0 = the preset's 6,000)."""
 
     def flags(self) -> tuple[str, ...]:
+        tasks = ("--tasks.num-train", str(self.train_tasks)) if self.train_tasks else ()
         return (
             *("--optim.lr", f"{self.lr:g}", "--algo.kl-beta", f"{self.kl_beta:g}"),
             *("--rollout.prompts-per-step", str(self.prompts)),
+            *tasks,
         )
 
 
@@ -72,6 +76,14 @@ GRID: tuple[Setting, ...] = (
 π_ref 0.0015) and of 5e-4 (held-out 0.59 -> 0.29, KL 0.34): the learning rates between them,
 a weaker KL anchor, and twice the prompts per step against gradient noise (at one learning
 rate: a 16-prompt step costs two 8-prompt steps of the 2-core budget)."""
+
+
+DIAGNOSES: tuple[Setting, ...] = (Setting("diag-lr2e-4-16tasks", 2e-4, train_tasks=16),)
+"""Runs that explain the grid's result, added after the grid's first runs showed no setting
+learning, and never candidates for the recipe: the same update on 16 training tasks, each
+seen ~50 times in 100 steps. If training success rises there, the update points the right
+way and the grid's settings lack samples, not a working gradient; if it does not, the update
+itself fails on this policy."""
 
 
 @dataclass(frozen=True)
