@@ -36,8 +36,6 @@ FORWARD_COST_TOKENS = 64
 """Fixed cost of one forward pass in token-equivalents (Python and kernel-launch overhead),
 used to decide when splitting a prefill into several passes pays off."""
 
-__all__ = ["FORWARD_COST_TOKENS", "KVBatch", "plan_buckets"]
-
 
 class _Plan:
     """Where the next forward pass writes and what it reads (shared by all layers)."""

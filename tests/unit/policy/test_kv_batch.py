@@ -7,7 +7,8 @@ import pytest
 import torch
 from transformers import Qwen2Config, Qwen2ForCausalLM
 
-from rcgrpo.policy.kv_batch import FORWARD_COST_TOKENS, KVBatch, plan_buckets
+from rcgrpo.policy.kv_batch import FORWARD_COST_TOKENS, KVBatch
+from rcgrpo.policy.prefix import plan_buckets
 
 
 def _reference_last_logits(model, ids: list[int]) -> torch.Tensor:

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rcgrpo.policy.chat import ChatEncoder
-from rcgrpo.policy.kv_batch import plan_buckets
+from rcgrpo.policy.prefix import plan_buckets
 from rcgrpo.policy.sampling import top_p_filter
 
 # message text: printable, may contain reward tokens; starts with a non-space character
