@@ -1,5 +1,8 @@
 """``torchrun --nproc_per_node 2 -m rcgrpo train`` (gloo, CPU) equals one process with the
-same global batch: same rollouts, same metrics, same parameters after two steps.
+same global batch: same rollouts, same metrics, same parameters after two steps. The one
+process teacher-forces every rollout on its own (``--optim.no-share-prefix``), the two ranks
+run each group's shared prefix once (:mod:`rcgrpo.policy.teacher`), so the test also checks
+the shared-prefix passes against the per-rollout reference under data parallelism.
 
 The config makes the two ranks' work uneven on purpose: 4 prompts, 2 minibatches (groups
 0, 2 | 1, 3 of the kept batch), DAPO dynamic sampling (kept groups land unevenly on the
@@ -64,7 +67,8 @@ def test_two_ranks_equal_one_process(coin_flip, tmp_path):
         "--run.root",
         str(tmp_path),
     ]
-    cli(*args, "--run.name", "one")
+    # one process on the per-rollout reference path; two ranks on the shared-prefix passes
+    cli(*args, "--optim.no-share-prefix", "--run.name", "one")
     done = subprocess.run(
         [
             sys.executable,
