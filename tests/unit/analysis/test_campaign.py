@@ -93,10 +93,11 @@ def test_status_prefers_runs_then_results_and_reports_partial_folders(machine):
 
 def test_a_killed_campaign_continues_on_another_machine_from_committed_copies(machine, monkeypatch):
     camp = ex.build_campaign(seeds=(0,))
+    names = [n for e in ("stage1", "factorial", "baselines") for n in camp.experiments[e]]
     a = cp.CAMPAIGN
     monkeypatch.setenv("FAKE_FAIL", "rctp-s0")  # machine a dies in RCTP-FT
     with pytest.raises(RuntimeError, match="run rctp-s0 failed"):
-        cp.run_all(camp, list(camp.runs), jobs=1)
+        cp.run_all(camp, names, jobs=1)
     monkeypatch.delenv("FAKE_FAIL")
     assert list(calls(a)) == ["sft-s0", "rctp-s0"]  # dependencies first, one at a time
     sft_copy = cp.RESULTS / "sft-s0"
@@ -106,8 +107,8 @@ def test_a_killed_campaign_continues_on_another_machine_from_committed_copies(ma
         + ["final", "weak"]
     )
     b = machine("b")  # a fresh clone: only results/ came along
-    launched = cp.run_all(camp, list(camp.runs), jobs=2)
-    assert "sft-s0" not in launched and set(launched) == set(camp.runs) - {"sft-s0"}
+    launched = cp.run_all(camp, names, jobs=2)
+    assert "sft-s0" not in launched and set(launched) == set(names) - {"sft-s0"}
     argv = calls(b)
     assert set(argv) == set(launched)
     assert flag(argv["rctp-s0"], "--model.path") == str(sft_copy / "final")
@@ -115,14 +116,14 @@ def test_a_killed_campaign_continues_on_another_machine_from_committed_copies(ma
     assert flag(argv["cpu-grpo-s0"], "--init") == str(sft_copy / "final")
     assert flag(argv["cpu-rcgrpo-s0"], "--init") == str(b / "rctp-s0" / "final")
     assert all("--run.resume" not in v for v in argv.values())
-    for name, spec in camp.runs.items():
-        copy = cp.RESULTS / name
+    for name in names:
+        spec, copy = camp.runs[name], cp.RESULTS / name
         assert cp.locate(spec) == (b / name if name in launched else copy)
         assert (copy / "final").is_dir() is (name in ("sft-s0", "rctp-s0"))
         assert not (copy / "checkpoints").exists()  # light: never the training checkpoints
     assert (cp.RESULTS / "cpu-grpo-s0" / "eval" / "step_0.json").is_file()
     machine("c")  # a third clone has nothing to do
-    assert cp.run_all(camp, list(camp.runs)) == [] and calls(cp.CAMPAIGN) == {}
+    assert cp.run_all(camp, names) == [] and calls(cp.CAMPAIGN) == {}
 
 
 def test_a_rerun_resumes_a_current_partial_folder_and_sets_a_stale_one_aside(machine):

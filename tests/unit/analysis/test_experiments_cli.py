@@ -32,7 +32,8 @@ def test_campaign_command_parses(name, resume):
     assert cfg.run.resume is resume
     assert cfg.run.name == name and str(cfg.run.root) == str(cp.CAMPAIGN)
     if sub == "train":
-        assert cfg.run.steps == ex.RL_STEPS and cfg.run.eval_every == ex.RL_EVAL_EVERY
+        if name in CAMPAIGN.experiments["factorial"] + CAMPAIGN.experiments["baselines"]:
+            assert cfg.run.steps == ex.RL_STEPS and cfg.run.eval_every == ex.RL_EVAL_EVERY
         (dep,) = spec.needs  # an RL run starts from one Stage-1 run's final model
         assert cfg.init == str(ELSEWHERE / dep / "final")
         _, s1 = parse(CAMPAIGN.runs[dep])
