@@ -18,6 +18,8 @@ One experiment per purpose (see ``docs/experiments.md``):
   run starting from the Stage-1 checkpoints of the same seed.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint, on :data:`BASELINE_SEEDS`.
+- ``stratified``: RC-GRPO with stratified goals (exactly round(p·G) high goals per group)
+  from the RCTP-FT checkpoints, per seed: the i.i.d. draw of ``cpu-rcgrpo`` against it.
 - ``rl-sweep``: the RL recipe sweep (:mod:`analysis.recipe_sweep`): SFT + GRPO settings from
   the SFT model of a seed the factorial does not use, judged by a criterion fixed in advance.
 """
@@ -95,6 +97,7 @@ def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
             camp.add("factorial", rl(preset, start[init], seed))
         for preset in BASELINES if seed in BASELINE_SEEDS else ():
             camp.add("baselines", rl(preset, start["sft"], seed))
+        camp.add("stratified", rl("cpu-rcgrpo-strat", start["rctp"], seed))
     return camp
 
 
