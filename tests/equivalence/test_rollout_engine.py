@@ -126,14 +126,15 @@ def test_greedy_engine_equals_generate(micro, tokenizer, case, monkeypatch):
     # every first prompt is prefilled alone or as a member of its group's shared prefix
     assert sum(rows for rows, _ in prefills) == len(fast)
     prompts = [r.input_ids[: r.prompt_length].tolist() for r in fast]
-    ends = set()
-    for rows, ids in filter(lambda p: p[0] > 1, prefills):
+    shared = [(rows, ids) for rows, ids in prefills if rows > 1]
+    for rows, ids in shared:
         members = [p for p in prompts if p[: len(ids)] == ids]
-        assert len(members) >= rows
-        # the shared prefix is the whole prompt, or all of it but the goal's last few tokens
-        ends |= {"whole" if len(p) == len(ids) else 0 < len(p) - len(ids) <= 12 for p in members}
-    expected = {1: set(), 3: {"whole"} if high is None else {True}}[group_size]
-    assert ends == expected
+        # a shared prefill covers at least half of its shortest member (the planner's rule,
+        # rcgrpo.policy.prefix.shared_prefixes); the goal makes the members differ after it
+        assert len(members) >= rows and 2 * len(ids) >= min(len(p) for p in members)
+    # a group's G prompts always share their prompt up to the goal, so a group is never
+    # prefilled row by row (distinct tasks may share their system prompt too)
+    assert shared or group_size == 1
 
 
 @pytest.mark.parametrize("kind", ["qwen2.5", "llama"])
