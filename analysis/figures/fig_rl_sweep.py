@@ -4,7 +4,8 @@ r"""The RL recipe sweep: which SFT + GRPO setting learns (:mod:`analysis.recipe_
 20-step windows of the criterion shaded; (b) KL to π_ref over steps, the cost of moving;
 (c) held-out success (greedy, 200 synth test tasks) at each evaluation step. The legend marks
 the settings that meet the criterion (Δ_train ≥ 0.10 and held-out not down by more than 0.03)
-and the chosen recipe. One run per setting (the sweep seed).
+and the chosen recipe; dashed: the diagnosis run on 16 training tasks (never a candidate).
+One run per setting (the sweep seed).
 """
 
 from __future__ import annotations
@@ -23,16 +24,17 @@ CAPTION = (
     "success rate (5-step trailing mean; shaded: the first and last 20 steps the criterion "
     "compares); (b) KL to the reference policy; (c) held-out success at each evaluation. "
     "'learns' = training success up by >= 0.10 and held-out not down by more than 0.03; the "
-    "chosen recipe is starred."
+    "chosen recipe is starred. Dashed: the diagnosis run (the same update on 16 training "
+    "tasks), never a recipe candidate."
 )
 COLORS = (fs.BLACK, fs.SKY, fs.VERMILION, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLUE, fs.YELLOW)
 
 
 def make_figure(runs: dict) -> Figure:
     by_name = {r.name: r for r in load_runs(p for p in runs["rl-sweep"] if p is not None)}
-    settings = [s for s in sw.GRID if f"sweep-{s.tag}" in by_name]
+    settings = [s for s in (*sw.GRID, *sw.DIAGNOSES) if f"sweep-{s.tag}" in by_name]
     outcomes = {s.tag: sw.outcome(s, by_name[f"sweep-{s.tag}"].metrics) for s in settings}
-    chosen = sw.choose(list(outcomes.values()))
+    chosen = sw.choose([o for o in outcomes.values() if o.setting in sw.GRID])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.4), constrained_layout=True)
         for setting, color in zip(settings, COLORS, strict=False):
@@ -40,12 +42,13 @@ def make_figure(runs: dict) -> Figure:
             star = " *" if chosen is not None and chosen.setting == setting else ""
             verdict = "learns" if out.learns else "does not"
             name = f"{setting.tag}: {out.train_rise:+.2f} ({verdict}){star}"
+            ls = "--" if setting in sw.DIAGNOSES else "-"  # diagnoses: never a recipe
             success = dyn.series(run, "reward/success_rate")
-            axes[0].plot(success.index, success.values, color=color, lw=1.2, label=name)
+            axes[0].plot(success.index, success.values, color=color, ls=ls, lw=1.2, label=name)
             kl = dyn.series(run, "policy/kl_ref")
-            axes[1].plot(kl.index, kl.values, color=color, lw=1.2)
+            axes[1].plot(kl.index, kl.values, color=color, ls=ls, lw=1.2)
             evals = dyn.series(run, "reward/eval_success", smooth=1)
-            axes[2].plot(evals.index, evals.values, color=color, marker="o", ms=3, lw=1.0)
+            axes[2].plot(evals.index, evals.values, color=color, ls=ls, marker="o", ms=3, lw=1.0)
         for lo, hi in ((1, sw.WINDOW), (sw.STEPS - sw.WINDOW + 1, sw.STEPS)):
             axes[0].axvspan(lo, hi, color="0.5", alpha=0.12, lw=0)
         labels = ("training success rate", r"KL to $\pi_{ref}$", "held-out success")
