@@ -7,7 +7,9 @@ whether a figure really changed. Here:
 
 - PDF: ``CreationDate`` removed (matplotlib then writes no date and derives the trailer ID
   from the content); ``Producer`` / ``Creator`` are the fixed strings below.
-- SVG: no ``Date``; element ids from a fixed hash salt (``svg.hashsalt``).
+- SVG: no ``Date``; element ids from a fixed hash salt (``svg.hashsalt``); clip-path ids,
+  which matplotlib derives from object ids (memory addresses) for path clips, are renumbered
+  in order of first appearance.
 - PNG (Agg): matplotlib writes no time; ``Software`` is fixed.
 - Sidecar JSON: sorted keys, run paths relative to the repository, each input named by the
   SHA-256 of its ``config.json``, ``metrics.jsonl`` and ``rollouts.jsonl`` (so a change of a
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -48,8 +51,20 @@ def save_figure(
             path = out_dir / f"{name}.{fmt}"
             kwargs = {"dpi": dpi} if fmt == "png" else {}
             fig.savefig(path, bbox_inches="tight", metadata=_METADATA[fmt], **kwargs)
+            if fmt == "svg":
+                _renumber_clip_ids(path)
             paths.append(path)
     return paths
+
+
+_CLIP_ID = re.compile(r"\bp[0-9a-f]{10}\b")
+
+
+def _renumber_clip_ids(path: Path) -> None:
+    """Rename matplotlib's clip-path ids (``p`` + 10 hex digits) to ``clip0``, ``clip1``, …
+    in order of first appearance, so they no longer depend on memory addresses."""
+    text, names = path.read_text(), {}
+    path.write_text(_CLIP_ID.sub(lambda m: names.setdefault(m[0], f"clip{len(names)}"), text))
 
 
 def _sha16(path: Path) -> str | None:

@@ -38,11 +38,15 @@ def test_ci_lints_then_tests_and_passes_the_status_through(tmp_path, fail, statu
 def test_readme_test_command_is_what_make_test_runs():
     readme = (ROOT / "README.md").read_text()
     commands = re.findall(r"^(\.venv/bin/python -m pytest [^\n#]*?)\s*(?:#|$)", readme, re.M)
+    # inside `make test` (CI) the environment says MAKELEVEL=1: a nested make would then print
+    # "Entering directory" lines around the recipe
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     dry = subprocess.run(
-        ["make", "-n", "-o", ".venv/.bootstrapped", "test", "JOBS=2"],
+        ["make", "-n", "--no-print-directory", "-o", ".venv/.bootstrapped", "test", "JOBS=2"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     assert dry.stdout.strip() in commands, (dry.stdout, commands)
