@@ -34,6 +34,7 @@ import torch
 from transformers import DynamicCache
 
 from rcgrpo.logprobs import token_entropy, token_logprobs
+from rcgrpo.policy.prefix import common_prefix
 
 ENTROPY_MODES = ("none", "detached", "grad")
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
@@ -43,13 +44,8 @@ def common_prefix_length(rows: Sequence[torch.Tensor]) -> int:
     """Length of the longest common prefix of 1-D token tensors (0 for no rows)."""
     if not rows:
         return 0
-    shortest = min(int(r.numel()) for r in rows)
-    first = rows[0][:shortest]
-    equal = torch.ones(shortest, dtype=torch.bool)
-    for r in rows[1:]:
-        equal &= r[:shortest] == first
-    differs = (~equal).nonzero()
-    return int(differs[0]) if differs.numel() else shortest
+    first = rows[0].tolist()
+    return min(common_prefix(first, r.tolist()) for r in rows)
 
 
 def shared_prefix_length(rows: Sequence[torch.Tensor]) -> int:

@@ -25,11 +25,10 @@ and the flipped run rises). ~17 s of CPU for the three runs on one core.
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
 import torch
-from rl_smoke_helpers import TASK_FLAGS, coin_flip_checkpoint, rows
+from rl_smoke_helpers import TASK_FLAGS, rows
 
 import rcgrpo.train.filters as filters
 from rcgrpo.__main__ import main as rcgrpo_main
@@ -49,12 +48,6 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def coin_flip(tmp_path_factory):
-    root = tmp_path_factory.getbasetemp()
-    return coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
 
 
 def training_success(coin_flip, root, scale: float, monkeypatch) -> dict[int, float]:

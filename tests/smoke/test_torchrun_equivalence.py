@@ -22,15 +22,9 @@ import sys
 
 import pytest
 import torch
-from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint, params, rows
+from rl_smoke_helpers import SMALL_RUN, cli, params, rows
 
 LR = 1e-3
-
-
-@pytest.fixture(scope="module")
-def coin_flip(tmp_path_factory):
-    root = tmp_path_factory.getbasetemp()
-    return coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
 
 
 def _close(a, b) -> bool:

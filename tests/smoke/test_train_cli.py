@@ -5,11 +5,10 @@ and parameters change exactly when the step had a learning signal."""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 import torch
-from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint, params, rows
+from rl_smoke_helpers import SMALL_RUN, cli, params, rows
 
 from rcgrpo.__main__ import main as rcgrpo_main
 from rcgrpo.metrics import METRICS
@@ -83,12 +82,6 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def coin_flip(tmp_path_factory):
-    root = tmp_path_factory.getbasetemp()
-    return coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
 
 
 @pytest.mark.parametrize("name", ALGOS)
