@@ -87,7 +87,7 @@ def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
     camp = Campaign()
     sweep_start = stage1(sw.SEED)["sft"]
     camp.add("rl-sweep", sweep_start)
-    for setting in (*sw.GRID, *sw.DIAGNOSES):
+    for setting in (*sw.CANDIDATES, *sw.DIAGNOSES):
         camp.add("rl-sweep", sweep(setting, sweep_start))
     for seed in seeds:
         start = stage1(seed)

@@ -55,13 +55,17 @@ class Setting:
     """``rollout.prompts_per_step`` (the preset's 8 by default)."""
     train_tasks: int = 0
     """``tasks.num_train`` (0 = the preset's 6,000)."""
+    loss_agg: str = "token-mean"
+    """``algo.loss_agg`` (the preset's token-mean by default)."""
 
     def flags(self) -> tuple[str, ...]:
         tasks = ("--tasks.num-train", str(self.train_tasks)) if self.train_tasks else ()
+        agg = ("--algo.loss-agg", self.loss_agg) if self.loss_agg != "token-mean" else ()
         return (
             *("--optim.lr", f"{self.lr:g}", "--algo.kl-beta", f"{self.kl_beta:g}"),
             *("--rollout.prompts-per-step", str(self.prompts)),
             *tasks,
+            *agg,
         )
 
 
@@ -76,6 +80,23 @@ GRID: tuple[Setting, ...] = (
 π_ref 0.0015) and of 5e-4 (held-out 0.59 -> 0.29, KL 0.34): the learning rates between them,
 a weaker KL anchor, and twice the prompts per step against gradient noise (at one learning
 rate: a 16-prompt step costs two 8-prompt steps of the 2-core budget)."""
+
+
+FOLLOW_UP: tuple[Setting, ...] = (
+    Setting("lr1e-4-seqmean", 1e-4, loss_agg="seq-mean-token-mean"),
+    Setting("lr2e-4-seqmean", 2e-4, loss_agg="seq-mean-token-mean"),
+)
+"""Recipe candidates ADDED AFTER the grid's results (no grid setting learned), under the same
+criterion, seed and budget. They test one hypothesis from the grid's runs: under token-mean
+aggregation the failed rollouts, 1.3x longer than the successes (58.7 against 44.6 generated
+tokens in ``sweep-lr1e-4``; the token-weighted mean advantage is -0.09 where the per-rollout
+mean is 0), carry most of the loss weight, so the update mostly pushes probability away from
+sampled tokens that successes share too (``loss/pg`` > 0 and the entropy not falling in every
+grid run). ``seq-mean-token-mean`` gives each rollout the weight of its advantage whatever its
+length (Shao et al. 2024's GRPO as printed; TRL's ``loss_type="grpo"``)."""
+
+CANDIDATES: tuple[Setting, ...] = (*GRID, *FOLLOW_UP)
+"""Every setting the recipe may come from: the grid and its follow-up."""
 
 
 DIAGNOSES: tuple[Setting, ...] = (Setting("diag-lr2e-4-16tasks", 2e-4, train_tasks=16),)

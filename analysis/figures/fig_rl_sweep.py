@@ -32,9 +32,9 @@ COLORS = (fs.BLACK, fs.SKY, fs.VERMILION, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLU
 
 def make_figure(runs: dict) -> Figure:
     by_name = {r.name: r for r in load_runs(p for p in runs["rl-sweep"] if p is not None)}
-    settings = [s for s in (*sw.GRID, *sw.DIAGNOSES) if f"sweep-{s.tag}" in by_name]
+    settings = [s for s in (*sw.CANDIDATES, *sw.DIAGNOSES) if f"sweep-{s.tag}" in by_name]
     outcomes = {s.tag: sw.outcome(s, by_name[f"sweep-{s.tag}"].metrics) for s in settings}
-    chosen = sw.choose([o for o in outcomes.values() if o.setting in sw.GRID])
+    chosen = sw.choose([o for o in outcomes.values() if o.setting in sw.CANDIDATES])
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.4), constrained_layout=True)
         for setting, color in zip(settings, COLORS, strict=False):

@@ -88,3 +88,13 @@ def test_grid_flags_name_the_overridden_fields():
         "16",
     )
     assert len({s.tag for s in sw.GRID}) == len(sw.GRID)
+
+
+def test_follow_up_settings_are_candidates_with_their_aggregation_flag():
+    assert sw.CANDIDATES == (*sw.GRID, *sw.FOLLOW_UP)
+    assert not set(sw.CANDIDATES) & set(sw.DIAGNOSES)
+    tags = [s.tag for s in (*sw.CANDIDATES, *sw.DIAGNOSES)]
+    assert len(set(tags)) == len(tags)
+    flags = sw.Setting("t", 1e-4, loss_agg="seq-mean-token-mean").flags()
+    assert flags[-2:] == ("--algo.loss-agg", "seq-mean-token-mean")
+    assert "--algo.loss-agg" not in sw.Setting("t", 1e-4).flags()
