@@ -99,12 +99,20 @@ CANDIDATES: tuple[Setting, ...] = (*GRID, *FOLLOW_UP)
 """Every setting the recipe may come from: the grid and its follow-up."""
 
 
-DIAGNOSES: tuple[Setting, ...] = (Setting("diag-lr2e-4-16tasks", 2e-4, train_tasks=16),)
+DIAGNOSES: tuple[Setting, ...] = (
+    Setting("diag-lr2e-4-16tasks", 2e-4, train_tasks=16),
+    Setting("diag-frozen", 1e-10),
+)
 """Runs that explain the grid's result, added after the grid's first runs showed no setting
 learning, and never candidates for the recipe: the same update on 16 training tasks, each
 seen ~50 times in 100 steps. If training success rises there, the update points the right
 way and the grid's settings lack samples, not a working gradient; if it does not, the update
-itself fails on this policy."""
+itself fails on this policy.
+
+``diag-frozen`` (lr 1e-10: the start policy, added after the follow-up) samples the same task
+sequence as every setting (the RL seed fixes it), so its Δ_train is the part of every
+setting's Δ_train that comes from which tasks the two windows drew, not from learning; see
+:func:`paired_rise`."""
 
 
 @dataclass(frozen=True)
