@@ -78,7 +78,7 @@ def rl(preset: str, init: RunSpec, seed: int) -> RunSpec:
 
 def sweep(setting: sw.Setting, init: RunSpec) -> RunSpec:
     """One setting of the recipe sweep: ``cpu-grpo`` plus the setting's flags."""
-    steps = ("--run.steps", str(sw.STEPS), "--run.eval-every", str(sw.EVAL_EVERY))
+    steps = ("--run.steps", str(setting.steps), "--run.eval-every", str(sw.EVAL_EVERY))
     argv = ("train", "--preset", "cpu-grpo", "--run.seed", str(sw.SEED), *steps)
     return RunSpec(f"sweep-{setting.tag}", (*argv, *setting.flags(), "--init", Checkpoint(init)))
 

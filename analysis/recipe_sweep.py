@@ -14,8 +14,8 @@ at s ≈ 0.5, so 0.10 is four of them; 0.03 on 200 held-out tasks is under one s
 of a success rate near 0.6 (≈ 0.035), i.e. "does not fall" beyond noise.
 
 The recipe is the learning setting with the largest :math:`\Delta_{train}`; settings within
-0.02 of it count as tied and the tie goes to the cheaper one (fewer prompts per step), then
-the smaller learning rate. No setting learning is a result too (:func:`choose` returns None),
+0.02 of it count as tied and the tie goes to the cheaper one (fewer prompts sampled: prompts
+per step x steps), then the smaller learning rate. No setting learning is a result too (:func:`choose` returns None),
 and then the diagnostics in :func:`summarise` (KL to π_ref, clip fraction, gradient norm,
 zero-variance share) say why.
 """
@@ -57,6 +57,8 @@ class Setting:
     """``tasks.num_train`` (0 = the preset's 6,000)."""
     loss_agg: str = "token-mean"
     """``algo.loss_agg`` (the preset's token-mean by default)."""
+    steps: int = STEPS
+    """``run.steps`` (the criterion compares the first and last :data:`WINDOW` of them)."""
 
     def flags(self) -> tuple[str, ...]:
         tasks = ("--tasks.num-train", str(self.train_tasks)) if self.train_tasks else ()
@@ -67,6 +69,11 @@ class Setting:
             *tasks,
             *agg,
         )
+
+    @property
+    def cost(self) -> int:
+        """Prompts sampled in the run (the tie-break of :func:`choose`)."""
+        return self.prompts * self.steps
 
 
 GRID: tuple[Setting, ...] = (
@@ -95,8 +102,22 @@ sampled tokens that successes share too (``loss/pg`` > 0 and the entropy not fal
 grid run). ``seq-mean-token-mean`` gives each rollout the weight of its advantage whatever its
 length (Shao et al. 2024's GRPO as printed; TRL's ``loss_type="grpo"``)."""
 
-CANDIDATES: tuple[Setting, ...] = (*GRID, *FOLLOW_UP)
-"""Every setting the recipe may come from: the grid and its follow-up."""
+POOL_FOLLOW_UP: tuple[Setting, ...] = (
+    Setting("lr1e-4-pool16-s200", 1e-4, train_tasks=16, steps=200),
+    Setting("lr1e-4-pool64-s200", 1e-4, train_tasks=64, steps=200),
+)
+"""Recipe candidates ADDED AFTER the follow-up and the gradient-noise diagnosis
+(:mod:`analysis.grad_noise`, ``results/diagnostics/``), same criterion. At the seed-3 SFT
+model the expected gradient over the 6,000 training tasks is indistinguishable from zero
+(|G|² = 8.7e-5 ± 2.3e-4, B_noise ≈ 22,000 groups from 512 groups), while over a pool
+of n tasks it is |G|² ≈ s/n with s ≈ 0.08 (n = 16: 5.0e-3 ± 1.1e-3, B_noise
+382; n = 128: 7.6e-4 ± 3.2e-4, B_noise 2,116): what a step can learn is task-specific, and a
+run learns only where it revisits its tasks. The paper's RL revisits each of its 720 tasks
+~140 times (256 prompts x 400 steps); 200 steps of 8 prompts revisit a pool of 16 tasks 100
+times and one of 64 tasks 25 times (1,600 groups = 4.2 and, by s/n, about 1 B_noise)."""
+
+CANDIDATES: tuple[Setting, ...] = (*GRID, *FOLLOW_UP, *POOL_FOLLOW_UP)
+"""Every setting the recipe may come from: the grid and its follow-ups."""
 
 
 DIAGNOSES: tuple[Setting, ...] = (
@@ -181,6 +202,23 @@ def outcome(setting: Setting, metrics) -> Outcome:
     )
 
 
+def paired_rise(metrics, frozen) -> float:
+    r""":math:`\Delta_{train}` of ``metrics`` minus that of the frozen start policy on the same
+    task sequence (``frozen``: the ``diag-frozen`` run's metrics), computed on the per-step
+    differences :math:`s_t - f_t` of the steps both logged. A diagnosis, not the criterion:
+    it removes the share of :math:`\Delta_{train}` that comes from which tasks each window
+    drew (NaN when fewer than two windows of common steps exist)."""
+
+    def success(m):
+        m = m[m["step"] >= 1].dropna(subset=["reward/success_rate"])
+        return m.set_index("step")["reward/success_rate"]
+
+    diff = (success(metrics) - success(frozen)).dropna().sort_index()
+    if len(diff) < 2 * WINDOW:
+        return math.nan
+    return _mean(diff.tail(WINDOW)) - _mean(diff.head(WINDOW))
+
+
 def choose(outcomes: list[Outcome]) -> Outcome | None:
     """The recipe (module docstring), or None when no setting learns."""
     learning = [o for o in outcomes if o.learns]
@@ -188,7 +226,7 @@ def choose(outcomes: list[Outcome]) -> Outcome | None:
         return None
     best = max(o.train_rise for o in learning)
     tied = [o for o in learning if best - o.train_rise <= TIE]
-    return min(tied, key=lambda o: (o.setting.prompts, o.setting.lr))
+    return min(tied, key=lambda o: (o.setting.cost, o.setting.lr))
 
 
 def summarise(outcomes: list[Outcome]) -> list[dict[str, object]]:

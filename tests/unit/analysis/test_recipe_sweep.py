@@ -91,10 +91,40 @@ def test_grid_flags_name_the_overridden_fields():
 
 
 def test_follow_up_settings_are_candidates_with_their_aggregation_flag():
-    assert sw.CANDIDATES == (*sw.GRID, *sw.FOLLOW_UP)
+    assert (*sw.GRID, *sw.FOLLOW_UP, *sw.POOL_FOLLOW_UP) == sw.CANDIDATES
     assert not set(sw.CANDIDATES) & set(sw.DIAGNOSES)
     tags = [s.tag for s in (*sw.CANDIDATES, *sw.DIAGNOSES)]
     assert len(set(tags)) == len(tags)
     flags = sw.Setting("t", 1e-4, loss_agg="seq-mean-token-mean").flags()
     assert flags[-2:] == ("--algo.loss-agg", "seq-mean-token-mean")
     assert "--algo.loss-agg" not in sw.Setting("t", 1e-4).flags()
+
+
+def test_paired_rise_removes_the_task_draw_shared_with_the_frozen_run():
+    steps = list(range(1, 101))
+    draw = [0.4 if t <= 50 else 0.2 for t in steps]  # harder tasks in the second half
+    frozen = pd.DataFrame({"step": steps, "reward/success_rate": draw})
+    learner = pd.DataFrame(
+        {
+            "step": steps,
+            "reward/success_rate": [d + 0.001 * t for t, d in zip(steps, draw, strict=True)],
+        }
+    )
+    # the criterion sees the draw: 0.2 lower at the end, +0.08 of learning
+    assert sw.outcome(sw.GRID[0], learner).train_rise == pytest.approx(-0.2 + 0.08)
+    assert sw.paired_rise(learner, frozen) == pytest.approx(0.08)
+    assert sw.paired_rise(frozen, frozen) == 0.0
+    assert math.isnan(sw.paired_rise(learner.head(30), frozen))
+
+
+def test_a_longer_setting_runs_its_steps_and_ties_go_to_fewer_prompts_sampled():
+    from analysis.experiments import build_campaign
+
+    long = sw.POOL_FOLLOW_UP[0]
+    argv = build_campaign().runs[f"sweep-{long.tag}"].argv
+    assert argv[argv.index("--run.steps") + 1] == str(long.steps)
+    assert argv[argv.index("--tasks.num-train") + 1] == str(long.train_tasks)
+    nan = math.nan
+    short, longer = sw.Setting("a", 2e-4), sw.Setting("b", 1e-4, steps=200)
+    outs = [sw.Outcome(s, 0.12, 0.6, 0.6, nan, nan, nan, nan) for s in (short, longer)]
+    assert sw.choose(outs).setting == short  # 800 prompts sampled against 1,600
