@@ -32,8 +32,13 @@ def test_campaign_command_parses(name, resume):
     assert cfg.run.resume is resume
     assert cfg.run.name == name and str(cfg.run.root) == str(cp.CAMPAIGN)
     if sub == "train":
-        if name in CAMPAIGN.experiments["factorial"] + CAMPAIGN.experiments["baselines"]:
+        campaign_rl = ("factorial", "baselines", "stratified")
+        if any(name in CAMPAIGN.experiments[e] for e in campaign_rl):
             assert cfg.run.steps == ex.RL_STEPS and cfg.run.eval_every == ex.RL_EVAL_EVERY
+            recipe = ex.RECIPE  # every campaign RL run at the sweep's recipe
+            assert cfg.optim.lr == recipe.lr and cfg.algo.kl_beta == recipe.kl_beta
+            assert cfg.tasks.num_train == recipe.train_tasks
+            assert cfg.rollout.prompts_per_step == recipe.prompts
         (dep,) = spec.needs  # an RL run starts from one Stage-1 run's final model
         assert cfg.init == str(ELSEWHERE / dep / "final")
         _, s1 = parse(CAMPAIGN.runs[dep])

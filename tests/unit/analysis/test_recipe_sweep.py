@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -128,3 +129,18 @@ def test_a_longer_setting_runs_its_steps_and_ties_go_to_fewer_prompts_sampled():
     short, longer = sw.Setting("a", 2e-4), sw.Setting("b", 1e-4, steps=200)
     outs = [sw.Outcome(s, 0.12, 0.6, 0.6, nan, nan, nan, nan) for s in (short, longer)]
     assert sw.choose(outs).setting == short  # 800 prompts sampled against 1,600
+
+
+def test_the_campaign_recipe_is_the_one_the_committed_sweep_chooses():
+    from analysis.experiments import RECIPE
+    from analysis.runs import load_run
+
+    root = Path(__file__).resolve().parents[3] / "results" / "campaign"
+    outcomes = []
+    for setting in sw.CANDIDATES:
+        folder = root / f"sweep-{setting.tag}"
+        if not (folder / ".complete").exists():
+            pytest.fail(f"the sweep's run {folder.name} is not committed")
+        outcomes.append(sw.outcome(setting, load_run(folder).metrics))
+    chosen = sw.choose(outcomes)
+    assert chosen is not None and chosen.setting == RECIPE
