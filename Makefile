@@ -38,8 +38,8 @@ theory: $(STAMP)  ## check every theory statement of the paper
 runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
 	$(PY) -m analysis.experiments
 
-figures: $(STAMP)  ## build every figure module (runs experiments first if their runs are missing)
-	$(PY) -m analysis.figures build
+figures: $(STAMP)  ## build every figure module (runs experiments first if their runs are missing; FIGURES_ARGS=--no-train)
+	$(PY) -m analysis.figures build $(FIGURES_ARGS)
 
 lab: $(STAMP)  ## JupyterLab on notebooks/
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks

@@ -112,10 +112,16 @@ def _check(camp: Campaign, experiments: Iterable[str]) -> list[str]:
     return [n for e in experiments for n in camp.experiments[e]]
 
 
-def ensure_runs(experiments, force_train: bool = False, jobs: int = 2) -> dict[str, list[Path]]:
-    """Folders of every run of ``experiments``, training the missing ones first."""
+def ensure_runs(
+    experiments, force_train: bool = False, jobs: int = 2, train: bool = True
+) -> dict[str, list[Path | None]]:
+    """Folders of every run of ``experiments``, training the missing ones first (``train``
+    False: only the runs that are done, None for the others)."""
     camp = build_campaign()
-    run_all(camp, _check(camp, experiments), jobs=jobs, force_train=force_train)
+    if train:
+        run_all(camp, _check(camp, experiments), jobs=jobs, force_train=force_train)
+    else:
+        _check(camp, experiments)
     return {
         e: [locate(camp.runs[n], force_train) for n in camp.experiments[e]] for e in experiments
     }

@@ -28,9 +28,12 @@ CAPTION = (
     "chosen recipe is starred. Dashed: the diagnosis runs (the same update on 16 training "
     "tasks; the frozen start policy on the same task sequence), never recipe candidates. 'vs "
     "frozen': Δ_train of the per-step difference from the frozen run (a diagnosis: it removes "
-    "the share of Δ_train that comes from which tasks each window drew)."
+    "the share of Δ_train that comes from which tasks each window drew; only for the 100-step "
+    "settings on the full task set, which draw the frozen run's tasks)."
 )
 COLORS = (fs.BLACK, fs.SKY, fs.VERMILION, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLUE, fs.YELLOW)
+EXTRA = ("0.55", "#8C564B")
+"""Grey and brown after the Okabe-Ito eight (the settings outnumber them)."""
 
 
 def make_figure(runs: dict) -> Figure:
@@ -42,12 +45,14 @@ def make_figure(runs: dict) -> Figure:
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.4), constrained_layout=True)
         for k, setting in enumerate(settings):
-            color = COLORS[k % len(COLORS)]  # diagnoses are dashed where a colour repeats
+            palette = COLORS + EXTRA
+            color = palette[k % len(palette)]  # diagnoses are dashed where a colour repeats
             run, out = by_name[f"sweep-{setting.tag}"], outcomes[setting.tag]
             star = " *" if chosen is not None and chosen.setting == setting else ""
             verdict = "learns" if out.learns else "does not"
             name = f"{setting.tag}: {out.train_rise:+.2f} ({verdict}){star}"
-            if frozen is not None and run is not frozen:
+            same_draw = setting.train_tasks == 0 and setting.steps == sw.STEPS
+            if frozen is not None and run is not frozen and same_draw:
                 name += f"; vs frozen {sw.paired_rise(run.metrics, frozen.metrics):+.2f}"
             ls = "--" if setting in sw.DIAGNOSES else "-"  # diagnoses: never a recipe
             success = dyn.series(run, "reward/success_rate")
