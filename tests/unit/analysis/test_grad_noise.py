@@ -64,3 +64,12 @@ def test_jackknife_matches_the_leave_one_step_out_formula():
     mean = sum(loo) / 5
     expected = math.sqrt(4 / 5 * sum((v - mean) ** 2 for v in loo))
     assert out["signal_sq_se"] == pytest.approx(expected)
+
+
+def test_the_committed_measurements_are_read_by_task_count():
+    from analysis.figures import fig_rl_grad_noise as fig
+
+    data = fig.measurements()
+    assert [n for n, _ in data] == [16, 128, fig.FULL_TASKS]
+    for _, d in data:
+        assert d["groups"] == 512 and len(d["step_cosines"]) == d["steps"] == 64
