@@ -68,7 +68,8 @@ def signal_share(b_noise: float, groups: int) -> float:
 
 
 def jackknife(step_sums, step_sq, step_n) -> dict[str, float]:
-    """Jackknife standard errors over steps of |G|^2 and B_noise (leave one step out)."""
+    """Jackknife standard errors over steps (leave one step out) of |G|^2 and tr Σ, from each
+    step's sum of group gradients, sum of their squared norms and group count."""
     total, sq, n, k = torch.stack(step_sums).double().sum(0), sum(step_sq), sum(step_n), len(step_n)
     signal = [
         noise_scale(total - s, sq - q, n - m)["signal_sq"]
@@ -179,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=16, help="training steps' groups sampled")
     parser.add_argument("--out", type=Path, default=None, help="JSON result file")
     args, extra = parser.parse_known_args(argv)
+    if args.steps < 2:
+        parser.error(f"--steps must be >= 2 (the jackknife leaves one step out), got {args.steps}")
     torch.set_num_threads(1)
     flags = ["--preset", args.preset, "--run.seed", str(args.seed), "--init", args.init, *extra]
     out = measure(flags, args.steps)

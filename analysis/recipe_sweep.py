@@ -15,9 +15,9 @@ of a success rate near 0.6 (≈ 0.035), i.e. "does not fall" beyond noise.
 
 The recipe is the learning setting with the largest :math:`\Delta_{train}`; settings within
 0.02 of it count as tied and the tie goes to the cheaper one (fewer prompts sampled: prompts
-per step x steps), then the smaller learning rate. No setting learning is a result too (:func:`choose` returns None),
-and then the diagnostics in :func:`summarise` (KL to π_ref, clip fraction, gradient norm,
-zero-variance share) say why.
+per step x steps), then the smaller learning rate. No setting learning is a result too
+(:func:`choose` returns None), and then the diagnostics in :func:`summarise` (KL to π_ref,
+clip fraction, gradient norm, zero-variance share) say why.
 """
 
 from __future__ import annotations

@@ -34,13 +34,13 @@ def discover() -> list[str]:
 
 def build_one(
     name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS, train: bool = True
-) -> Path:
+) -> Path | None:
     """Build one figure into ``out_dir``: its files and sidecar are byte-identical when
     rebuilt from unchanged inputs (:mod:`analysis.figures.save`). Returns its first file,
     or None when ``train`` is False and an experiment it reads has no run done."""
     module = importlib.import_module(f"analysis.figures.fig_{name}")
     requires = tuple(getattr(module, "REQUIRES", ()))
-    runs: dict[str, list[Path]] = {}
+    runs: dict[str, list[Path | None]] = {}
     if requires:
         from analysis.experiments import ensure_runs
 

@@ -23,7 +23,8 @@ REQUIRES: tuple[str, ...] = ("rl-sweep",)
 CAPTION = (
     "RL recipe sweep, SFT + GRPO from the seed-3 SFT model (one run per setting): (a) training "
     "success rate (5-step trailing mean; shaded: the first 20 steps and the last 20 of each "
-    "run length, which the criterion compares); (b) KL to the reference policy; (c) held-out success at each evaluation. "
+    "run length, which the criterion compares); (b) KL to the reference policy; (c) held-out "
+    "success at each evaluation. "
     "'learns' = training success up by >= 0.10 and held-out not down by more than 0.03; the "
     "chosen recipe is starred. Dashed: the diagnosis runs (the same update on 16 training "
     "tasks; the frozen start policy on the same task sequence), never recipe candidates. 'vs "
@@ -32,8 +33,7 @@ CAPTION = (
     "settings on the full task set, which draw the frozen run's tasks)."
 )
 COLORS = (fs.BLACK, fs.SKY, fs.VERMILION, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLUE, fs.YELLOW)
-EXTRA = ("0.55", "#8C564B")
-"""Grey and brown after the Okabe-Ito eight (the settings outnumber them)."""
+COLORS += ("0.55", "#8C564B")  # grey and brown: the settings outnumber the Okabe-Ito eight
 
 
 def make_figure(runs: dict) -> Figure:
@@ -45,8 +45,7 @@ def make_figure(runs: dict) -> Figure:
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 3, figsize=(13.0, 3.4), constrained_layout=True)
         for k, setting in enumerate(settings):
-            palette = COLORS + EXTRA
-            color = palette[k % len(palette)]  # diagnoses are dashed where a colour repeats
+            color = COLORS[k % len(COLORS)]  # diagnoses are dashed where a colour repeats
             run, out = by_name[f"sweep-{setting.tag}"], outcomes[setting.tag]
             star = " *" if chosen is not None and chosen.setting == setting else ""
             verdict = "learns" if out.learns else "does not"
