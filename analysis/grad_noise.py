@@ -71,14 +71,11 @@ def jackknife(step_sums, step_sq, step_n) -> dict[str, float]:
     """Jackknife standard errors over steps (leave one step out) of |G|^2 and tr Σ, from each
     step's sum of group gradients, sum of their squared norms and group count."""
     total, sq, n, k = torch.stack(step_sums).double().sum(0), sum(step_sq), sum(step_n), len(step_n)
-    signal = [
-        noise_scale(total - s, sq - q, n - m)["signal_sq"]
+    loo = [
+        noise_scale(total - s, sq - q, n - m)
         for s, q, m in zip(step_sums, step_sq, step_n, strict=True)
     ]
-    trace = [
-        noise_scale(total - s, sq - q, n - m)["trace_sigma"]
-        for s, q, m in zip(step_sums, step_sq, step_n, strict=True)
-    ]
+    signal, trace = [e["signal_sq"] for e in loo], [e["trace_sigma"] for e in loo]
 
     def se(values):
         mean = sum(values) / k
