@@ -30,6 +30,7 @@ from analysis.report.runtable import (
     last,
     mean_over_training,
     missing_experiments,
+    training_success,
 )
 from analysis.report.sources import (
     REPO_ROOT,
@@ -107,6 +108,8 @@ FACTORIAL: TableSpec = _spec(
     (
         Column("held-out start (%)", first(SUCCESS), 1, True),
         Column("held-out end (%)", last(SUCCESS), 1, True),
+        Column("train first 10% (%)", training_success("early"), 1, True),
+        Column("train last 10% (%)", training_success("late"), 1, True),
         Column("zero-variance groups", mean_over_training("group/zero_var_frac")),
         Column("all-pass", mean_over_training("group/zero_var_success_frac")),
         Column("all-fail", mean_over_training("group/zero_var_fail_frac")),
@@ -120,7 +123,9 @@ FACTORIAL: TableSpec = _spec(
         Row(("RC-GRPO", "RCTP-FT"), E["rctp_rc"]),
     ),
 )
-"""The paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC sampling}; collapse statistics per step."""
+"""The paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC sampling}; training success on the 16-task
+pool over the first / last 10% of the steps (RC arms: high goal); collapse statistics per
+step."""
 
 HEADLINE: tuple[TableSpec, ...] = (STAGE1, FACTORIAL)
 

@@ -71,6 +71,17 @@ def window(metric: str, part: str, fraction: float = 0.1) -> Extractor:
     return extract
 
 
+def training_success(part: str, fraction: float = 0.1) -> Extractor:
+    """Training success over the first / last ``fraction`` of steps (:func:`window`) under
+    the goal the held-out evaluation uses: the high-goal rollouts
+    (``reward/success_high``) where the run draws goals, else every rollout
+    (``reward/success_rate``)."""
+    high, every = window("reward/success_high", part, fraction), window(
+        "reward/success_rate", part, fraction
+    )
+    return lambda run: value if math.isfinite(value := high(run)) else every(run)
+
+
 def difference(a: Extractor, b: Extractor) -> Extractor:
     """``a(run) - b(run)`` (e.g. final minus starting success)."""
     return lambda run: a(run) - b(run)

@@ -22,6 +22,7 @@ from analysis.report.runtable import (
     frac_steps_at_least,
     last,
     mean_over_training,
+    training_success,
     window,
 )
 
@@ -91,11 +92,15 @@ FACTORIAL = TableSpec(
         Column("start", first(SUCCESS), 1, True),
         Column("final", last(SUCCESS), 1, True),
         Column("$\\Delta$", difference(last(SUCCESS), first(SUCCESS)), 1, True),
+        Column("train early", training_success("early"), 1, True),
+        Column("train late", training_success("late"), 1, True),
     ),
     rows=tuple(Row((i, s), E[k], (PAPER_QWEN[k],)) for i, s, k in FACTORIAL_ROWS),
     after_headers=("paper (Qwen2.5-7B)",),
     note="Start = evaluation of the Stage-1 checkpoint at RL step 0, final = after the last "
-    "step; RC runs are evaluated with the high goal. The last column is the paper's BFCL "
+    "step; RC runs are evaluated with the high goal. Train early / late = success on the "
+    "16-task training pool over the first / last 10\\% of the steps (RC runs: the "
+    "high-goal rollouts), what RL learns on the tasks it revisits. The last column is the paper's BFCL "
     "accuracy (single runs, 80 test tasks) for orientation only: a different model, scale "
     "and task suite. Every arm starts from the Stage 1 of \\cref{tab:stage1}.",
 )
@@ -183,8 +188,8 @@ BASELINES = TableSpec(
     rows=tuple(Row((name,), E[key]) for name, key in BASELINE_ROWS),
     size="footnotesize",
     colsep="3pt",
-    note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT); the fixes run on one "
-    "seed, GRPO and RC-GRPO are the factorial's runs (every seed). Final = held-out "
+    note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT), on the same seeds; GRPO "
+    "and RC-GRPO are the factorial's runs. Final = held-out "
     "success after the last step; gap late as in \\cref{tab:collapse}; KL to $\\pi_{\\mathrm{ref}}$ "
     "($k_3$). DAPO's statistics describe every generated group, including those it then "
     "dropped. Time per step on the shared 2-core machine (one torch thread).",

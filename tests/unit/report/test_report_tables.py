@@ -20,6 +20,7 @@ from analysis.report.runtable import (
     mean_over_training,
     missing_experiments,
     render,
+    training_success,
     window,
 )
 from analysis.report.sources import (
@@ -84,6 +85,19 @@ def test_extractors_on_one_run(runs):
     assert math.isnan(last("no/such_metric")(run))
     with pytest.raises(ValueError, match="part"):
         window("x", "middle")
+
+
+def test_training_success_reads_the_high_goal_where_the_run_draws_goals(tmp_path):
+    every = [{"step": 0}] + [{"step": i, "reward/success_rate": i / 10} for i in range(1, 11)]
+    plain = load_run(write_run(tmp_path, "plain", every))
+    # 10 steps: 10% = 1 step; the no-goal run reads every rollout
+    assert training_success("early")(plain) == pytest.approx(0.1)
+    assert training_success("late")(plain) == pytest.approx(1.0)
+    assert training_success("late", 0.2)(plain) == pytest.approx(0.95)  # steps 9, 10
+    goals = [{**r, "reward/success_high": 2 * r["reward/success_rate"]} for r in every[1:]]
+    rc = load_run(write_run(tmp_path, "rc", [{"step": 0}, *goals]))
+    assert training_success("early")(rc) == pytest.approx(0.2)
+    assert training_success("late")(rc) == pytest.approx(2.0)
 
 
 def test_resolver_layout_and_finished_only(runs):
