@@ -23,7 +23,7 @@ from analysis.figures import style as fs
 from analysis.runs import Run, load_runs
 from analysis.stats import mean_ci
 
-SMOOTH = 5
+SMOOTH = 10
 """Trailing moving-average window (logged steps) of the training curves."""
 
 ARMS: dict[str, tuple[str, str]] = {

@@ -10,7 +10,8 @@ that says nothing about the reward still gets this much from the sampling noise 
 rollouts' advantage weight: the part that improves behaviour under the goal evaluation
 uses. (c) Mean :math:`|b_j|` (dashed) and :math:`|w_j|` (solid). Runs that did not log the
 split are recomputed from their rollout tables with the same function
-(:mod:`analysis.goal_split`). Seed mean ± 95% t-band, trailing mean over 5 steps.
+(:mod:`analysis.goal_split`). Seed mean ± 95% t-band, trailing mean over ``dynamics.SMOOTH``
+steps.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ CAPTION = (
     "between-goal part (mu_r - mu_g)/(sigma_g + eps), dotted: with the goals shuffled inside "
     "each group; (b) within-goal share of the high-goal rollouts' advantage weight; "
     "(c) mean |between| (dashed) and |within| (solid) parts, for the arms that sample reward "
-    "goals. Seed mean with 95% t-bands, 5-step trailing mean."
+    f"goals. Seed mean with 95% t-bands, {dyn.SMOOTH}-step trailing mean."
 )
 NULL_DRAWS = 200
 

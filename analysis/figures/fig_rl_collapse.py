@@ -3,8 +3,9 @@ r"""Training dynamics of the 2×2 factorial (the paper's Fig. 2 story, measured 
 (a) Observed advantage collapse ``group/zero_var_frac`` (solid) with the pooled Def. 4.1
 prediction :math:`\bar s^G + (1-\bar s)^G` from the batch success rate (dashed);
 (b) mean advantage gap :math:`\max_j A_j - \min_j A_j`; (c) mean within-group reward
-variance :math:`\sigma_g^2`; (d) success rate of the training rollouts. Seed mean ± 95%
-t-band, trailing mean over 5 steps.
+variance :math:`\sigma_g^2`; (d) success rate of the training rollouts under the goal the
+held-out evaluation uses (RC arms: the high-goal rollouts; dotted: the low-goal ones). Seed
+mean ± 95% t-band, trailing mean over ``dynamics.SMOOTH`` steps.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ CAPTION = (
     "RL dynamics of the 2x2 factorial {SFT, RCTP-FT} x {GRPO, RC sampling} on the synth "
     "suite (tiny Qwen2, CPU): (a) fraction of zero-variance groups, observed (solid) and "
     "predicted from the batch success rate, s^G + (1-s)^G (dashed); (b) mean advantage gap; "
-    "(c) mean group reward variance; (d) training success rate. Mean over seeds with 95% "
-    "t-bands, 5-step trailing mean."
+    "(c) mean group reward variance; (d) training success rate (RC arms: high-goal rollouts, "
+    "dotted: low-goal). Mean over seeds with 95% "
+    f"t-bands, {dyn.SMOOTH}-step trailing mean."
 )
 
 PANELS = (
@@ -30,6 +32,11 @@ PANELS = (
     ("group/var_mean", r"group reward variance $\sigma_g^2$"),
     ("reward/success_rate", "training success rate"),
 )
+HIGH, LOW = "reward/success_high", "reward/success_low"
+
+
+def _logged(runs: list, key: str) -> bool:
+    return any(key in r.metrics and r.metrics[key].notna().any() for r in runs)
 
 
 def make_figure(runs: dict) -> Figure:
@@ -38,7 +45,10 @@ def make_figure(runs: dict) -> Figure:
         fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.2), constrained_layout=True)
         for k, (ax, (key, ylabel)) in enumerate(zip(axes, PANELS, strict=True)):
             for preset, rs in groups.items():
-                dyn.plot_band(ax, rs, key, preset)
+                goals = key == "reward/success_rate" and _logged(rs, LOW)
+                dyn.plot_band(ax, rs, HIGH if goals else key, preset)
+                if goals:
+                    dyn.plot_band(ax, rs, LOW, preset, ls=":", lw=1.0, label=None, show_band=False)
                 if key == "group/zero_var_frac":
                     dyn.plot_band(
                         ax,

@@ -2,8 +2,8 @@ r"""The measured runs on the theory map: variance follows mode separation, not e
 
 (a, b) One panel per Stage-1 start (SFT, RCTP-FT). Each arm is its seed-mean trajectory of
 (pooled mode separation :math:`\hat\mu_h-\hat\mu_l`, policy token entropy) over the RL steps
-(trailing mean over 5 steps; circle = first step, square = last; dotted: the entropy of the
-high-goal rollouts alone), drawn over the guaranteed
+(trailing mean over ``dynamics.SMOOTH`` steps; circle = first step, square = last; dotted:
+the entropy of the high-goal rollouts alone), drawn over the guaranteed
 :math:`E[\sigma_g^2]` of the theory model at the runs' G and p
 (:mod:`analysis.theory.separation_entropy`: the minimum over every reward-conditioned
 policy with separation Δ, which does not depend on entropy). Arms whose groups hold one

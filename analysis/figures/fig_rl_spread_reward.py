@@ -1,10 +1,10 @@
 r"""The paper's Fig. 2 from the runs: advantage spread and reward over RL, per factorial cell.
 
-(a) Within-group advantage spread :math:`\max_j A_j-\min_j A_j`, mean over the step's
-groups (``adv/gap_mean``); (b) training reward, mean over the step's rollouts
-(``reward/mean``; RC arms: both goals); (c) held-out success at every evaluation step
-(greedy; RC arms under ``<|high_reward|>``). (a, b): seed mean ± 95% t-band, trailing mean
-over 5 steps; (c): seed mean ± 95% t-interval at each step where the runs evaluated.
+(a) Within-group advantage spread :math:`\max_j A_j-\min_j A_j`, mean over the step's groups
+(``adv/gap_mean``); (b) training reward, mean over the step's rollouts (``reward/mean``; RC
+arms: both goals); (c) held-out success at every evaluation step (greedy; RC arms under
+``<|high_reward|>``). (a, b): seed mean ± 95% t-band, trailing mean over ``dynamics.SMOOTH``
+steps; (c): seed mean ± 95% t-interval at each step where the runs evaluated.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
     "Fig. 2 analogue on the synth suite (tiny Qwen2, CPU): (a) within-group advantage "
     "spread max A - min A and (b) training reward over RL steps for the four factorial "
-    "cells (seed mean, 95% t-band, 5-step trailing mean); (c) held-out success at each "
+    f"cells (seed mean, 95% t-band, {dyn.SMOOTH}-step trailing mean); (c) held-out success at each "
     "evaluation step (RC arms under the high goal; seed mean with 95% t-interval)."
 )
 EVAL = "reward/eval_success"

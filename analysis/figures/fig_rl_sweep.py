@@ -1,12 +1,12 @@
 r"""The RL recipe sweep: which SFT + GRPO setting learns (:mod:`analysis.recipe_sweep`).
 
-(a) Training success rate over RL steps per setting (5-step trailing mean), with the two
-20-step windows of the criterion shaded; (b) KL to π_ref over steps, the cost of moving;
-(c) held-out success (greedy, 200 synth test tasks) at each evaluation step. The legend marks
-the settings that meet the criterion (Δ_train ≥ 0.10 and held-out not down by more than 0.03)
-and the chosen recipe, and each setting's Δ_train against the frozen start policy on the same
-task sequence; dashed: the diagnosis runs (never candidates).
-One run per setting (the sweep seed).
+(a) Training success rate over RL steps per setting (trailing mean over ``dynamics.SMOOTH``
+steps), with the two 20-step windows of the criterion shaded; (b) KL to π_ref over steps,
+the cost of moving; (c) held-out success (greedy, 200 synth test tasks) at each evaluation
+step. The legend marks the settings that meet the criterion (Δ_train ≥ 0.10 and held-out not
+down by more than 0.03) and the chosen recipe, and each setting's Δ_train against the frozen
+start policy on the same task sequence; dashed: the diagnosis runs (never candidates). One
+run per setting (the sweep seed).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from analysis.runs import load_runs
 REQUIRES: tuple[str, ...] = ("rl-sweep",)
 CAPTION = (
     "RL recipe sweep, SFT + GRPO from the seed-3 SFT model (one run per setting): (a) training "
-    "success rate (5-step trailing mean; shaded: the first 20 steps and the last 20 of each "
+    f"success rate ({dyn.SMOOTH}-step trailing mean; shaded: the first 20 steps and the last 20 of each "
     "run length, which the criterion compares); (b) KL to the reference policy; (c) held-out "
     "success at each evaluation. "
     "'learns' = training success up by >= 0.10 and held-out not down by more than 0.03; the "
