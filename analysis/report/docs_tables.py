@@ -1,7 +1,10 @@
 """Tables of ``docs/experiments.md`` computed from the code: the campaign and the figures.
 
 - ``campaign``: one row per experiment of :func:`analysis.experiments.build_campaign` with its
-  run names (seeds collapsed into ``{seed}``), the seeds and the run count, plus the total;
+  run names (seeds collapsed into ``{seed}``), the seeds, the run count, how many of them are
+  committed in ``results/campaign`` (complete, launched with the current spec) and the wall
+  time those took, summed over runs (``summary.json``; the campaign runs two at a time, so
+  an experiment takes about half the sum on 2 cores), plus the totals;
 - ``figures``: one row per figure module of :mod:`analysis.figures` with its ``REQUIRES`` and
   the first sentence of its docstring.
 
@@ -11,18 +14,27 @@ Written with the README's run blocks by ``python -m analysis.report --write-read
 from __future__ import annotations
 
 import importlib
+import json
 import re
+from pathlib import Path
 
 _SEED = re.compile(r"-s(\d+)$")
 _ROLE = re.compile(r":(?:mod|func|class|data|math|attr):`~?([^`]+)`")
 
 
-def _pattern(names: list[str]) -> tuple[list[str], list[int]]:
-    """Run names with the seed suffix replaced by ``{seed}`` (first-seen order) and the seeds."""
+def _pattern(
+    names: list[str], seeds_of: dict[str, int | None] | None = None
+) -> tuple[list[str], list[int]]:
+    """Run names with the seed suffix replaced by ``{seed}`` (first-seen order) and the seeds.
+    ``seeds_of`` (name -> the run's ``--run.seed``) replaces the suffix ``-s<seed>`` only,
+    so ``sweep-lr1e-4-pool16-s200`` keeps its ``-s200`` (200 steps); without it, any
+    ``-s<digits>`` suffix is read as the seed."""
     patterns: dict[str, None] = {}
     seeds: dict[int, None] = {}
     for name in names:
         match = _SEED.search(name)
+        if seeds_of is not None and (match is None or seeds_of.get(name) != int(match.group(1))):
+            match = None
         if match is None:
             patterns[name] = None
             continue
@@ -31,17 +43,48 @@ def _pattern(names: list[str]) -> tuple[list[str], list[int]]:
     return list(patterns), sorted(seeds)
 
 
+def _run_seed(argv: tuple) -> int | None:
+    """The ``--run.seed`` of a campaign command (None without one)."""
+    args = [str(a) for a in argv]
+    return int(args[args.index("--run.seed") + 1]) if "--run.seed" in args else None
+
+
+def _committed_wall(spec, results: Path) -> float | None:
+    """Wall seconds of the committed light copy of ``spec`` (None: not committed with this
+    spec, or no ``summary.json`` wall time)."""
+    from analysis.campaign import is_complete, recorded_spec
+
+    folder = results / spec.name
+    if not is_complete(folder) or recorded_spec(folder) != spec.record():
+        return None
+    try:
+        return float(json.loads((folder / "summary.json").read_text())["wall_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def campaign_markdown() -> str:
-    """The ``campaign`` block: experiment, runs, seeds, count; the total in the last line."""
+    """The ``campaign`` block: experiment, runs, seeds, count, committed runs and their
+    summed wall hours; the totals in the last line."""
+    from analysis.campaign import RESULTS
     from analysis.experiments import build_campaign
 
     camp = build_campaign()
-    lines = ["| experiment | runs | seeds | runs in total |", "|---|---|---|--:|"]
+    lines = [
+        "| experiment | runs | seeds | runs in total | committed | wall h, sum over runs |",
+        "|---|---|---|--:|--:|--:|",
+    ]
+    done, hours = 0, 0.0
     for experiment, names in camp.experiments.items():
-        patterns, seeds = _pattern(names)
+        patterns, seeds = _pattern(names, {n: _run_seed(camp.runs[n].argv) for n in names})
         runs = ", ".join(f"`{p}`" for p in patterns)
-        lines.append(f"| `{experiment}` | {runs} | {', '.join(map(str, seeds))} | {len(names)} |")
-    lines.append(f"| all | | | {len(camp.runs)} |")
+        walls = [w for n in names if (w := _committed_wall(camp.runs[n], RESULTS)) is not None]
+        done, hours = done + len(walls), hours + sum(walls) / 3600
+        lines.append(
+            f"| `{experiment}` | {runs} | {', '.join(map(str, seeds))} | {len(names)} "
+            f"| {len(walls)} | {sum(walls) / 3600:.1f} |"
+        )
+    lines.append(f"| all | | | {len(camp.runs)} | {done} | {hours:.1f} |")
     return "\n".join(lines) + "\n"
 
 

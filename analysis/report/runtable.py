@@ -76,8 +76,9 @@ def training_success(part: str, fraction: float = 0.1) -> Extractor:
     the goal the held-out evaluation uses: the high-goal rollouts
     (``reward/success_high``) where the run draws goals, else every rollout
     (``reward/success_rate``)."""
-    high, every = window("reward/success_high", part, fraction), window(
-        "reward/success_rate", part, fraction
+    high, every = (
+        window("reward/success_high", part, fraction),
+        window("reward/success_rate", part, fraction),
     )
     return lambda run: value if math.isfinite(value := high(run)) else every(run)
 

@@ -79,9 +79,12 @@ def test_campaign_and_figure_tables_count_what_the_code_has():
 
     camp = build_campaign()
     campaign = docs_tables.campaign_markdown().splitlines()
-    assert campaign[-1] == f"| all | | | {len(camp.runs)} |"
-    counts = [int(row.rsplit("|", 2)[1]) for row in campaign[2:-1]]
-    assert counts == [len(names) for names in camp.experiments.values()]
+    assert campaign[-1].startswith(f"| all | | | {len(camp.runs)} | ")
+    cells = [row.strip("| ").split(" | ") for row in campaign[2:]]
+    assert [int(c[3]) for c in cells[:-1]] == [len(names) for names in camp.experiments.values()]
+    committed = [int(c[4]) for c in cells[:-1]]
+    assert all(0 <= k <= len(n) for k, n in zip(committed, camp.experiments.values(), strict=True))
+    assert int(cells[-1][-2]) == sum(committed)
     assert len(docs_tables.figures_markdown().splitlines()) == 2 + len(discover())
 
 
@@ -91,6 +94,14 @@ def test_first_sentence_and_seed_patterns_hand_worked():
     assert docs_tables.first_sentence("No full stop") == "No full stop"
     names = ["sft-s0", "rctp-s0", "sft-s1", "rctp-s1", "lone"]
     assert docs_tables._pattern(names) == (["sft-s{seed}", "rctp-s{seed}", "lone"], [0, 1])
+    # with the runs' --run.seed, a step-count suffix is not a seed
+    sweep = ["sft-s3", "sweep-pool16-s200"]
+    assert docs_tables._pattern(sweep, {"sft-s3": 3, "sweep-pool16-s200": 3}) == (
+        ["sft-s{seed}", "sweep-pool16-s200"],
+        [3],
+    )
+    assert docs_tables._run_seed(("train", "--run.seed", "2", "--init", "x")) == 2
+    assert docs_tables._run_seed(("sft",)) is None
 
 
 def test_verdicts_block_is_the_placeholder_until_the_module_exists():
