@@ -93,9 +93,12 @@ def test_rl_figures_draw_every_arm(tmp_path):
     fig = fig_rl_modes.make_figure(runs)
     assert len(fig.axes[0].lines) == 4  # high + low for the two token-sampling arms
     fig = fig_rl_factorial.make_figure(runs)
-    # (a) before and after RL per arm; (b), (c) one bar per arm: seed means of 2 seeds
-    assert len(fig.axes[0].patches) == 8 and len(fig.axes[1].patches) == 4
+    # (a) held-out before and after RL, (b) training success first and last 10% of the steps
+    # (3 steps: 1 step each; seeds 0, 1 -> early (0 + 0.2) / 2, late 0.6) per arm;
+    # (c), (d) one bar per arm: seed means of 2 seeds
+    assert len(fig.axes[0].patches) == 8 and len(fig.axes[2].patches) == 4
     assert sorted(round(p.get_height(), 3) for p in fig.axes[0].patches) == [0.3] * 4 + [0.5] * 4
+    assert sorted(round(p.get_height(), 3) for p in fig.axes[1].patches) == [0.1] * 4 + [0.6] * 4
     fig = fig_rl_baselines.make_figure(runs)
     assert len(fig.axes[1].lines) == 4  # grpo, rcgrpo (seed 0) + two baselines
 
