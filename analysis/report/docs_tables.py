@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
 import re
 from pathlib import Path
 
@@ -50,8 +51,8 @@ def _run_seed(argv: tuple) -> int | None:
 
 
 def _committed_wall(spec, results: Path) -> float | None:
-    """Wall seconds of the committed light copy of ``spec`` (None: not committed with this
-    spec, or no ``summary.json`` wall time)."""
+    """Wall seconds of the committed light copy of ``spec``: NaN when it is committed without
+    a ``summary.json`` wall time, None when it is not committed with this spec."""
     from analysis.campaign import is_complete, recorded_spec
 
     folder = results / spec.name
@@ -60,7 +61,7 @@ def _committed_wall(spec, results: Path) -> float | None:
     try:
         return float(json.loads((folder / "summary.json").read_text())["wall_s"])
     except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return math.nan
 
 
 def campaign_markdown() -> str:
@@ -79,10 +80,11 @@ def campaign_markdown() -> str:
         patterns, seeds = _pattern(names, {n: _run_seed(camp.runs[n].argv) for n in names})
         runs = ", ".join(f"`{p}`" for p in patterns)
         walls = [w for n in names if (w := _committed_wall(camp.runs[n], RESULTS)) is not None]
-        done, hours = done + len(walls), hours + sum(walls) / 3600
+        timed = sum(w for w in walls if math.isfinite(w)) / 3600
+        done, hours = done + len(walls), hours + timed
         lines.append(
             f"| `{experiment}` | {runs} | {', '.join(map(str, seeds))} | {len(names)} "
-            f"| {len(walls)} | {sum(walls) / 3600:.1f} |"
+            f"| {len(walls)} | {timed:.1f} |"
         )
     lines.append(f"| all | | | {len(camp.runs)} | {done} | {hours:.1f} |")
     return "\n".join(lines) + "\n"
