@@ -1,7 +1,8 @@
 r"""Verdicts on the paper's claims, decided by rules written down before the runs.
 
-For each claim a reproduction checks (the five of the paper digest §7) and ours (stratified
-against i.i.d. reward goals), a :class:`Rule` in :data:`RULES` fixes in advance:
+For each claim a reproduction checks (the five of the paper digest §7, and §1's that raising
+entropy or temperature does not fix the collapse) and ours (stratified against i.i.d. reward
+goals), a :class:`Rule` in :data:`RULES` fixes in advance:
 
 - the measured quantity: a per-seed value :math:`x_i` from the runs of seed :math:`i`, one
   run per arm (an arm is an experiment group such as ``cpu-grpo``). A one-arm quantity
@@ -140,6 +141,7 @@ class Rule:
 
 SFT_GRPO, SFT_RC, RCTP_GRPO, RCTP_RC = "cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo"
 RCTP_STRAT, RCTP = "cpu-rcgrpo-strat", "rctp"
+ENTROPY, HIGHTEMP = "cpu-entropy", "cpu-hightemp"
 FACTORIAL = (RCTP_GRPO, RCTP_RC, SFT_GRPO, SFT_RC)
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -258,6 +260,25 @@ RULES: tuple[Rule, ...] = (
         -0.02,
         "above",
         "non-inferiority at the 2-point margin of 5c",
+    ),
+    Rule(
+        "7a entropy bonus: does not fix collapse as RC-GRPO does",
+        "share of groups with σ_g = 0 over training, entropy bonus − RC-GRPO",
+        (ENTROPY, RCTP_RC),
+        diff(mean_over_training("group/zero_var_frac")),
+        0.0,
+        "above",
+        "paper §1: raising entropy does not reliably restore variance from a peaked policy; "
+        "registered before any baseline run finished",
+    ),
+    Rule(
+        "7b temperature 1.5: does not fix collapse as RC-GRPO does",
+        "share of groups with σ_g = 0 over training, τ 1.5 − RC-GRPO",
+        (HIGHTEMP, RCTP_RC),
+        diff(mean_over_training("group/zero_var_frac")),
+        0.0,
+        "above",
+        "paper §1: nor does raising the temperature; registered with 7a",
     ),
 )
 """The pre-registered rules (module docstring); the tests and thresholds of the verdicts."""

@@ -12,6 +12,8 @@ from analysis.report.sources import layout_resolver
 from analysis.runs import load_run
 from analysis.stats import Estimate
 from analysis.verdicts import (
+    ENTROPY,
+    HIGHTEMP,
     RCTP,
     RCTP_GRPO,
     RCTP_RC,
@@ -85,6 +87,11 @@ REALISE = {
     },
 }
 REALISE["5b"] = REALISE["5a"]
+for _claim, _arm in (("7a", ENTROPY), ("7b", HIGHTEMP)):
+    REALISE[_claim] = lambda x, arm=_arm: {
+        arm: flat(**{"group/zero_var_frac": 0.3 + x}),
+        RCTP_RC: flat(**{"group/zero_var_frac": 0.3}),
+    }
 
 
 def claim_id(rule) -> str:
@@ -203,7 +210,7 @@ def test_tables_render_one_row_per_rule(tmp_path):
         "| 1a SFT + GRPO: many zero-variance groups | share of groups with σ_g = 0, mean "
         "over training | 0.700 [0.700, 0.700] | 3 | one-sample; holds if CI > 0.5 | holds |"
     )
-    assert rows[-1].endswith(f"| inconclusive (not yet run: {RCTP_STRAT}, {RCTP_RC}) |")
+    assert rows[-1].endswith(f"| inconclusive (not yet run: {HIGHTEMP}, {RCTP_RC}) |")
     tex = verdicts_latex(resolve)
     assert r"\label{tab:verdicts}" in tex
     assert r"claim & quantity & estimate [95\% CI] & n & test & verdict \\" in tex
