@@ -151,6 +151,11 @@ def recorded_spec(folder: Path) -> dict | None:
         return None
 
 
+def is_current(folder: Path, spec: RunSpec) -> bool:
+    """``folder`` holds a complete run launched with ``spec`` (the test of ``done``)."""
+    return is_complete(folder) and recorded_spec(folder) == spec.record()
+
+
 def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
     """``done`` (complete, current spec; the first of runs/campaign, results/campaign),
     else ``stale`` (complete, another spec), ``partial`` (an unfinished folder in
@@ -158,7 +163,7 @@ def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
     bases = (CAMPAIGN,) if force_train else (CAMPAIGN, RESULTS)
     complete = [b / spec.name for b in bases if is_complete(b / spec.name)]
     for folder in complete:
-        if recorded_spec(folder) == spec.record():
+        if is_current(folder, spec):
             return "done", folder
     if complete:
         return "stale", complete[0]

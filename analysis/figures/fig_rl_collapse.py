@@ -45,10 +45,11 @@ def make_figure(runs: dict) -> Figure:
         fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.2), constrained_layout=True)
         for k, (ax, (key, ylabel)) in enumerate(zip(axes, PANELS, strict=True)):
             for preset, rs in groups.items():
-                goals = key == "reward/success_rate" and _logged(rs, LOW)
-                dyn.plot_band(ax, rs, HIGH if goals else key, preset)
-                if goals:
+                if key == "reward/success_rate":  # under the evaluation goal, as the tables
+                    dyn.plot_band(ax, rs, HIGH if _logged(rs, HIGH) else key, preset)
                     dyn.plot_band(ax, rs, LOW, preset, ls=":", lw=1.0, label=None, show_band=False)
+                else:
+                    dyn.plot_band(ax, rs, key, preset)
                 if key == "group/zero_var_frac":
                     dyn.plot_band(
                         ax,

@@ -53,10 +53,10 @@ def _run_seed(argv: tuple) -> int | None:
 def _committed_wall(spec, results: Path) -> float | None:
     """Wall seconds of the committed light copy of ``spec``: NaN when it is committed without
     a ``summary.json`` wall time, None when it is not committed with this spec."""
-    from analysis.campaign import is_complete, recorded_spec
+    from analysis.campaign import is_current
 
     folder = results / spec.name
-    if not is_complete(folder) or recorded_spec(folder) != spec.record():
+    if not is_current(folder, spec):
         return None
     try:
         return float(json.loads((folder / "summary.json").read_text())["wall_s"])

@@ -63,7 +63,7 @@ def committed_resolver(experiments: tuple[str, ...] = REPORTED) -> Resolver:
     """Groups among the runs of the campaign's ``experiments`` whose committed light copy is
     complete and was launched with the current spec (:func:`analysis.campaign.recorded_spec`);
     never ``runs/``, so every clone generates the same blocks."""
-    from analysis.campaign import is_complete, recorded_spec
+    from analysis.campaign import is_current
     from analysis.experiments import build_campaign
 
     camp = build_campaign()
@@ -72,7 +72,7 @@ def committed_resolver(experiments: tuple[str, ...] = REPORTED) -> Resolver:
 
     def resolve(group: str) -> list[Path]:
         folders = ((COMMITTED / n, s) for n, s in specs.items() if matches(group, Path(n)))
-        return [f for f, s in folders if is_complete(f) and recorded_spec(f) == s.record()]
+        return [f for f, s in folders if is_current(f, s)]
 
     return resolve
 
