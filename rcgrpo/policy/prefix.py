@@ -51,18 +51,21 @@ def shared_prefixes(prompts: Sequence[Sequence[int]]) -> list[tuple[list[int], i
     return groups
 
 
-def plan_buckets(counts: list[int], overhead: int) -> list[list[int]]:
+def plan_buckets(counts: list[int], overhead: int, max_rows: int = 0) -> list[list[int]]:
     """Group rows so that Σ_groups (longest chunk · rows + overhead) is minimal.
 
     ``counts[r]`` is row r's chunk length; a forward pass costs its padded size plus
-    ``overhead`` token-equivalents. Optimal over groups that are contiguous in the
-    length-sorted order (dynamic programming, O(R²)); returns row-index lists, longest first.
+    ``overhead`` token-equivalents, and holds at most ``max_rows`` rows (0 = no limit).
+    Optimal over groups that are contiguous in the length-sorted order (dynamic programming,
+    O(R²)); returns row-index lists, longest first.
     """
+    if max_rows < 0:
+        raise ValueError(f"max_rows must be >= 0, got {max_rows}")
     order = sorted(range(len(counts)), key=lambda r: -counts[r])
     size = [counts[r] for r in order]  # descending: a group's longest is its first
     best, cut = [0] + [None] * len(size), [0] * (len(size) + 1)
     for i in range(1, len(size) + 1):
-        for j in range(i):
+        for j in range(max(0, i - max_rows) if max_rows else 0, i):
             cost = best[j] + size[j] * (i - j) + overhead
             if best[i] is None or cost < best[i]:
                 best[i], cut[i] = cost, j

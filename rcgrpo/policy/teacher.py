@@ -34,8 +34,12 @@ import torch
 from transformers import DynamicCache
 
 from rcgrpo.logprobs import token_entropy, token_logprobs
-from rcgrpo.policy.prefix import common_prefix
+from rcgrpo.policy.prefix import common_prefix, plan_buckets
 
+PASS_COST_TOKENS = 48
+"""Fixed cost of one teacher-forced pass in token-equivalents (Python, autograd and kernel
+launches), used to group continuations of similar length (the tiny CPU model: a 1-token pass
+costs as much as 40–60 tokens of a long one, forward alone or with backward)."""
 ENTROPY_MODES = ("none", "detached", "grad")
 _LOGIT_TRANSFORMS = ("final_logit_softcapping", "logit_scale", "logits_scaling")
 
@@ -87,7 +91,7 @@ class SharedPrefixForward:
         masks: 1-D bool per row, True where a log-prob is wanted (position 0 is ignored).
         temperature: τ > 0 dividing the logits.
         entropy: "none", "detached" or "grad".
-        chunk_size: continuations per forward pass (0 = all rows at once).
+        chunk_size: at most this many continuations per forward pass (0 = no limit).
         share: False runs every row on its own (K = 0): the reference path.
     """
 
@@ -166,12 +170,18 @@ class SharedPrefixForward:
         return own[:, :-1], ids
 
     def chunks(self) -> Iterator[Chunk]:
-        """The group's rows, longest first, ``chunk_size`` per forward pass."""
+        """The group's rows, longest first, at most ``chunk_size`` per forward pass.
+
+        Continuations are padded to the longest of their pass, and the rollouts of a group
+        differ in length (turns, tool outputs: the longest of a CPU group is ~1.6× the mean),
+        so rows of similar length share a pass: the cut minimises padded tokens plus
+        :data:`PASS_COST_TOKENS` per pass (:func:`~rcgrpo.policy.prefix.plan_buckets`).
+        """
         if self.prefix and self._features is None:
             self._run_prefix()
-        order = sorted(range(len(self.ids)), key=lambda b: -int(self.ids[b].numel()))
-        for start in range(0, len(order), self.chunk_size):
-            yield self._chunk(order[start : start + self.chunk_size])
+        own = [int(r.numel()) - self.prefix for r in self.ids]
+        for rows in plan_buckets(own, PASS_COST_TOKENS, self.chunk_size):
+            yield self._chunk(rows)
 
     def _chunk(self, rows: list[int]) -> Chunk:
         features, ids = self._continuation(rows)

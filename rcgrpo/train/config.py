@@ -163,9 +163,10 @@ class RLOptimConfig(OptimConfig):
     minibatches: int = 1
     """Optimizer steps per pass (the batch is split by whole groups)."""
     micro_batch: int = 0
-    """Rollouts per forward/backward pass (gradient accumulation with the minibatch's
-    global loss denominator, so the update does not change); 0 = the whole minibatch. With
-    ``share_prefix`` a pass holds rows of one group (its prefix then runs once per group)."""
+    """At most this many rollouts per forward/backward pass (gradient accumulation with the
+    minibatch's global loss denominator, so the update does not change); 0 = the whole
+    minibatch. With ``share_prefix`` a pass holds rows of one group (its prefix then runs
+    once per group), and rows of similar length share a pass (less padding)."""
     share_prefix: bool = True
     """Teacher-force each group's shared prompt prefix once and its rollouts on its KV
     cache (rcgrpo.policy.teacher); False = every rollout on its own (the reference path; the

@@ -98,6 +98,10 @@ def test_plan_buckets_hand_cases():
     # similar lengths stay together: 12·3 + 64 = 100 < any split (>= 64 more)
     assert plan_buckets([10, 12, 11], overhead=64) == [[1, 2, 0]]
     assert plan_buckets([1, 1], overhead=0) == [[0, 1]]
+    # at most two rows per pass: 100 alone, then two passes of 10s (2·10 + 64 each)
+    assert plan_buckets([10, 100, 10, 10], overhead=64, max_rows=2) == [[1], [0], [2, 3]]
+    with pytest.raises(ValueError, match="max_rows"):
+        plan_buckets([1], overhead=0, max_rows=-1)
 
 
 def test_bucketed_continuation_matches_reference(micro_policy):

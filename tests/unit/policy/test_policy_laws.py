@@ -63,14 +63,25 @@ def _cost(groups, counts, overhead):
     return sum(max(counts[r] for r in g) * len(g) + overhead for g in groups)
 
 
-@settings(max_examples=60)
-@given(st.lists(st.integers(1, 300), min_size=1, max_size=6), st.integers(0, 200))
-@example([10, 100, 10, 10], 64)
-def test_plan_buckets_is_optimal_over_all_partitions(counts, overhead):
-    groups = plan_buckets(counts, overhead)
+@settings(max_examples=80)
+@given(
+    st.lists(st.integers(1, 300), min_size=1, max_size=6),
+    st.integers(0, 200),
+    st.integers(0, 4),
+)
+@example([10, 100, 10, 10], 64, 0)
+@example([10, 100, 10, 10], 64, 2)
+def test_plan_buckets_is_optimal_over_all_partitions(counts, overhead, max_rows):
+    """Optimal among ALL partitions whose groups hold at most ``max_rows`` rows (0 = any)."""
+    groups = plan_buckets(counts, overhead, max_rows)
     assert sorted(r for g in groups for r in g) == list(range(len(counts)))
-    best = min(_cost(p, counts, overhead) for p in _partitions(list(range(len(counts)))))
-    assert _cost(groups, counts, overhead) == best
+    assert all(len(g) <= (max_rows or len(counts)) for g in groups)
+    allowed = [
+        p
+        for p in _partitions(list(range(len(counts))))
+        if all(len(g) <= (max_rows or len(counts)) for g in p)
+    ]
+    assert _cost(groups, counts, overhead) == min(_cost(p, counts, overhead) for p in allowed)
 
 
 @settings(max_examples=60)
