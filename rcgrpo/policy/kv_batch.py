@@ -19,6 +19,10 @@ buffer row, or replicated, without changing what it computes.
 - :meth:`KVBatch.add_rows` / :meth:`KVBatch.keep_rows` let episodes join and leave (keeping
   an index twice replicates a row).
 
+The batched passes (extend, decode) run :class:`~rcgrpo.policy.lean.LeanForward` on the
+buffers where the model allows (Qwen2, Qwen2.5, Llama: the HF forward's arithmetic without
+its Python), else the HF forward through a cache whose layers follow the same plan.
+
 Rows are addressed logically (0 .. rows - 1, in the order they were added or kept); the
 physical buffer row of logical row r is ``phys[r]``. Works with any Hugging Face causal LM
 whose layers all use full attention (Qwen2, Qwen2.5, Llama, ...).
@@ -30,6 +34,7 @@ import torch
 from transformers import DynamicCache
 from transformers.cache_utils import DynamicLayer
 
+from rcgrpo.policy.lean import LeanForward, lean_reason
 from rcgrpo.policy.prefix import plan_buckets, shared_prefixes
 
 FORWARD_COST_TOKENS = 64
@@ -70,10 +75,14 @@ class _RowLayer(DynamicLayer):
 
 
 class KVBatch:
-    """Right-padded batched cache with per-row lengths (see module docstring)."""
+    """Right-padded batched cache with per-row lengths (see module docstring).
 
-    def __init__(self, model, pad_id: int = 0):
+    ``lean`` False always runs the HF forward (the reference path of the equivalence tests).
+    """
+
+    def __init__(self, model, pad_id: int = 0, lean: bool = True):
         self.model = model
+        self.lean = LeanForward(model) if lean and lean_reason(model) is None else None
         self.pad_id = pad_id
         config = model.config
         self.heads = int(config.num_key_value_heads)
@@ -242,6 +251,20 @@ class KVBatch:
         plan.slots = torch.where(real, slot, self.capacity - 1).to(device)
         plan.width = width
         seen = torch.where(real, slot, 0)  # a pad query sees slot 0 only
+        if self.lean is not None:
+            allowed = (torch.arange(width)[None, None, :] <= seen[:, :, None])[:, None]
+            logits = self.lean(
+                ids.to(device),
+                seen.to(device),
+                allowed.to(device),
+                [(layer.k, layer.v) for layer in self.cache.layers],
+                plan.row_index,
+                plan.slots,
+                plan.rows,
+                width,
+            )
+            self.lengths[rows] = lengths + counts
+            return logits[torch.argsort(order).to(logits.device)]
         out = self.model(
             input_ids=ids.to(device),
             attention_mask=self._mask(seen, width).to(device),

@@ -1,14 +1,32 @@
 """KVBatch: ragged chunks, shared prefixes, row swaps, rows joining and leaving give the
-logits of a plain forward pass of each row's whole sequence."""
+logits of a plain forward pass of each row's whole sequence, on both forward paths of the
+batched passes (the lean forward and the HF forward)."""
 
 from __future__ import annotations
 
 import pytest
 import torch
-from transformers import Qwen2Config, Qwen2ForCausalLM
+from transformers import (
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    Qwen2Config,
+    Qwen2ForCausalLM,
+)
 
+from rcgrpo.policy import kv_batch
 from rcgrpo.policy.kv_batch import FORWARD_COST_TOKENS, KVBatch
+from rcgrpo.policy.lean import LeanForward, lean_reason
 from rcgrpo.policy.prefix import plan_buckets
+
+
+@pytest.fixture(params=["lean", "hf"], autouse=True)
+def forward_path(request, monkeypatch):
+    """Every test runs on the lean forward and on the HF forward of the batched passes."""
+    if request.param == "hf":
+        monkeypatch.setattr(kv_batch, "lean_reason", lambda model: "the HF path under test")
+    return request.param
 
 
 def _reference_last_logits(model, ids: list[int]) -> torch.Tensor:
@@ -151,3 +169,54 @@ def test_bad_input(micro_policy):
     )
     with pytest.raises(ValueError, match="full-attention"):
         KVBatch(Qwen2ForCausalLM(config))
+
+
+def _small(kind: str, **extra):
+    common = dict(
+        vocab_size=50,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+    )
+    torch.manual_seed(0)
+    if kind == "llama":
+        return LlamaForCausalLM(LlamaConfig(**common, **extra)).eval()
+    return Qwen2ForCausalLM(Qwen2Config(**common, **extra)).eval()
+
+
+@pytest.mark.parametrize(
+    "kind, extra",
+    [
+        ("qwen2", {}),
+        ("llama", {"attention_bias": True, "mlp_bias": True}),  # every projection biased
+        ("llama", {"rope_scaling": {"rope_type": "linear", "factor": 2.0}}),  # another RoPE
+    ],
+)
+def test_both_paths_match_a_plain_forward_on_other_configs(kind, extra, forward_path):
+    model = _small(kind, **extra)
+    kv = KVBatch(model)
+    assert (kv.lean is not None) == (forward_path == "lean")
+    kv.add_rows(3)
+    seqs = [[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 9], [7, 8]]  # two share a prefix
+    _assert_rows_match(model, kv.extend(seqs), seqs)
+    logits = kv.decode(torch.tensor([2, 0]), torch.tensor([11, 12]))
+    seqs[2] += [11]
+    seqs[0] += [12]
+    _assert_rows_match(model, logits, seqs, rows=[2, 0])
+    feed = [[13, 14, 15], [16], []]
+    logits = kv.extend(feed)
+    seqs = [s + f for s, f in zip(seqs, feed, strict=True)]
+    _assert_rows_match(model, logits[:2], seqs, rows=[0, 1])
+
+
+def test_lean_reason_names_what_the_lean_forward_cannot_run():
+    assert lean_reason(_small("qwen2")) is None
+    assert "silu" in lean_reason(_small("llama", hidden_act="gelu"))
+    assert "sliding" in lean_reason(_small("qwen2", use_sliding_window=True, sliding_window=8))
+    gpt2 = GPT2LMHeadModel(GPT2Config(vocab_size=50, n_embd=32, n_layer=1, n_head=2)).eval()
+    assert "model_type 'gpt2'" in lean_reason(gpt2)
+    with pytest.raises(ValueError, match="no lean forward"):
+        LeanForward(gpt2)

@@ -1,0 +1,129 @@
+r"""A lean forward for the rollout engine's cached passes of Llama-family decoders.
+
+The engine's passes are small (one token per writing row when decoding, a tool output when
+extending) and the CPU model is tiny, so a Hugging Face forward spends a large share of its
+time outside arithmetic: modules, hooks, mask and cache objects, a GQA copy. This module runs
+the same arithmetic straight from the model's weights, writing keys and values into the
+engine's buffers (:class:`~rcgrpo.policy.kv_batch.KVBatch`)::
+
+    h⁰ = E[ids]
+    for each layer ℓ:
+        x = RMSNorm(hˡ);  q, k, v = x W_q + b_q, x W_k + b_k, x W_v + b_v
+        q, k = RoPE(q, pos), RoPE(k, pos);  K_ℓ[row, slot], V_ℓ[row, slot] = k, v
+        a = softmax(q K_ℓᵀ / √d + M) V_ℓ                     (M: 0 where seen, −∞ elsewhere)
+        h = hˡ + a W_o;  hˡ⁺¹ = h + W_down(silu(x' W_gate) ⊙ x' W_up),  x' = RMSNorm(h)
+    logits = RMSNorm(h^L[last]) W_head
+
+The pieces are the model's own (its RMSNorm epsilon, rotary embedding module (any RoPE
+type), projection weights and biases, attention scaling), so the numbers are those of the
+HF forward up to float rounding; greedy ids are identical (tests/equivalence). With one query
+per row (decoding) attention is two batched matmuls with the query heads of a KV head stacked
+(no GQA copy; faster than the CPU flash kernel at these shapes); longer chunks use SDPA.
+
+:func:`lean_reason` says why a model cannot take this path (the engine then runs the HF
+forward): another architecture, another activation, sliding-window attention, bias in RMSNorm.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+ARCHITECTURES = ("qwen2", "llama")
+"""``config.model_type`` values whose decoder layer is exactly the loop above."""
+
+
+def lean_reason(model) -> str | None:
+    """None if ``model`` can run the lean forward, else why not."""
+    config = model.config
+    if config.model_type not in ARCHITECTURES:
+        return f"model_type {config.model_type!r} is not one of {ARCHITECTURES}"
+    if getattr(config, "hidden_act", None) != "silu":
+        return f"hidden_act {config.hidden_act!r} is not silu"
+    if getattr(config, "use_sliding_window", False):
+        return "sliding-window attention"
+    if getattr(config, "pretraining_tp", 1) not in (None, 1):
+        return "pretraining_tp > 1"
+    decoder = model.get_decoder()
+    if not hasattr(decoder, "rotary_emb") or model.get_output_embeddings() is None:
+        return "no rotary embedding or output head"
+    return None
+
+
+def _rms(x: torch.Tensor, norm) -> torch.Tensor:
+    """The model's RMSNorm: float32 statistics, weight applied in the input dtype."""
+    y = x.float()
+    y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + norm.variance_epsilon)
+    return norm.weight * y.to(x.dtype)
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
+
+
+class LeanForward:
+    """The loop of the module docstring over one model (holds references, not copies)."""
+
+    def __init__(self, model):
+        reason = lean_reason(model)
+        if reason is not None:
+            raise ValueError(f"no lean forward for this model: {reason}")
+        decoder = model.get_decoder()
+        self.embed = decoder.embed_tokens
+        self.layers = list(decoder.layers)
+        self.norm = decoder.norm
+        self.rotary = decoder.rotary_emb
+        self.head = model.get_output_embeddings()
+        attn = self.layers[0].self_attn
+        self.head_dim = int(attn.head_dim)
+        self.groups = int(model.config.num_attention_heads // model.config.num_key_value_heads)
+        self.scaling = float(attn.scaling)
+
+    @torch.no_grad()
+    def __call__(self, ids, positions, seen_mask, buffers, row_index, slots, rows, width):
+        """Last-position logits [n, V] float32 of a cached pass.
+
+        Args:
+            ids, positions: int64 [n, q] tokens and their RoPE positions.
+            seen_mask: bool [n, 1, q, width], True where a query may attend a slot.
+            buffers: per layer the (K, V) buffers [rows, kv_heads, capacity, d].
+            row_index: int64 [n, 1] physical buffer rows written; ``slots`` int64 [n, q] the
+                slot of each query's key and value.
+            rows: the physical rows read (a slice, read as a view, or an index), ``width``
+                the slots read.
+        """
+        n, q = ids.shape
+        d, g = self.head_dim, self.groups
+        h = self.embed.weight[ids]
+        cos, sin = self.rotary(h, positions)
+        cos, sin = cos[:, None], sin[:, None]  # [n, 1, q, d]
+        if q == 1:
+            bias = torch.zeros(seen_mask.shape, dtype=h.dtype, device=h.device)
+            bias = bias.masked_fill_(~seen_mask, float("-inf"))  # [n, 1, 1, width]
+        for layer, (k_buf, v_buf) in zip(self.layers, buffers, strict=True):
+            attn, mlp = layer.self_attn, layer.mlp
+            x = _rms(h, layer.input_layernorm)
+            qs = F.linear(x, attn.q_proj.weight, attn.q_proj.bias).view(n, q, -1, d).transpose(1, 2)
+            ks = F.linear(x, attn.k_proj.weight, attn.k_proj.bias).view(n, q, -1, d).transpose(1, 2)
+            vs = F.linear(x, attn.v_proj.weight, attn.v_proj.bias).view(n, q, -1, d)
+            qs, ks = _rotate(qs, cos, sin), _rotate(ks, cos, sin)
+            k_buf[row_index, :, slots] = ks.transpose(1, 2).to(k_buf.dtype)
+            v_buf[row_index, :, slots] = vs.to(v_buf.dtype)
+            keys, values = k_buf[rows, :, :width], v_buf[rows, :, :width]
+            if q == 1:  # [n, kv, g, d] @ [n, kv, d, W]: the g query heads of a KV head stacked
+                scores = qs.reshape(n, -1, g, d) @ keys.transpose(2, 3) * self.scaling
+                out = (scores + bias).softmax(-1) @ values  # [n, kv, g, d]
+                out = out.reshape(n, 1, -1)
+            else:
+                out = F.scaled_dot_product_attention(
+                    qs, keys, values, attn_mask=seen_mask, scale=self.scaling, enable_gqa=True
+                )
+                out = out.transpose(1, 2).reshape(n, q, -1)
+            h = h + F.linear(out, attn.o_proj.weight, attn.o_proj.bias)
+            x = _rms(h, layer.post_attention_layernorm)
+            gate = F.silu(F.linear(x, mlp.gate_proj.weight, mlp.gate_proj.bias))
+            up = F.linear(x, mlp.up_proj.weight, mlp.up_proj.bias)
+            h = h + F.linear(gate * up, mlp.down_proj.weight, mlp.down_proj.bias)
+        last = _rms(h[:, -1], self.norm)
+        return F.linear(last, self.head.weight, self.head.bias).float()
