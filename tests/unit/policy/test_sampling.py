@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from rcgrpo.policy.sampling import sample_next, top_p_filter
+from rcgrpo.policy.sampling import draw, sample_next, top_p_filter
 
 
 def test_top_p_keeps_smallest_prefix_reaching_mass():
@@ -54,3 +54,27 @@ def test_same_generator_seed_same_draws():
 def test_bad_sampling_arguments(temperature, top_p):
     with pytest.raises(ValueError, match="temperature|top_p"):
         sample_next(torch.zeros(1, 3), temperature, top_p)
+
+
+def test_draw_matches_its_distribution_chi_square():
+    weights = torch.tensor([[0.0, 1.0, 2.0, 0.0, 4.0, 1.0, 0.0]])  # zeros inside and at the end
+    n = 20000
+    counts = torch.bincount(
+        draw(weights.repeat(n, 1), torch.Generator().manual_seed(0)), minlength=7
+    )
+    assert counts[weights[0] == 0].sum() == 0  # a zero weight is never drawn
+    p = weights[0] / weights.sum()
+    kept = p > 0
+    chi2 = (((counts[kept] - n * p[kept]) ** 2) / (n * p[kept])).sum().item()
+    assert chi2 < 16.27  # chi-square, 3 degrees of freedom, p = 0.001
+
+
+def test_draw_edge_rows_and_bad_weights():
+    one_hot = torch.zeros(5, 4)
+    one_hot[torch.arange(5), torch.tensor([0, 3, 1, 3, 2])] = 1.0
+    assert draw(one_hot).tolist() == [0, 3, 1, 3, 2]
+    tiny = torch.tensor([[1e-30, 0.0, 0.0]])  # all mass in one tiny entry
+    assert draw(tiny).tolist() == [0]
+    for bad in ([[0.0, 0.0]], [[float("nan"), 1.0]], [[-1.0, 2.0]], [[float("inf"), 1.0]]):
+        with pytest.raises(ValueError, match="sampling weights"):
+            draw(torch.tensor(bad))
