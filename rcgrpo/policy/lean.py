@@ -17,8 +17,9 @@ engine's buffers (:class:`~rcgrpo.policy.kv_batch.KVBatch`)::
 The pieces are the model's own (its RMSNorm epsilon, rotary embedding module (any RoPE
 type), projection weights and biases, attention scaling), so the numbers are those of the
 HF forward up to float rounding; greedy ids are identical (tests/equivalence). With one query
-per row (decoding) attention is two batched matmuls with the query heads of a KV head stacked
-(no GQA copy; faster than the CPU flash kernel at these shapes); longer chunks use SDPA.
+per row (decoding) in float32, attention is two batched matmuls with the query heads of a KV
+head stacked (no GQA copy; faster than the CPU flash kernel at these shapes); longer chunks
+and other dtypes use SDPA.
 
 :func:`lean_reason` says why a model cannot take this path (the engine then runs the HF
 forward): another architecture, another activation, sliding-window attention, bias in RMSNorm.
@@ -98,7 +99,8 @@ class LeanForward:
         h = self.embed.weight[ids]
         cos, sin = self.rotary(h, positions)
         cos, sin = cos[:, None], sin[:, None]  # [n, 1, q, d]
-        if q == 1:
+        manual = q == 1 and h.dtype == torch.float32  # SDPA accumulates low precision in fp32
+        if manual:
             bias = torch.zeros(seen_mask.shape, dtype=h.dtype, device=h.device)
             bias = bias.masked_fill_(~seen_mask, float("-inf"))  # [n, 1, 1, width]
         for layer, (k_buf, v_buf) in zip(self.layers, buffers, strict=True):
@@ -111,7 +113,7 @@ class LeanForward:
             k_buf[row_index, :, slots] = ks.transpose(1, 2).to(k_buf.dtype)
             v_buf[row_index, :, slots] = vs.to(v_buf.dtype)
             keys, values = k_buf[rows, :, :width], v_buf[rows, :, :width]
-            if q == 1:  # [n, kv, g, d] @ [n, kv, d, W]: the g query heads of a KV head stacked
+            if manual:  # [n, kv, g, d] @ [n, kv, d, W]: the g query heads of a KV head stacked
                 scores = qs.reshape(n, -1, g, d) @ keys.transpose(2, 3) * self.scaling
                 out = (scores + bias).softmax(-1) @ values  # [n, kv, g, d]
                 out = out.reshape(n, 1, -1)

@@ -220,3 +220,17 @@ def test_lean_reason_names_what_the_lean_forward_cannot_run():
     assert "model_type 'gpt2'" in lean_reason(gpt2)
     with pytest.raises(ValueError, match="no lean forward"):
         LeanForward(gpt2)
+
+
+def test_lean_forward_of_a_bf16_model_stays_close_to_the_hf_forward(forward_path):
+    if forward_path == "hf":
+        pytest.skip("compares the two paths itself")
+    model = _small("qwen2").to(torch.bfloat16)
+    seqs = [[1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 9], [7, 8]]
+    out = {}
+    for lean in (True, False):
+        kv = KVBatch(model, lean=lean)
+        kv.add_rows(3)
+        kv.extend(seqs)
+        out[lean] = kv.decode(torch.arange(3), torch.tensor([11, 12, 13]))
+    assert torch.allclose(out[True], out[False], atol=0.05, rtol=0.02)
