@@ -149,6 +149,17 @@ def test_prefix_runs_once_and_is_what_the_rows_share():
     assert SharedPrefixForward(_model(), ids, masks, temperature=1.0, share=False).prefix == 0
 
 
+def test_rows_of_similar_length_share_a_pass():
+    ids, masks = _group(seed=4, prefix=5, tails=[3, 40, 4, 41])
+    forward = SharedPrefixForward(_model(), ids, masks, temperature=1.0)
+    assert forward.prefix == 5
+    # PASS_COST_TOKENS 48: one pass pads all four to 41 (4·41 + 48 = 212); two passes cost
+    # 2·41 + 48 + 2·4 + 48 = 186
+    assert [chunk.rows for chunk in forward.chunks()] == [[3, 1], [2, 0]]
+    capped = SharedPrefixForward(_model(), ids, masks, temperature=1.0, chunk_size=1)
+    assert [chunk.rows for chunk in capped.chunks()] == [[3], [1], [2], [0]]
+
+
 def test_empty_loss_mask_row_has_zero_logprobs_and_no_gradient_effect():
     model = _model()
     ids, masks = _group(seed=5, prefix=9, tails=[6, 5, 7])
