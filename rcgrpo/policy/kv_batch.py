@@ -42,6 +42,11 @@ FORWARD_COST_TOKENS = 64
 used to decide when splitting a prefill into several passes pays off."""
 
 
+def _allowed(seen: torch.Tensor, width: int) -> torch.Tensor:
+    """bool [n, 1, q, width]: query (r, j) attends slots ``<= seen[r, j]``."""
+    return (torch.arange(width)[None, None, :] <= seen[:, :, None])[:, None]
+
+
 class _Plan:
     """Where the next forward pass writes and what it reads (shared by all layers)."""
 
@@ -252,34 +257,36 @@ class KVBatch:
         plan.width = width
         seen = torch.where(real, slot, 0)  # a pad query sees slot 0 only
         if self.lean is not None:
-            allowed = (torch.arange(width)[None, None, :] <= seen[:, :, None])[:, None]
+            buffers = [(layer.k, layer.v) for layer in self.cache.layers]
             logits = self.lean(
                 ids.to(device),
                 seen.to(device),
-                allowed.to(device),
-                [(layer.k, layer.v) for layer in self.cache.layers],
+                _allowed(seen, width).to(device),
+                buffers,
                 plan.row_index,
                 plan.slots,
                 plan.rows,
                 width,
             )
-            self.lengths[rows] = lengths + counts
-            return logits[torch.argsort(order).to(logits.device)]
-        out = self.model(
-            input_ids=ids.to(device),
-            attention_mask=self._mask(seen, width).to(device),
-            position_ids=seen.to(device),
-            past_key_values=self.cache,
-            use_cache=True,
-            logits_to_keep=1,
-        )
+        else:
+            logits = (
+                self.model(
+                    input_ids=ids.to(device),
+                    attention_mask=self._mask(seen, width).to(device),
+                    position_ids=seen.to(device),
+                    past_key_values=self.cache,
+                    use_cache=True,
+                    logits_to_keep=1,
+                )
+                .logits[:, -1, :]
+                .float()
+            )
         self.lengths[rows] = lengths + counts
-        logits = out.logits[:, -1, :].float()
         return logits[torch.argsort(order).to(logits.device)]
 
     def _mask(self, seen: torch.Tensor, width: int) -> torch.Tensor:
-        """[n, 1, q, width]: query (r, j) attends slots ``<= seen[r, j]``."""
-        allowed = (torch.arange(width)[None, None, :] <= seen[:, :, None])[:, None]
+        """The HF forward's form of :func:`_allowed` (bool for SDPA, else additive)."""
+        allowed = _allowed(seen, width)
         if self._bool_mask:
             return allowed
         dtype = self.model.dtype
