@@ -35,6 +35,7 @@ ARMS: dict[str, tuple[str, str]] = {
     "cpu-entropy": ("entropy bonus 0.01", fs.PURPLE),
     "cpu-hightemp": ("temperature 1.5", fs.YELLOW),
     "cpu-drgrpo": ("Dr. GRPO", fs.BLUE),
+    "cpu-rcgrpo-strat": ("RC-GRPO, stratified goals", fs.STRATIFIED),
 }
 """Preset -> (legend label, colour)."""
 

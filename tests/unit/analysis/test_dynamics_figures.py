@@ -17,6 +17,7 @@ from analysis.figures import (  # noqa: E402
     fig_rl_collapse,
     fig_rl_factorial,
     fig_rl_modes,
+    fig_rl_stratified,
     fig_stage1,
 )
 from analysis.runs import load_run  # noqa: E402
@@ -101,6 +102,19 @@ def test_rl_figures_draw_every_arm(tmp_path):
     assert sorted(round(p.get_height(), 3) for p in fig.axes[1].patches) == [0.1] * 4 + [0.6] * 4
     fig = fig_rl_baselines.make_figure(runs)
     assert len(fig.axes[1].lines) == 4  # grpo, rcgrpo (seed 0) + two baselines
+    strat = [_run(tmp_path, "strat-s1", "cpu-rcgrpo-strat", 1, [0.1, 0.1, 0.1])]
+    fig = fig_rl_stratified.make_figure({**runs, "stratified": strat})
+    # i.i.d. RC-GRPO of the stratified run's seed only (seed 1: 0.2, 0.4, 0.6) + stratified
+    assert len(fig.axes[0].lines) == 2
+    # (c) the paired difference of the zero-variance fraction averaged over training: 0.4 − 0.1
+    assert [round(p.get_height(), 3) for p in fig.axes[2].patches] == [0.3]
+
+
+def test_stratified_figure_threshold_is_the_verdicts():
+    from analysis import verdicts
+
+    rule = next(r for r in verdicts.RULES if r.claim.startswith("6a"))
+    assert rule.threshold == fig_rl_stratified.THRESHOLD_6A
 
 
 def test_stage1_figure(tmp_path):
