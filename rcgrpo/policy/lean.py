@@ -22,7 +22,8 @@ head stacked (no GQA copy; faster than the CPU flash kernel at these shapes); lo
 and other dtypes use SDPA.
 
 :func:`lean_reason` says why a model cannot take this path (the engine then runs the HF
-forward): another architecture, another activation, sliding-window attention, bias in RMSNorm.
+forward): another architecture or activation, sliding-window attention, tensor-parallel
+projections (`pretraining_tp`).
 """
 
 from __future__ import annotations

@@ -174,8 +174,9 @@ class SharedPrefixForward:
 
         Continuations are padded to the longest of their pass, and the rollouts of a group
         differ in length (turns, tool outputs: padding a CPU group to its longest rollout
-        costs 1.6× its real tokens, 1.4× in passes of 4), so rows of similar length share a pass: the cut minimises padded tokens plus
-        :data:`PASS_COST_TOKENS` per pass (:func:`~rcgrpo.policy.prefix.plan_buckets`).
+        costs 1.6× its real tokens, 1.4× in passes of 4), so rows of similar length share a
+        pass: the cut minimises padded tokens plus :data:`PASS_COST_TOKENS` per pass
+        (:func:`~rcgrpo.policy.prefix.plan_buckets`).
         """
         if self.prefix and self._features is None:
             self._run_prefix()
