@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.stats import mean_ci
+from analysis.verdicts import RULES
 
 REQUIRES: tuple[str, ...] = ("factorial", "stratified")
 CAPTION = (
@@ -29,17 +30,15 @@ CAPTION = (
     "6b). Mean over seeds with 95% t-bands / CIs."
 )
 
-THRESHOLD_6A = 0.02
-"""Verdict 6a's threshold (``analysis/verdicts.py``; a test checks the two agree)."""
+RULE_6A = next(r for r in RULES if r.claim.startswith("6a"))
+"""The pre-registered rule panel (c) draws: its per-seed value and threshold."""
 
 
 def _paired(iid: list, strat: list) -> list[float]:
-    """Per seed: zero-variance fraction averaged over training, i.i.d. − stratified."""
+    """Per seed, the 6a value of the rule (i.i.d. run, stratified run of that seed)."""
     seed = lambda r: r.config.get("run", {}).get("seed")  # noqa: E731
-    by_seed = {seed(r): dyn.run_mean(r, "group/zero_var_frac") for r in strat}
-    return [
-        dyn.run_mean(r, "group/zero_var_frac") - by_seed[seed(r)] for r in iid if seed(r) in by_seed
-    ]
+    by_seed = {seed(r): r for r in strat}
+    return [RULE_6A.value([r, by_seed[seed(r)]]) for r in iid if seed(r) in by_seed]
 
 
 def make_figure(runs: dict) -> Figure:
@@ -70,7 +69,7 @@ def make_figure(runs: dict) -> Figure:
             if half is not None:
                 ax.errorbar(0, est.mean, yerr=half, color="black", capsize=4)
             ax.scatter([0] * len(diffs), diffs, s=12, color="black", zorder=3)
-        ax.axhline(THRESHOLD_6A, color=fs.BOUND, ls="--", lw=1)
+        ax.axhline(RULE_6A.threshold, color=fs.BOUND, ls="--", lw=1)
         ax.axhline(0, color="black", lw=0.6)
         ax.set_xlim(-1, 1)
         ax.set_xticks([0])

@@ -110,13 +110,6 @@ def test_rl_figures_draw_every_arm(tmp_path):
     assert [round(p.get_height(), 3) for p in fig.axes[2].patches] == [0.3]
 
 
-def test_stratified_figure_threshold_is_the_verdicts():
-    from analysis import verdicts
-
-    rule = next(r for r in verdicts.RULES if r.claim.startswith("6a"))
-    assert rule.threshold == fig_rl_stratified.THRESHOLD_6A
-
-
 def test_stage1_figure(tmp_path):
     sft = _run(
         tmp_path, "sft-s0", "sft-synth-cpu", 0, [], stage="sft", final={"sft/eval_combined": 0.6}

@@ -156,19 +156,8 @@ def test_bad_input(micro_policy):
     kv.add_rows(2)
     with pytest.raises(ValueError, match="one list per row"):
         kv.extend([[1]])
-    config = Qwen2Config(
-        vocab_size=32,
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        use_sliding_window=True,
-        sliding_window=4,
-        max_window_layers=0,
-    )
     with pytest.raises(ValueError, match="full-attention"):
-        KVBatch(Qwen2ForCausalLM(config))
+        KVBatch(_small("qwen2", use_sliding_window=True, sliding_window=4, max_window_layers=0))
 
 
 def _small(kind: str, **extra):
