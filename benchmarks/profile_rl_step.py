@@ -114,61 +114,41 @@ def lookup_draft(context: list[int], k: int, longest: int = 3) -> list[int]:
     return []
 
 
-def message_passes(ids: list[int], start: int, end: int, k: int) -> int:
-    """Verification passes prompt-lookup drafts of k tokens need for the message ids[start:end]
-    (each pass samples one token and accepts the draft's leading matches)."""
-    t, passes = start, 0
-    while t < end:
-        t, passes = t + 1, passes + 1
-        for token in lookup_draft(ids[:t], k) if t < end else []:
-            if t < end and ids[t] == token:
-                t += 1
-            else:
-                break
-    return passes
+def advance(ids: list[int], t: int, end: int, k: int) -> int:
+    """Position after one decode pass at ``t`` of the message ending at ``end``: one sampled
+    token, then the leading matches of a k-token prompt-lookup draft (none when k = 0)."""
+    t += 1
+    for token in lookup_draft(ids[:t], k) if k and t < end else []:
+        if ids[t] != token:
+            break
+        t += 1
+        if t == end:
+            break
+    return t
 
 
-def synchronous_rows(passes: list[list[int]]) -> list[int]:
-    """Rows fed by each decode step when every round waits for its longest message:
-    ``passes[r][m]`` = decode steps of episode r's message m."""
-    rounds = max(len(p) for p in passes)
-    rows = []
-    for m in range(rounds):
-        this = [p[m] for p in passes if len(p) > m]
-        rows += [sum(n > j for n in this) for j in range(max(this))]
-    return rows
+Segment = tuple[list[int], int, int]
+"""One message to decode: the episode's ids and the message's start and end in them."""
 
 
-def continuous_rows(passes: list[list[int]]) -> list[int]:
-    """Rows fed by each decode step if an episode's messages ran back to back (continuous
-    batching without the cost of its environment steps and extra extend passes: a floor)."""
-    totals = [sum(p) for p in passes]
-    return [sum(n > t for n in totals) for t in range(max(totals))]
-
-
-def drafted_round_rows(
-    messages: list[tuple[list[int], int, int]], k: int, max_rows: int
-) -> list[int]:
-    """Rows per decode step of one synchronous round whose steps draft k tokens per row while at
-    most ``max_rows`` rows are live (``messages``: each live row's ids, message start, end)."""
-    at = {i: start for i, (_, start, _) in enumerate(messages)}
-    rows = []
-    while at:
-        rows.append(len(at))
-        drafting = len(at) <= max_rows
-        for i, t in list(at.items()):
-            ids, _, end = messages[i]
-            t += 1
-            for token in lookup_draft(ids[:t], k) if drafting and t < end else []:
-                if t < end and ids[t] == token:
-                    t += 1
-                else:
-                    break
+def schedule_rows(rows: list[list[Segment]], k: int = 0, max_rows: int = 10**9) -> list[int]:
+    """Live rows of each decode pass when row r writes the messages ``rows[r]`` back to back,
+    drafting k tokens per row in passes of at most ``max_rows`` live rows."""
+    place = {r: (0, segs[0][1]) for r, segs in enumerate(rows) if segs}  # row -> (message, t)
+    out = []
+    while place:
+        out.append(len(place))
+        draft = k if len(place) <= max_rows else 0
+        for r, (m, t) in list(place.items()):
+            ids, _, end = rows[r][m]
+            t = advance(ids, t, end, draft)
             if t < end:
-                at[i] = t
+                place[r] = (m, t)
+            elif m + 1 < len(rows[r]):
+                place[r] = (m + 1, rows[r][m + 1][1])
             else:
-                del at[i]
-    return rows
+                del place[r]
+    return out
 
 
 def bucket(rows: int) -> str:
@@ -176,30 +156,25 @@ def bucket(rows: int) -> str:
 
 
 def schedules(rollouts: list, k: int) -> dict[str, list[int]]:
-    """Rows per decode step of one engine run under each schedule (module docstring)."""
-    tokens = [[e - s for s, e in r.message_spans] for r in rollouts]
-    drafted = [
-        [message_passes(r.input_ids.tolist(), s, e, k) for s, e in r.message_spans]
-        for r in rollouts
-    ]
+    """Live rows per decode pass of one engine run under each schedule (module docstring):
+    synchronous rounds (round m = every episode's message m; the next round starts when its
+    longest message ends) or continuous (an episode's messages back to back)."""
+    episodes = [[(r.input_ids.tolist(), s, e) for s, e in r.message_spans] for r in rollouts]
+    rounds = max(len(e) for e in episodes)
+
+    def synchronous(k: int, max_rows: int = 10**9) -> list[int]:
+        out = []
+        for m in range(rounds):
+            out += schedule_rows([[e[m]] for e in episodes if len(e) > m], k, max_rows)
+        return out
+
     return {
-        "as run (synchronous rounds)": synchronous_rows(tokens),
-        "continuous batching floor": continuous_rows(tokens),
-        f"drafts of {k}, synchronous": synchronous_rows(drafted),
-        f"drafts of {k} at <= 4 rows": [
-            n
-            for m in range(max(len(r.message_spans) for r in rollouts))
-            for n in drafted_round_rows(
-                [
-                    (r.input_ids.tolist(), *r.message_spans[m])
-                    for r in rollouts
-                    if len(r.message_spans) > m
-                ],
-                k,
-                4,
-            )
-        ],
-        f"drafts of {k}, continuous": continuous_rows(drafted),
+        "as run (synchronous rounds)": synchronous(0),
+        "continuous batching floor": schedule_rows(episodes),
+        f"drafts of {k} at <= 4 rows": synchronous(k, 4),
+        f"drafts of {k} at every row count": synchronous(k),
+        "continuous + drafts at <= 4 rows": schedule_rows(episodes, k, 4),
+        "continuous + drafts at every count": schedule_rows(episodes, k),
     }
 
 
@@ -258,13 +233,13 @@ def report_rollout(timer: EngineTimer, config, steps: int, draft: int) -> None:
         rows = [n for run in runs for n in run[name]]
         seconds = sum(cost[bucket(n)] for n in rows)
         print(f"  {name:30s} {len(rows) / steps:6.1f} steps {seconds / steps:6.2f} s per step")
-    generated = sum(r.num_generated for run in timer.rollouts for r in run)
     passes = sum(
-        message_passes(r.input_ids.tolist(), s, e, draft)
+        len(schedule_rows([[seg]], draft))
         for run in timer.rollouts
         for r in run
-        for s, e in r.message_spans
+        for seg in [(r.input_ids.tolist(), s, e) for s, e in r.message_spans]
     )
+    generated = sum(r.num_generated for run in timer.rollouts for r in run)
     print(f"  prompt-lookup drafts of {draft}: {generated / passes:.2f} tokens per pass")
 
 

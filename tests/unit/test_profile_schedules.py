@@ -11,13 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from profile_rl_step import (  # noqa: E402
-    continuous_rows,
-    drafted_round_rows,
-    lookup_draft,
-    message_passes,
-    synchronous_rows,
-)
+from profile_rl_step import advance, lookup_draft, schedule_rows  # noqa: E402
 
 
 def test_lookup_draft_takes_the_longest_latest_match():
@@ -29,27 +23,33 @@ def test_lookup_draft_takes_the_longest_latest_match():
     assert lookup_draft([4], k=2) == []
 
 
-def test_message_passes_accepts_leading_matches_only():
+def test_a_pass_accepts_the_drafts_leading_matches_only():
     ids = [5, 6, 7, 5, 6, 7]
-    # the message is ids[3:6]: the first pass samples 5, drafts [6, 7] (after the 5 at 0): done
-    assert message_passes(ids, 3, 6, k=2) == 1
-    assert message_passes(ids, 3, 6, k=0) == 3  # one token per pass without drafts
-    # the draft [6, 7] meets [6, 9]: one accepted, then 9 and 1 are sampled
-    assert message_passes([5, 6, 7, 5, 6, 9, 1], 3, 7, k=2) == 3
+    # message ids[3:6]: the pass samples 5, drafts [6, 7] (what followed the 5 at 0): done
+    assert advance(ids, 3, 6, k=2) == 6
+    assert advance(ids, 3, 6, k=0) == 4  # one token per pass without drafts
+    # the draft [6, 7] meets [6, 9]: one accepted
+    assert advance([5, 6, 7, 5, 6, 9, 1], 3, 7, k=2) == 5
+    # a draft never runs past the message's end
+    assert advance(ids, 3, 5, k=2) == 5
 
 
 def test_synchronous_rounds_wait_for_their_longest_message():
-    # two episodes: messages of 1 then 3 tokens, and of 3 then 1
-    passes = [[1, 3], [3, 1]]
-    assert synchronous_rows(passes) == [2, 1, 1, 2, 1, 1]
-    assert continuous_rows(passes) == [2, 2, 2, 2]  # 4 tokens each, back to back
+    # episode a writes messages of 1 then 3 tokens, b of 3 then 1 (no repeats: drafts idle)
+    a = [10, 11, 12, 13, 14, 15]
+    b = [20, 21, 22, 23, 24, 25]
+    a0, a1, b0, b1 = (a, 1, 2), (a, 3, 6), (b, 1, 4), (b, 5, 6)
+    rounds = schedule_rows([[a0], [b0]]) + schedule_rows([[a1], [b1]])
+    assert rounds == [2, 1, 1, 2, 1, 1]
+    assert schedule_rows([[a0, a1], [b0, b1]]) == [2, 2, 2, 2]  # back to back: 4 each
+    assert schedule_rows([[a0, a1], [b0, b1]], k=3) == [2, 2, 2, 2]
 
 
-def test_drafted_round_without_drafts_is_the_synchronous_round():
-    messages = [([1, 2, 3, 4], 1, 4), ([1, 2], 1, 2)]
-    assert drafted_round_rows(messages, k=0, max_rows=4) == synchronous_rows([[3], [1]])
-    # drafting only when one row is live: row 0 is alone from its second step on
-    repeat = [([5, 6, 5, 6, 5, 6], 2, 6), ([1, 2], 1, 2)]
-    # step 1: both live (no drafts): row 0 at 3, row 1 done; step 2: row 0 alone samples 6
-    # (index 3), drafts [5, 6] after the 6 at 1 -> both accepted, done
-    assert drafted_round_rows(repeat, k=2, max_rows=1) == [2, 1]
+def test_drafts_only_in_passes_with_few_live_rows():
+    repeat = [5, 6, 5, 6, 5, 6]
+    # row 0 writes repeat[2:6], row 1 one token. Pass 1: both live, no drafts (max_rows 1):
+    # row 0 at 3, row 1 done. Pass 2: row 0 alone samples 6 (index 3), drafts [5, 6] (what
+    # followed the 6 at 1), both accepted: done
+    rows = [[(repeat, 2, 6)], [([1, 2], 1, 2)]]
+    assert schedule_rows(rows, k=2, max_rows=1) == [2, 1]
+    assert schedule_rows(rows, k=0) == [2, 1, 1, 1]
