@@ -232,7 +232,7 @@ def report_rollout(timer: EngineTimer, config, steps: int, draft: int) -> None:
     for name in runs[0]:
         rows = [n for run in runs for n in run[name]]
         seconds = sum(cost[bucket(n)] for n in rows)
-        print(f"  {name:30s} {len(rows) / steps:6.1f} steps {seconds / steps:6.2f} s per step")
+        print(f"  {name:36s} {len(rows) / steps:6.1f} steps {seconds / steps:6.2f} s per step")
     passes = sum(
         len(schedule_rows([[seg]], draft))
         for run in timer.rollouts
