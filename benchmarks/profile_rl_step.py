@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import shutil
 import statistics
 import sys
 import tempfile
@@ -91,14 +92,18 @@ class EngineTimer:
         rollout_module.RolloutEngine.run = recorded_run
 
     def clear(self) -> None:
-        self.decode.clear(), self.passes.clear(), self.tokens.clear(), self.rollouts.clear()
+        self.decode.clear()
+        self.passes.clear()
+        self.tokens.clear()
+        self.rollouts.clear()
 
 
-def kv_bytes_per_token(config) -> int:
-    """Bytes of keys and values one cached token holds over all layers (fp32)."""
+def kv_bytes_per_token(model) -> int:
+    """Bytes of keys and values one cached token holds over all layers (the model's dtype)."""
+    config = model.config
     heads = int(config.num_key_value_heads)
     dim = int(getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads)
-    return int(config.num_hidden_layers) * 2 * heads * dim * 4
+    return int(config.num_hidden_layers) * 2 * heads * dim * model.dtype.itemsize
 
 
 def lookup_draft(context: list[int], k: int, longest: int = 3) -> list[int]:
@@ -197,8 +202,8 @@ def matmul_flops(prof) -> float:
     return sum(e.flops for e in prof.key_averages() if e.key in MATMUL_OPS)
 
 
-def report_rollout(timer: EngineTimer, config, steps: int, draft: int) -> None:
-    per_token = kv_bytes_per_token(config)
+def report_rollout(timer: EngineTimer, model, steps: int, draft: int) -> None:
+    per_token = kv_bytes_per_token(model)
     print(f"\nrollout: engine passes per step (mean of {steps} steps)")
     print(f"{'decode rows':>12s} {'steps':>7s} {'ms/step':>8s} {'width':>7s} {'KV GB/s':>8s}")
     total = 0.0
@@ -295,7 +300,7 @@ def main() -> None:
             ratio = med["fp32"][phase] / med["bf16 autocast"][phase]
             print(f"{phase}: fp32 / bf16 autocast = {ratio:.2f}x")
     # both variants run the same engine: their rollouts are pooled
-    report_rollout(timer, run.model.config, args.steps * len(runs), args.draft)
+    report_rollout(timer, run.model, args.steps * len(runs), args.draft)
     rl_module.run_update = profiled_update  # one more fp32 step, under the profiler
     rl_step(run, args.steps + 2)
     rl_module.run_update = update
@@ -306,6 +311,7 @@ def main() -> None:
         print(f"  {name:10s} {seconds / total:4.0%}")
     rate = matmul_flops(profiles[0]) / classes["matmul"] / 1e9
     print(f"  matmuls at {rate:.1f} GFLOP/s (profiled) against {matmul_gflops():.1f} GFLOP/s peak")
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
