@@ -6,12 +6,13 @@ one thread, this checkout only, and prints:
 - **rollout**: every cached pass of the engine timed (``KVBatch`` decode steps, batched extend
   passes, prefills of a first prompt alone), decode steps bucketed by how many rows they feed,
   with their mean width and the keys and values they read (rows x width x layers x 2 x
-  kv-heads x head-dim x 4 bytes) per second;
+  kv-heads x head-dim x bytes per element) per second;
 - **decode schedules** of the same rollouts, priced at the measured cost of a step with that
   many rows: as run (each round waits for its longest message), continuous batching's floor
   (an episode's messages back to back, the environment steps free), and prompt-lookup
   speculative decoding (the last 1-3 tokens matched earlier in the context, the k tokens after
-  the match proposed, a pass priced as a 1-token step). A draft fixed before the draw is
+  the match proposed, drafting at <= 4 live rows or at every row count, a pass priced as a
+  1-token step), and both together. A draft fixed before the draw is
   accepted with probability p(d) under speculative sampling, and a sampled token equals d with
   the same probability, so counting matches on sampled rollouts estimates the acceptance
   without bias;
