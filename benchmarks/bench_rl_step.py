@@ -141,17 +141,28 @@ def matmul_parameters(model) -> int:
     return matmul - cfg.vocab_size * cfg.hidden_size - untied_head
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_arguments(description: str) -> argparse.ArgumentParser:
+    """The options every RL-step benchmark shares: ``--init``, ``--preset``, ``--seed``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--init", type=Path, default=None)
     parser.add_argument("--preset", default="cpu-rcgrpo")
-    parser.add_argument("--steps", type=int, default=4, help="timed steps per version")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--baseline", default=BASELINE)
-    args = parser.parse_args()
+    return parser
+
+
+def resolve_init(args: argparse.Namespace) -> None:
+    """``args.init``, or the first of :data:`INITS` that exists (exits if none does)."""
     args.init = args.init or next((ROOT / p for p in INITS if (ROOT / p).is_dir()), None)
     if args.init is None:
         sys.exit(f"no checkpoint: pass --init (looked for {', '.join(INITS)})")
+
+
+def main() -> None:
+    parser = run_arguments(__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=4, help="timed steps per version")
+    parser.add_argument("--baseline", default=BASELINE)
+    args = parser.parse_args()
+    resolve_init(args)
     torch.set_num_threads(1)
     tmp = Path(tempfile.mkdtemp(prefix="bench_rl_step_"))
     versions = {"baseline": extract_baseline(args.baseline, tmp / "src"), "new": "rcgrpo"}

@@ -27,17 +27,15 @@ one thread, this checkout only, and prints:
 
 from __future__ import annotations
 
-import argparse
 import collections
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
-from bench_rl_step import INITS, ROOT, make_run, matmul_gflops
+from bench_rl_step import make_run, matmul_gflops, resolve_init, run_arguments
 from torch.profiler import profile
 
 import rcgrpo.policy.rollout as rollout_module
@@ -207,13 +205,14 @@ def report_rollout(timer: EngineTimer, model, steps: int, draft: int) -> None:
     per_token = kv_bytes_per_token(model)
     print(f"\nrollout: engine passes per step (mean of {steps} steps)")
     print(f"{'decode rows':>12s} {'steps':>7s} {'ms/step':>8s} {'width':>7s} {'KV GB/s':>8s}")
-    total = 0.0
+    total, cost = 0.0, {}  # cost: measured seconds per decode step, by rows
     for label, lo, hi in ROW_BUCKETS:
         sel = [(r, w, s) for r, w, s in timer.decode if lo <= r <= hi]
         if not sel:
             continue
         seconds = sum(s for _, _, s in sel)
         total += seconds
+        cost[label] = seconds / len(sel)
         kv = sum(r * w * per_token for r, w, _ in sel)
         print(
             f"{label:>12s} {len(sel) / steps:7.1f} {seconds / len(sel) * 1e3:8.2f} "
@@ -227,11 +226,6 @@ def report_rollout(timer: EngineTimer, model, steps: int, draft: int) -> None:
             f"{tokens / steps:.0f} tokens per step"
             + (f" ({timer.tokens['extend padded'] / steps:.0f} padded)" if name == "extend" else "")
         )
-    cost = {  # measured seconds per decode step, by rows
-        label: statistics.mean(t for r, _, t in timer.decode if lo <= r <= hi)
-        for label, lo, hi in ROW_BUCKETS
-        if any(lo <= r <= hi for r, _, _ in timer.decode)
-    }
     print("\ndecode schedules of the same rollouts, priced at the measured cost per step of")
     print("their row count (a pass with drafts priced as a 1-token step: savings are upper bounds)")
     runs = [schedules(r, draft) for r in timer.rollouts]
@@ -250,17 +244,12 @@ def report_rollout(timer: EngineTimer, model, steps: int, draft: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--init", type=Path, default=None)
-    parser.add_argument("--preset", default="cpu-rcgrpo")
+    parser = run_arguments(__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3, help="profiled steps after a warm-up")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--draft", type=int, default=4, help="prompt-lookup draft length")
     parser.add_argument("--autocast", action="store_true", help="also time bf16 autocast passes")
     args = parser.parse_args()
-    args.init = args.init or next((ROOT / p for p in INITS if (ROOT / p).is_dir()), None)
-    if args.init is None:
-        sys.exit(f"no checkpoint: pass --init (looked for {', '.join(INITS)})")
+    resolve_init(args)
     torch.set_num_threads(1)
     tmp = Path(tempfile.mkdtemp(prefix="profile_rl_step_"))
     timer = EngineTimer()
