@@ -1,0 +1,192 @@
+r"""Gates G1–G5 of issue 25: is a Stage-1 testbed in the paper's regime?
+
+Each gate is a pure function of the diagnostic's reports (:mod:`analysis.regime`, one JSON
+per checkpoint, ``results/diagnostics/regime-<name>.json``) and returns a :class:`Gate`
+with the measured values, the thresholds and the verdict. The thresholds are the issue's,
+written here before the diagnostic ran on any checkpoint:
+
+- **G1 headroom** (SFT, no goal, held-out tasks): :math:`\mathrm{pass@8}(\tau) -
+  \mathrm{greedy} \ge 0.20`, and the share of ALL held-out tasks that fail greedily but
+  succeed in at least 1 of 8 samples is :math:`\ge 0.25` (denominator: every task, not the
+  greedy failures; the report also gives the share of the greedy failures).
+- **G2 support** (SFT, no goal): every failure kind :math:`K` with at least 10% of the greedy
+  failures has :math:`P(\text{right} \mid \text{sampled}) \ge 2\,\text{chance}` (both defined
+  in :mod:`analysis.regime_kinds`). A kind whose options are not countable (chance None:
+  parse error, truncation, other) cannot show support and fails when it has 10% or more.
+- **G3 signal** (SFT + the RL preset, fresh tasks of the whole training distribution):
+  :math:`B_{noise} \le 400` groups (:mod:`analysis.grad_noise`) and the mean leave-one-step-
+  out cosine :math:`\bar c \ge 0.1` with :math:`\bar c \ge 3\,\mathrm{SE}`,
+  :math:`\mathrm{SE} = s_c/\sqrt{S}` over the S steps (the leave-one-out cosines share the
+  other steps, so this SE is a guide, not an exact error).
+- **G4 low goal** (RCTP-FT against SFT): under ``<|low_reward|>`` the success at τ
+  (pass@1 of the samples) lies in [0.1, 0.5] and parse errors are < 20% of its sampled
+  failures; under ``<|high_reward|>`` greedy success :math:`\ge` SFT's greedy success (no
+  tolerance: "no worse") and :math:`\mathrm{pass@8} - \mathrm{greedy} \ge 0.15`.
+- **G5 the SFT + RC cell**: :math:`|\mathrm{greedy}_{high} - \mathrm{greedy}_{none}| \le
+  0.03` at the SFT checkpoint (step 0 of ``cpu-sft-rc``; greedy held-out success).
+
+Comparisons allow :data:`EPS` = 1e-9 (rates are counts over at most ~10^4 tasks, multiples of
+1e-4, so it changes no real verdict; it keeps 0.815 − 0.615 from failing ≥ 0.20 by rounding).
+A gate whose input is missing from the reports has ``holds = None`` (not measured).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+EPS = 1e-9
+"""Slack of every comparison (module docstring)."""
+G1_GAIN, G1_SHARE = 0.20, 0.25
+G2_MIN_SHARE, G2_RATIO = 0.10, 2.0
+G3_B_NOISE, G3_COSINE, G3_SE = 400.0, 0.1, 3.0
+G4_LOW, G4_PARSE, G4_GAIN = (0.1, 0.5), 0.20, 0.15
+G5_POINTS = 0.03
+K = 8
+"""Samples per task the gates read (pass@8)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """One gate's verdict: ``holds`` True / False, or None when not measured."""
+
+    name: str
+    holds: bool | None
+    values: dict[str, float | None]
+    """The measured quantities the verdict reads."""
+    threshold: str
+    """The rule, in words and numbers."""
+    detail: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "gate": self.name,
+            "holds": self.holds,
+            "values": self.values,
+            "threshold": self.threshold,
+            "detail": self.detail,
+        }
+
+
+def _ge(x: float, bound: float) -> bool:
+    return x >= bound - EPS
+
+
+def _le(x: float, bound: float) -> bool:
+    return x <= bound + EPS
+
+
+def _cond(report: dict | None, condition: str) -> dict | None:
+    return None if report is None else report.get("conditions", {}).get(condition)
+
+
+def _greedy(c: dict) -> float:
+    return float(c["greedy"]["overall"])
+
+
+def _pass8(c: dict) -> float:
+    return float(c["pass_at_k"]["overall"][K - 1])
+
+
+def g1_headroom(sft: dict | None, condition: str = "none") -> Gate:
+    """G1 (module docstring) on the SFT report's ``condition``."""
+    rule = f"pass@8 - greedy >= {G1_GAIN} and share(greedy fail, >=1 of 8 succeed) >= {G1_SHARE}"
+    c = _cond(sft, condition)
+    if c is None:
+        return Gate("G1 headroom", None, {}, rule)
+    gain, share = _pass8(c) - _greedy(c), float(c["headroom"]["share_of_tasks"])
+    holds = _ge(gain, G1_GAIN) and _ge(share, G1_SHARE)
+    return Gate("G1 headroom", holds, {"pass8_minus_greedy": gain, "share": share}, rule)
+
+
+def g2_support(sft: dict | None, condition: str = "none") -> Gate:
+    """G2 (module docstring): the kinds with >= 10% of the greedy failures and their ratio
+    P(right | sampled) / chance (None where chance is not countable)."""
+    rule = (
+        f"every kind with >= {G2_MIN_SHARE:.0%} of failures: P(right|sampled) >= {G2_RATIO}x chance"
+    )
+    c = _cond(sft, condition)
+    if c is None:
+        return Gate("G2 support", None, {}, rule)
+    detail = {}
+    for kind, s in sorted(c["support"].items()):
+        if not _ge(float(s["share_of_failures"]), G2_MIN_SHARE):
+            continue
+        chance, p = s["chance"], float(s["p_right"])
+        ratio = p / chance if chance else None  # None: options not countable, no support shown
+        ok = ratio is not None and _ge(p, G2_RATIO * chance)
+        detail[kind] = {"share": s["share_of_failures"], "p_right": p, "chance": chance}
+        detail[kind].update(ratio=ratio, ok=ok)
+    holds = all(d["ok"] for d in detail.values())
+    ratios = [d["ratio"] or 0.0 for d in detail.values()]
+    value = min(ratios) if ratios else None
+    return Gate("G2 support", holds, {"min_ratio": value}, rule, detail)
+
+
+def g3_signal(sft: dict | None) -> Gate:
+    """G3 (module docstring) from the report's ``grad_noise`` section."""
+    rule = f"B_noise <= {G3_B_NOISE:g} groups and step cosine >= {G3_COSINE}, >= {G3_SE} SE above 0"
+    g = None if sft is None else sft.get("grad_noise")
+    if not g:
+        return Gate("G3 signal", None, {}, rule)
+    cos = [float(x) for x in g["step_cosines"]]
+    mean = statistics.fmean(cos)
+    se = statistics.stdev(cos) / math.sqrt(len(cos)) if len(cos) > 1 else math.inf
+    b = float(g["b_noise"])
+    holds = _le(b, G3_B_NOISE) and _ge(mean, G3_COSINE) and _ge(mean, G3_SE * se)
+    values = {"b_noise": b, "cosine_mean": mean, "cosine_se": se, "groups": g["groups"]}
+    return Gate("G3 signal", holds, values, rule)
+
+
+def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none") -> Gate:
+    """G4 (module docstring): RCTP-FT's low and high goals, against SFT's greedy success."""
+    lo, hi = G4_LOW
+    rule = (
+        f"low: success at tau in [{lo}, {hi}], parse errors < {G4_PARSE:.0%} of its failures; "
+        f"high: greedy >= SFT greedy, pass@8 - greedy >= {G4_GAIN}"
+    )
+    low, high, ref = _cond(rctp, "low"), _cond(rctp, "high"), _cond(sft, sft_condition)
+    if low is None or high is None or ref is None:
+        return Gate("G4 low goal", None, {}, rule)
+    low_success = float(low["pass_at_k"]["overall"][0])
+    kinds = low["failure_kinds"]["sampled"]
+    failures = sum(kinds.values())
+    parse = kinds.get("parse_error", 0) / failures if failures else 0.0
+    gain = _pass8(high) - _greedy(high)
+    checks = {
+        "low_success_in_range": _ge(low_success, lo) and _le(low_success, hi),
+        "low_parse_share": parse < G4_PARSE - EPS,
+        "high_no_worse": _ge(_greedy(high), _greedy(ref)),
+        "high_headroom": _ge(gain, G4_GAIN),
+    }
+    values = {
+        "low_success": low_success,
+        "low_parse_share": parse,
+        "high_greedy": _greedy(high),
+        "sft_greedy": _greedy(ref),
+        "high_pass8_minus_greedy": gain,
+    }
+    return Gate("G4 low goal", all(checks.values()), values, rule, checks)
+
+
+def g5_sft_rc(sft: dict | None) -> Gate:
+    """G5 (module docstring): SFT's greedy success with and without the high token."""
+    rule = f"|greedy(high token) - greedy(no token)| <= {G5_POINTS}"
+    high, none = _cond(sft, "high"), _cond(sft, "none")
+    if high is None or none is None:
+        return Gate("G5 SFT + RC cell", None, {}, rule)
+    diff = _greedy(high) - _greedy(none)
+    values = {"greedy_high": _greedy(high), "greedy_none": _greedy(none), "difference": diff}
+    return Gate("G5 SFT + RC cell", _le(abs(diff), G5_POINTS), values, rule)
+
+
+def gates(sft: dict | None, rctp: dict | None = None) -> list[Gate]:
+    """All five gates from an SFT report and (for G4) an RCTP-FT report."""
+    return [
+        g1_headroom(sft),
+        g2_support(sft),
+        g3_signal(sft),
+        g4_low_goal(rctp, sft),
+        g5_sft_rc(sft),
+    ]
