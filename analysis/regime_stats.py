@@ -51,3 +51,67 @@ def headroom(greedy: Sequence[bool], successes: Sequence[int]) -> dict[str, floa
         "share_of_tasks": reached / len(greedy),
         "share_of_greedy_failures": reached / fails if fails else 0.0,
     }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+def support(records: Sequence[dict], n: int) -> dict[str, dict]:
+    """Per greedy failure kind: its task count, share of the greedy failures, P(right |
+    sampled) (mean over its tasks of right samples / ``n``) and chance (mean of the tasks'
+    chance levels; None if any task's is None). ``records``: rows of :func:`summarise`."""
+    failed = [r for r in records if r["greedy_kind"] is not None]
+    out = {}
+    for kind in sorted({r["greedy_kind"] for r in failed}):
+        rows = [r for r in failed if r["greedy_kind"] == kind]
+        chances = [r["chance"] for r in rows]
+        out[kind] = {
+            "tasks": len(rows),
+            "share_of_failures": len(rows) / len(failed),
+            "p_right": _mean([r["right"] / n for r in rows]),
+            "chance": None if None in chances else _mean(chances),
+        }
+    return out
+
+
+def summarise(records: Sequence[dict], n: int, ks: Sequence[int] = range(1, 9)) -> dict:
+    """One condition's section of the report from per-task rows ``{category, greedy (bool),
+    greedy_kind, successes, right, chance, sample_kinds}`` with ``n`` samples per task:
+    greedy success and pass@k overall and per category, headroom, failure kinds (greedy and
+    sampled counts) and :func:`support`."""
+    if not records:
+        raise ValueError("records must not be empty")
+    ks = list(ks)
+    cats = sorted({r["category"] for r in records})
+    by_cat = {c: [r for r in records if r["category"] == c] for c in cats}
+    sampled: dict[str, int] = {}
+    for r in records:
+        for kind, count in r["sample_kinds"].items():
+            sampled[kind] = sampled.get(kind, 0) + count
+    greedy_kinds: dict[str, int] = {}
+    for r in records:
+        if r["greedy_kind"] is not None:
+            greedy_kinds[r["greedy_kind"]] = greedy_kinds.get(r["greedy_kind"], 0) + 1
+    return {
+        "tasks": len(records),
+        "samples": n,
+        "ks": ks,
+        "greedy": {
+            "overall": _mean([float(r["greedy"]) for r in records]),
+            "per_category": {c: _mean([float(r["greedy"]) for r in v]) for c, v in by_cat.items()},
+        },
+        "pass_at_k": {
+            "overall": suite_pass_at_k([r["successes"] for r in records], n, ks),
+            "per_category": {
+                c: suite_pass_at_k([r["successes"] for r in v], n, ks) for c, v in by_cat.items()
+            },
+        },
+        "tasks_per_category": {c: len(v) for c, v in by_cat.items()},
+        "headroom": headroom([r["greedy"] for r in records], [r["successes"] for r in records]),
+        "failure_kinds": {
+            "greedy": dict(sorted(greedy_kinds.items())),
+            "sampled": dict(sorted(sampled.items())),
+        },
+        "support": support(records, n),
+    }

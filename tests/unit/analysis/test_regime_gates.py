@@ -185,3 +185,33 @@ def test_gates_lists_all_five_in_order():
     names = [g.name.split()[0] for g in gates(sft)]
     assert names == ["G1", "G2", "G3", "G4", "G5"]
     assert [g.holds for g in gates(sft)] == [True, True, None, None, True]
+
+
+def test_summarise_hand_records():
+    from analysis.regime_stats import summarise
+
+    def row(cat, greedy, kind, c, right, chance, kinds):
+        return dict(category=cat, greedy=greedy, greedy_kind=kind, successes=c, right=right,
+                    chance=chance, sample_kinds=kinds)  # fmt: skip
+
+    rows = [
+        row("a", True, None, 8, 0, None, {}),
+        row("a", False, "wrong_tool", 2, 4, 0.5, {"wrong_tool": 6}),
+        row("b", False, "wrong_tool", 0, 2, 0.25, {"wrong_tool": 8}),
+        row("b", False, "parse_error", 0, 8, None, {"parse_error": 5, "truncated": 3}),
+    ]
+    out = summarise(rows, 8)
+    assert out["greedy"]["overall"] == pytest.approx(0.25)
+    assert out["greedy"]["per_category"] == {"a": 0.5, "b": 0.0}
+    # pass@1 = mean c/n = (1 + 0.25 + 0 + 0)/4; pass@8 = (1 + 1 + 0 + 0)/4
+    assert out["pass_at_k"]["overall"][0] == pytest.approx(1.25 / 4)
+    assert out["pass_at_k"]["overall"][7] == pytest.approx(0.5)
+    assert out["pass_at_k"]["per_category"]["a"][7] == pytest.approx(1.0)
+    assert out["headroom"]["share_of_tasks"] == pytest.approx(0.25)  # task 2 of 4
+    assert out["failure_kinds"]["greedy"] == {"parse_error": 1, "wrong_tool": 2}
+    assert out["failure_kinds"]["sampled"] == {"parse_error": 5, "truncated": 3, "wrong_tool": 14}
+    tool = out["support"]["wrong_tool"]
+    # P(right) = (4/8 + 2/8)/2 = 0.375; chance = (0.5 + 0.25)/2 = 0.375; 2 of 3 failures
+    assert tool["p_right"] == pytest.approx(0.375) and tool["chance"] == pytest.approx(0.375)
+    assert tool["share_of_failures"] == pytest.approx(2 / 3)
+    assert out["support"]["parse_error"]["chance"] is None
