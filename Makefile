@@ -41,8 +41,8 @@ runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
 figures: $(STAMP)  ## build every figure module (runs experiments first if their runs are missing; FIGURES_ARGS=--no-train)
 	$(PY) -m analysis.figures build $(FIGURES_ARGS)
 
-lab: $(STAMP)  ## JupyterLab on notebooks/
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+lab: $(STAMP)  ## JupyterLab on notebooks/, on 127.0.0.1 only (LAB_ARGS="--port 8890 --no-browser")
+	$(PY) -m analysis.notebook_runner lab $(LAB_ARGS)
 
 lint: $(STAMP)  ## ruff lint + format check
 	$(VENV)/bin/ruff check .

@@ -13,7 +13,9 @@ command line use to run them headless:
 - :func:`strip_outputs` / :func:`problems` keep committed notebooks clean.
 
 ``python -m analysis.notebook_runner run NB [-p NAME=VALUE ...]``, ``strip NB ...``,
-``check NB ...`` (exit 1 when a notebook has outputs or defines a function or class).
+``check NB ...`` (exit 1 when a notebook has outputs or defines a function or class), and
+``lab [--port N] [--no-browser]``: JupyterLab on ``notebooks/`` on the loopback address only
+(:func:`lab_command`; ``make lab``; a token from ``JUPYTER_TOKEN`` or a generated one).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,10 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+LAB_HOST = "127.0.0.1"
+"""JupyterLab listens on the loopback address only: a shared machine's other users and its
+network cannot reach the kernels."""
 PARAMETERS_TAG = "parameters"
 INJECTED_TAG = "injected-parameters"
 KEPT_CELL_METADATA = ("tags",)
@@ -115,6 +123,40 @@ def outputs_text(nb: NotebookNode) -> str:
     return "\n".join(parts)
 
 
+SHOWN_PROBLEMS = re.compile(r"\bnan\b|warning|not logged", re.IGNORECASE)
+"""What an executed notebook must not show: a NaN where a value does not apply, a warning,
+a panel or value that was *not logged*."""
+
+
+def _texts(out: NotebookNode) -> list[str]:
+    texts = [out.get("text", "")] if out.get("output_type") == "stream" else []
+    for mime, value in out.get("data", {}).items():
+        if mime.startswith("text/"):
+            texts.append(value if isinstance(value, str) else "".join(value))
+    return texts
+
+
+def output_problems(nb: NotebookNode, explained: tuple[str, ...] = ()) -> list[str]:
+    """What an executed notebook shows that it should not: any stderr output, any error, and
+    :data:`SHOWN_PROBLEMS` in any printed or displayed text (text/plain, text/html), except
+    inside the ``explained`` phrases (a NaN that is itself the computed result)."""
+    found = []
+    for i, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []):
+            kind = out.get("output_type")
+            if kind == "error" or (kind == "stream" and out.get("name") == "stderr"):
+                found.append(f"cell {i}: {kind} output: {''.join(_texts(out))[:300]!r}")
+                continue
+            for text in _texts(out):
+                for phrase in explained:
+                    text = text.replace(phrase, "")
+                hit = SHOWN_PROBLEMS.search(text)
+                if hit:
+                    context = text[max(0, hit.start() - 120) : hit.end() + 60]
+                    found.append(f"cell {i}: {hit[0]!r} in {context!r}")
+    return found
+
+
 def strip_outputs(nb: NotebookNode) -> NotebookNode:
     """A copy without outputs, execution counts and per-cell run metadata."""
     out = copy.deepcopy(nb)
@@ -150,6 +192,25 @@ def problems(nb: NotebookNode) -> list[str]:
     return found
 
 
+def lab_command(port: int = 8888, open_browser: bool = True, port_retries: int = 50) -> list[str]:
+    """The JupyterLab server of ``make lab``: this interpreter's ``jupyterlab`` serving
+    :data:`NOTEBOOKS` on :data:`LAB_HOST` at ``port`` (or the next free one of
+    ``port_retries``); as root (a container, CI) with ``allow_root``, which Jupyter otherwise
+    refuses to start without."""
+    root = [f"--ServerApp.allow_root={os.geteuid() == 0}"] if hasattr(os, "geteuid") else []
+    return [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        f"--ServerApp.root_dir={NOTEBOOKS}",
+        f"--ServerApp.ip={LAB_HOST}",
+        f"--ServerApp.port={port}",
+        f"--ServerApp.port_retries={port_retries}",
+        f"--ServerApp.open_browser={open_browser}",
+        *root,
+    ]
+
+
 def _parse_param(text: str) -> tuple[str, Any]:
     name, _, value = text.partition("=")
     try:
@@ -160,10 +221,17 @@ def _parse_param(text: str) -> tuple[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.notebook_runner")
-    parser.add_argument("command", choices=["run", "strip", "check"])
-    parser.add_argument("notebooks", nargs="+", type=Path)
+    parser.add_argument("command", choices=["run", "strip", "check", "lab"])
+    parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("-p", "--param", action="append", default=[], help="NAME=VALUE")
+    parser.add_argument("--port", type=int, default=8888, help="lab: the first port tried")
+    parser.add_argument("--no-browser", action="store_true", help="lab: do not open a browser")
     args = parser.parse_args(argv)
+    if args.command == "lab":
+        command = lab_command(args.port, not args.no_browser)
+        os.execv(command[0], command)
+    if not args.notebooks:
+        parser.error(f"{args.command} needs at least one notebook")
     status = 0
     for path in args.notebooks:
         nb = nbformat.read(path, as_version=4)
