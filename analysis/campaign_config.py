@@ -17,15 +17,13 @@ from analysis.campaign import Campaign, Checkpoint, RunSpec, Where
 
 
 def resolved_config(spec: RunSpec, where: Where) -> dict:
-    """The ``config.json`` the spec's command writes (the real CLI parsers; nothing runs)."""
+    """The ``config.json`` the spec's command writes: the config as asked, the same on every
+    machine (``sft.amp`` unresolved; what a machine resolved it to is a fact of the run, in
+    its ``summary.json``). The real CLI parsers; nothing runs."""
     from rcgrpo.train.cli import parse_cli
-    from rcgrpo.train.sft_setup import resolve_precision
 
     sub, *argv = spec.command(where, resume=False)[len(cp.LAUNCHER) :]
-    cfg = parse_cli(sub, argv)
-    if sub != "train":  # the run records sft.amp resolved on this machine (auto -> bf16 | fp32)
-        cfg, _ = resolve_precision(cfg)
-    return json.loads(json.dumps(dataclasses.asdict(cfg)))
+    return json.loads(json.dumps(dataclasses.asdict(parse_cli(sub, argv))))
 
 
 def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:

@@ -38,6 +38,7 @@ from rcgrpo.train.filters import (
 )
 from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
 from rcgrpo.train.rollouts import RoundGenerator
+from rcgrpo.train.run_folder import write_summary
 from rcgrpo.train.runlog import due
 from rcgrpo.train.step_metrics import (
     PhaseTimer,
@@ -161,7 +162,7 @@ def train(cfg: TrainConfig) -> dict:
         "final_metrics": last,
     }
     if run.info.is_main:
-        (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        write_summary(run.paths, summary)
     return summary
 
 

@@ -14,24 +14,18 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.checkpoint import (
-    latest_checkpoint,
-    list_checkpoints,
-    load_trainer_state,
-    save_checkpoint,
-)
-from rcgrpo.train.config import TrainConfig, save_config, to_dict
+from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
 from rcgrpo.train.rollouts import PromptStream, derive_seed
+from rcgrpo.train.run_folder import RESUME_KEYS, check_folder, check_same_run, seed_all
 from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -59,36 +53,9 @@ class RLRun:
     ref_source: str = ""
 
 
-def _seed_all(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-RESUMABLE_CHANGES = ("run.resume", "run.steps", "run.progress", "run.tensorboard")
-"""Config keys a resumed run may change (e.g. extend ``run.steps``); any other change would
-make the resumed run differ from the one it continues."""
-
-
-def _flat(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for key, value in d.items():
-        dotted = f"{prefix}{key}"
-        out.update(_flat(value, dotted + ".") if isinstance(value, dict) else {dotted: value})
-    return out
-
-
-def _check_same_run(cfg: TrainConfig, paths: RunPaths) -> None:
-    """A resumed run must have the config it was started with (RESUMABLE_CHANGES aside)."""
-    if not paths.config.exists():
-        return
-    old, new = _flat(json.loads(paths.config.read_text())), _flat(to_dict(cfg))
-    for key in sorted(new):  # a key the config no longer has cannot change the run
-        if key not in RESUMABLE_CHANGES and old.get(key) != new.get(key):
-            raise ConfigError(
-                f"config: {key} is {new.get(key)!r} but the run being resumed used "
-                f"{old.get(key)!r}; resume with the same config or start a new --run.name"
-            )
+RESUMABLE_CHANGES = (*RESUME_KEYS, "run.steps")
+"""Config keys a resumed RL run may change (e.g. extend ``run.steps``); any other change
+would make the resumed run differ from the one it continues."""
 
 
 def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
@@ -96,15 +63,10 @@ def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
     found = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
     state = load_trainer_state(found) if found else None
-    logged = paths.metrics.exists() and paths.metrics.stat().st_size > 0
     if state is not None:
         state["path"] = str(found)
-        _check_same_run(cfg, paths)
-    elif not cfg.run.resume and (logged or list_checkpoints(paths.checkpoints)):
-        raise ConfigError(
-            f"config: run.name folder {paths.root} already holds a run; pass --run.resume "
-            "to continue it or choose another --run.name"
-        )
+        check_same_run(cfg, paths, RESUMABLE_CHANGES)
+    check_folder(paths, cfg.run.resume)
     barrier(info)  # every rank looked before rank 0 writes anything
     if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint
         for log in (paths.metrics, paths.rollouts, paths.conversations):
@@ -205,7 +167,7 @@ def setup(cfg: TrainConfig) -> RLRun:
     info = init_distributed(cfg.model.device)
     validate_world(cfg, info.world_size)
     check_init(cfg)
-    _seed_all(cfg.run.seed)
+    seed_all(cfg.run.seed)
     paths, state = _run_folder(cfg, info)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
     model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)

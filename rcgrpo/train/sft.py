@@ -170,7 +170,15 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
         s = cfg.sft
         lr = o.lr * lr_factor(step, total, o.warmup_steps, s.schedule, s.min_lr_ratio, s.decay_frac)
         window.append(
-            train_step(model, opt, stream(step), lr, o.max_grad_norm, s.prompt_loss_weight, s.amp)
+            train_step(
+                model,
+                opt,
+                stream(step),
+                lr,
+                o.max_grad_norm,
+                s.prompt_loss_weight,
+                run.precision.amp,
+            )
         )
         bad = 0 if window[-1]["finite"] else bad + 1
         if bad >= cfg.run.max_nonfinite:

@@ -5,8 +5,9 @@
 Loading order (as for every rcgrpo config, :mod:`rcgrpo.train.cli`): ``--preset NAME`` →
 ``--config file.json`` (strict: an unknown key is an error naming its dotted path) →
 command-line flags (e.g. ``--optim.lr 3e-4 --sft.epochs 1``); checked by
-:func:`rcgrpo.train.validate.validate_config`. The resolved config (``sft.amp`` resolved,
-:mod:`rcgrpo.precision`) is written to the run folder.
+:func:`rcgrpo.train.validate.validate_config`. The config as asked is written to the run
+folder (``sft.amp`` as given; what it resolved to on the machine is in ``summary.json``,
+:mod:`rcgrpo.precision`).
 
 Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, batch 16,
 2 epochs; RCTP-FT lr 1e-5, batch 16, 5 epochs; AdamW. The ``*-bfcl-gpu`` presets use them.

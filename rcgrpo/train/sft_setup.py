@@ -1,16 +1,15 @@
 """Set-up and wrap-up of the Stage-1 trainer (:mod:`rcgrpo.train.sft`, :mod:`rcgrpo.train.rctp`).
 
 ``open_run(cfg)`` is the one start of both commands: validate, resolve ``sft.amp``
-(:mod:`rcgrpo.precision`; the choice and its reason are printed), seed, open the run folder
-(``config.json`` = the resolved config) and its logger, load the tasks and the starting
+(:mod:`rcgrpo.precision`; the choice and its reason are printed, ``summary.json`` records
+them with the host facts), seed, open the run folder (``config.json`` = the config as
+asked, ``sft.amp`` unresolved) and its logger, load the tasks and the starting
 policy, and find the checkpoint to resume. ``finish`` writes ``summary.json``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import random
 import resource
 import time
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from rcgrpo.metrics import validate_metric_names
 from rcgrpo.precision import Precision, probe_host, resolve_amp
 from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
+from rcgrpo.train.run_folder import check_folder, check_same_run, seed_all, write_summary
 from rcgrpo.train.runlog import RunLogger, RunPaths
 from rcgrpo.train.sft_config import SFTConfig
 from rcgrpo.train.sft_data import device_of, init_policy
@@ -41,8 +41,10 @@ class Stage1Run:
     """What both Stage-1 commands hold once the run is open (``open_run``)."""
 
     cfg: SFTConfig
-    """The validated config with ``sft.amp`` resolved (as written to ``config.json``)."""
+    """The validated config as asked (as written to ``config.json``; ``sft.amp`` may be
+    ``auto``)."""
     precision: Precision
+    """``sft.amp`` resolved on this machine: ``precision.amp`` is what training uses."""
     paths: RunPaths
     logger: RunLogger
     resume: Path | None
@@ -56,20 +58,12 @@ class Stage1Run:
     wall0: float
 
 
-def resolve_precision(cfg: SFTConfig) -> tuple[SFTConfig, Precision]:
-    """``cfg`` with ``sft.amp`` resolved on this machine's training device, and the choice
-    with its reason (:mod:`rcgrpo.precision`)."""
-    precision = resolve_amp(cfg.sft.amp, probe_host(device_of(cfg)))
-    sft = dataclasses.replace(cfg.sft, amp=precision.amp)
-    return dataclasses.replace(cfg, sft=sft), precision
-
-
 def open_run(cfg: SFTConfig) -> Stage1Run:
     """Validate, resolve the precision (printed), open the run folder, load the tasks and
     the starting policy — the same start for SFT and RCTP-FT."""
     validate_config(cfg)
     cpu0, wall0 = cpu_seconds(), time.perf_counter()
-    cfg, precision = resolve_precision(cfg)
+    precision = resolve_amp(cfg.sft.amp, probe_host(device_of(cfg)))
     line = f"precision {precision.amp} ({precision.requested}: {precision.reason})"
     print(f"rcgrpo {cfg.stage}: {line}", flush=True)
     paths, logger, resume = setup_run(cfg)
@@ -91,15 +85,20 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
 
 
 def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
-    """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any."""
+    """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any
+    (:mod:`rcgrpo.train.run_folder`: an occupied folder is refused without ``run.resume``,
+    and a resumed run must have the config it was started with)."""
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # one "Writing model shards" bar per save is noise
-    random.seed(cfg.run.seed)
-    torch.manual_seed(cfg.run.seed)
+    seed_all(cfg.run.seed)
     if cfg.sft.threads > 0:
         torch.set_num_threads(cfg.sft.threads)
-    paths = RunPaths(Path(cfg.run.root) / cfg.run.name).make()
+    paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
+    check_folder(paths, cfg.run.resume)
+    if cfg.run.resume:
+        check_same_run(cfg, paths)
+    paths.make()
     resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
     # resumed before its first checkpoint: restart at step 0 and drop the stale rows
     step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
@@ -155,7 +154,7 @@ def finish(run: Stage1Run, data: dict, metrics: dict) -> dict:
         "wall_s": time.perf_counter() - run.wall0,
         "config": to_dict(run.cfg),
     }
-    (run.paths.root / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_summary(run.paths, summary)
     return summary
 
 

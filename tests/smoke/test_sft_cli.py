@@ -81,10 +81,12 @@ def test_sft_then_rctp_cli(tmp_path):
         "--run.name",
         "sft",
     )
-    # sft.amp auto: resolved on this machine, printed, in summary.json and the resolved config
+    # sft.amp auto: resolved on this machine, printed and in summary.json with the host facts;
+    # config.json keeps what was asked (the same spec on every machine)
     precision = json.loads((sft_run / "summary.json").read_text())["precision"]
     assert precision == resolve_amp("auto", probe_host("cpu")).as_dict()
-    assert json.loads((sft_run / "config.json").read_text())["sft"]["amp"] == precision["amp"]
+    assert precision["host"]["device"] == "cpu" and precision["host"]["cpu_capability"]
+    assert json.loads((sft_run / "config.json").read_text())["sft"]["amp"] == "auto"
     assert f"rcgrpo sft: precision {precision['amp']} (auto: {precision['reason']})" in done.stdout
     rows = _rows(sft_run / "metrics.jsonl")
     assert [r["step"] for r in rows] == [1, 2, 3]  # 12 tasks x 2 modes / batch 8
@@ -99,7 +101,7 @@ def test_sft_then_rctp_cli(tmp_path):
     assert all(name in final for name, _ in init.named_parameters())
     assert any(not torch.equal(p, final[n]) for n, p in init.named_parameters())
 
-    _cli(
+    rctp_args = (
         "rctp",
         "--preset",
         "rctp-synth-cpu",
@@ -125,6 +127,7 @@ def test_sft_then_rctp_cli(tmp_path):
         "--run.name",
         "rctp",
     )
+    _cli(*rctp_args)
     data = json.loads((rctp_run / "data.json").read_text())
     # a weak micro model fails every task; replies that hold a sampled reward token are
     # dropped before the draw, so n = usable failures, and the mix is exactly n : n
@@ -144,30 +147,12 @@ def test_sft_then_rctp_cli(tmp_path):
     before, after = _params(sft_run / "final"), _params(rctp_run / "final")
     assert any(not torch.equal(before[n], after[n]) for n in before)
 
-    # killed after sampling, before its first checkpoint: a resumed run reuses the saved mix
-    # (a missing weak policy proves nothing is re-sampled) and restarts its log at step 0
+    # killed after sampling, before its first checkpoint: a resumed run (same command, so
+    # the same config) reuses the saved mix — the weak policy is gone from disk, so nothing
+    # can be re-sampled — and restarts its log at step 0
     shutil.rmtree(rctp_run / "checkpoints")
+    shutil.rmtree(sft_run / "weak")
     mix_before = (rctp_run / "trajectories.jsonl").read_text()
-    _cli(
-        "rctp",
-        "--preset",
-        "rctp-synth-cpu",
-        *COMMON,
-        "--model.path",
-        str(sft_run / "final"),
-        "--failures.policy",
-        str(tmp_path / "no-such-policy"),
-        "--failures.num-tasks",
-        "8",
-        "--sft.modes",
-        "multi_turn",
-        "--sft.epochs",
-        "1",
-        "--run.resume",
-        "--run.root",
-        str(tmp_path),
-        "--run.name",
-        "rctp",
-    )
+    _cli(*rctp_args, "--run.resume")
     assert (rctp_run / "trajectories.jsonl").read_text() == mix_before
     assert [r["step"] for r in _rows(rctp_run / "metrics.jsonl")] == [r["step"] for r in rows]

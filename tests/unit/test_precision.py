@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rcgrpo.precision import AMP_CHOICES, Host, cpu_flags, probe_host, resolve_amp
+from rcgrpo.precision import AMP_CHOICES, Host, cpu_flags, cpu_model, probe_host, resolve_amp
 
 EPYC_AVX2 = "processor\t: 0\nflags\t\t: fpu sse2 avx avx2 fma\nbogomips\t: 4000\n"
-SAPPHIRE = "processor\t: 0\nflags\t\t: avx2 avx512f avx512_bf16 amx_bf16 amx_tile\n"
+SAPPHIRE = (
+    "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Platinum 8480+\n"
+    "flags\t\t: avx2 avx512f avx512_bf16 amx_bf16 amx_tile\n"
+)
 SKYLAKE = "processor\t: 0\nflags\t\t: avx2 avx512f avx512bw avx512vl\n"
 
 
@@ -68,7 +71,35 @@ def test_probe_host_reads_torch_and_the_cpuinfo_file(tmp_path, monkeypatch):
     info.write_text(SAPPHIRE)
     monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX512")
     host = probe_host("cpu", cpuinfo=info)
-    assert host == Host("cpu", cpu_capability="AVX512", cpu_flags=cpu_flags(SAPPHIRE))
+    model = "Intel(R) Xeon(R) Platinum 8480+"
+    assert host == Host(
+        "cpu", cpu_capability="AVX512", cpu_flags=cpu_flags(SAPPHIRE), cpu_model=model
+    )
     assert probe_host("cpu", cpuinfo=tmp_path / "missing").cpu_flags is None
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
     assert probe_host("cuda") == Host("cuda", cuda_bf16=True)
+
+
+def test_the_choice_records_the_host_facts_it_rests_on():
+    host = Host(
+        "cpu", cpu_capability="AVX512", cpu_flags=cpu_flags(SAPPHIRE), cpu_model=cpu_model(SAPPHIRE)
+    )
+    p = resolve_amp("auto", host)
+    assert p.as_dict() == {
+        "requested": "auto",
+        "amp": "bf16",
+        "reason": "cpu capability AVX512 with amx_bf16 + avx512_bf16: native bf16",
+        "host": {
+            "device": "cpu",
+            "cpu_capability": "AVX512",
+            "cpu_model": "Intel(R) Xeon(R) Platinum 8480+",
+            "cpu_flags": ["amx_bf16", "avx2", "avx512_bf16", "avx512f"],  # the ones that matter
+        },
+    }
+    unknown = resolve_amp("fp32", Host("cpu", cpu_capability="AVX2", cpu_flags=None)).host
+    assert unknown["cpu_flags"] is None and unknown["cpu_model"] == ""
+    assert resolve_amp("auto", Host("cuda", cuda_bf16=True)).host == {
+        "device": "cuda",
+        "cuda_bf16": True,
+    }
+    assert cpu_model(EPYC_AVX2) == ""

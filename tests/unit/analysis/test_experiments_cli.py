@@ -11,6 +11,7 @@ import pytest
 from analysis import campaign as cp
 from analysis import campaign_config as cc
 from analysis import experiments as ex
+from rcgrpo.precision import Host, resolve_amp
 from rcgrpo.train.cli import parse_cli
 
 CAMPAIGN = ex.build_campaign()
@@ -66,6 +67,31 @@ def test_the_factorial_crosses_the_stage1_model_with_reward_sampling_on_every_se
 def test_the_baselines_start_from_sft_without_reward_goals():
     arms = [_arm(CAMPAIGN.runs[n]) for n in CAMPAIGN.experiments["baselines"]]
     assert arms and all(stage == "sft" and not sampled for _, stage, sampled in arms)
+
+
+AVX2 = Host("cpu", cpu_capability="AVX2", cpu_flags=frozenset({"avx2"}))
+AVX512_BF16 = Host("cpu", cpu_capability="AVX512", cpu_flags=frozenset({"avx512f", "avx512_bf16"}))
+
+
+@pytest.mark.parametrize("host", [AVX2, AVX512_BF16], ids=["cpu_avx2", "cpu_avx512_bf16"])
+def test_a_spec_is_what_was_asked_on_every_cpu(host, monkeypatch):
+    """The committed Stage-1 runs resolved ``sft.amp auto`` to bf16 on an AVX512-BF16 CPU;
+    on an AVX2 CPU the same command resolves it to fp32. Neither is a spec difference: the
+    spec and config.json hold ``auto``; the resolution is in summary.json."""
+    for module in ("rcgrpo.precision", "rcgrpo.train.sft_setup"):
+        monkeypatch.setattr(f"{module}.probe_host", lambda device, h=host: h, raising=False)
+    assert resolve_amp("auto", host).amp == ("bf16" if host is AVX512_BF16 else "fp32")
+    stage1 = [n for n in CAMPAIGN.experiments["stage1"] if n in CAMPAIGN.runs]
+    for name in stage1:
+        spec = CAMPAIGN.runs[name]
+        assert cc.resolved_config(spec, lambda r: ELSEWHERE / r)["sft"]["amp"] == "auto"
+        folder = cp.locate(spec)
+        if folder is not None and folder.parent == cp.RESULTS:
+            have = json.loads((folder / "config.json").read_text())
+            assert cc.config_differences(have, spec, lambda r: ELSEWHERE / r) == []
+            summary = json.loads((folder / "summary.json").read_text())
+            assert summary["precision"]["requested"] == "auto"
+            assert summary["precision"]["amp"] == "bf16"  # what their machine resolved
 
 
 def test_the_committed_light_copies_match_their_current_spec():

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
 from rcgrpo.train.sft import run_sft
 from rcgrpo.train.sft_config import preset, with_overrides
+from rcgrpo.train.validate import ConfigError
 
 
 def _cfg(root, name, resume=False):
@@ -66,3 +68,26 @@ def test_resume_reproduces_the_uninterrupted_run(tmp_path):
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert _rows(cut) == _rows(tmp_path / "straight")
     assert [r["step"] for r in _rows(cut)] == [1, 2, 3, 4]
+
+
+def test_a_fresh_start_refuses_a_folder_that_holds_a_run(tmp_path):
+    run_sft(_cfg(tmp_path, "done"))
+    done = tmp_path / "done"
+    before = {p: p.read_bytes() for p in (done / "config.json", done / "summary.json")}
+    weights = _weights(done / "final")
+    with pytest.raises(ConfigError, match=r"already holds a run; pass --run.resume"):
+        run_sft(with_overrides(_cfg(tmp_path, "done"), optim={"lr": 1e-3}))
+    assert {p: p.read_bytes() for p in before} == before  # nothing rewritten
+    after = _weights(done / "final")
+    assert all(torch.equal(weights[k], after[k]) for k in weights)
+
+
+def test_a_resumed_run_must_have_the_config_it_started_with(tmp_path):
+    run_sft(_cfg(tmp_path, "cut"))
+    cut = tmp_path / "cut"
+    shutil.rmtree(cut / "checkpoints" / "step_4")
+    config = (cut / "config.json").read_bytes()
+    changed = with_overrides(_cfg(tmp_path, "cut", resume=True), optim={"lr": 1e-3})
+    with pytest.raises(ConfigError, match=r"config: optim\.lr is 0\.001 but the run being resumed"):
+        run_sft(changed)
+    assert (cut / "config.json").read_bytes() == config

@@ -1,0 +1,84 @@
+"""The life cycle of a run folder, the same for Stage 1 (``sft``, ``rctp``) and RL (``train``).
+
+A run starts in a folder ``run.root / run.name`` and
+
+1. seeds every generator the trainers draw from (:func:`seed_all`: ``random``, NumPy, torch);
+2. refuses a folder that already holds a run (:func:`check_folder`: a metrics log with rows,
+   a checkpoint or a ``summary.json``) unless ``run.resume`` is set, so that a mistyped
+   command cannot overwrite a finished run;
+3. when resuming, refuses a config that differs from the one the folder's run was started
+   with (:func:`check_same_run`; the keys of ``resumable`` aside, e.g. ``run.steps`` for RL);
+4. writes ``config.json`` (the config as asked) and, at the end, ``summary.json``
+   (:func:`write_summary`, the one writer of both stages).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from rcgrpo.train.checkpoint import list_checkpoints
+from rcgrpo.train.config import to_dict
+from rcgrpo.train.runlog import RunPaths
+from rcgrpo.train.validate import ConfigError
+
+RESUME_KEYS = ("run.resume", "run.progress", "run.tensorboard")
+"""Keys every resumed run may change: they do not change what the run computes."""
+
+
+def seed_all(seed: int) -> None:
+    """Seed ``random``, NumPy's global generator and torch (CPU and every CUDA device)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def flat(d: dict, prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``."""
+    out: dict[str, Any] = {}
+    for key, value in d.items():
+        dotted = f"{prefix}{key}"
+        out.update(flat(value, dotted + ".") if isinstance(value, dict) else {dotted: value})
+    return out
+
+
+def holds_run(paths: RunPaths) -> bool:
+    """Whether the folder holds a run: logged rows, a checkpoint or a summary."""
+    logged = paths.metrics.exists() and paths.metrics.stat().st_size > 0
+    summary = (paths.root / "summary.json").exists()
+    return logged or summary or bool(list_checkpoints(paths.checkpoints))
+
+
+def check_folder(paths: RunPaths, resume: bool) -> None:
+    """Refuse to start a fresh run in a folder that holds one (module docstring, 2)."""
+    if not resume and holds_run(paths):
+        raise ConfigError(
+            f"config: run.name folder {paths.root} already holds a run; pass --run.resume "
+            "to continue it or choose another --run.name"
+        )
+
+
+def check_same_run(cfg: Any, paths: RunPaths, resumable: tuple[str, ...] = RESUME_KEYS) -> None:
+    """A resumed run must have the config it was started with (``resumable`` keys aside); a
+    key the config no longer has cannot change the run."""
+    if not paths.config.exists():
+        return
+    old, new = flat(json.loads(paths.config.read_text())), flat(to_dict(cfg))
+    for key in sorted(new):
+        if key not in resumable and old.get(key) != new[key]:
+            raise ConfigError(
+                f"config: {key} is {new[key]!r} but the run being resumed used "
+                f"{old.get(key)!r}; resume with the same config or start a new --run.name"
+            )
+
+
+def write_summary(paths: RunPaths, summary: dict) -> Path:
+    """Write ``summary.json`` (indented, one trailing newline); returns its path."""
+    path = paths.root / "summary.json"
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
