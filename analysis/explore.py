@@ -1,17 +1,20 @@
-r"""Exploring an RL run: from a step to its groups, from a group to its conversations.
+r"""Exploring RL runs: which runs, their per-step dashboard, a step's groups.
 
-The functions behind ``notebooks/03_training_dynamics.ipynb`` (the notebook only calls them):
+The tables and figures of ``notebooks/03_training_dynamics.ipynb`` (the notebook only calls
+them; the drill-down to one group's conversations is :mod:`analysis.drilldown`):
 
-- :func:`find_runs` picks run folders (given, or the RL runs under search folders), by arm;
+- :func:`pick_runs` picks run folders: the given ones, the RL runs under search folders, or by
+  default the campaign's factorial of one seed (:func:`campaign_runs`: ``runs/campaign``
+  first, the committed light copies in ``results/campaign`` otherwise), :func:`overview`
+  tabulates them;
 - :func:`step_frame` / :func:`dashboard`: the per-step collapse metrics of the runs, with the
   between/within-goal advantage split recomputed from the rollout table where a run did not
   log it (:mod:`analysis.goal_split`);
 - :func:`step_groups`: one row per group generated at a step: rewards, goals, advantages,
   group statistics from :func:`rcgrpo.group_diagnostics` (the trainer's own function), the
-  observed collapse next to its prediction :math:`s^G+(1-s)^G`, and the group's split;
-- :func:`group_rollouts` / :func:`render_group`: the G rollouts of one group with reward,
-  goal, advantage and its two parts, rendered as conversations when the run folder has
-  ``conversations.jsonl`` (full run folders; the committed light copies keep only the table);
+  observed collapse next to its prediction :math:`s^G+(1-s)^G`, and the group's split
+  (:func:`readable` for display); :func:`compare_step`: a step's tasks side by side across
+  runs;
 - :func:`separation_entropy_view`: the runs-over-theory figure for the chosen runs.
 """
 
@@ -24,9 +27,9 @@ import numpy as np
 import pandas as pd
 import torch
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-from analysis.episodes import format_conversation
-from analysis.goal_split import run_split
+from analysis.goal_split import run_split, two_goals
 from analysis.instrumentation import Panel, plot_instrumentation
 from analysis.report.sources import REPO_ROOT, discover_runs
 from analysis.runs import Run, load_runs
@@ -34,6 +37,8 @@ from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
 
 GROUP_KEYS = ["round", "prompt"]
+FACTORIAL_ARMS = ("cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo")
+"""The paper's 2x2 (init x sampling) in the campaign's order: the notebook's default arms."""
 DASHBOARD: tuple[Panel, ...] = (
     Panel(
         "zero-variance groups",
@@ -61,6 +66,14 @@ DASHBOARD: tuple[Panel, ...] = (
 """The collapse dashboard: one panel per question, every run overlaid."""
 
 
+def arm(run: Run) -> str:
+    """The run's arm as the figures name it (e.g. ``SFT + GRPO``), else its preset or name."""
+    from analysis.figures.dynamics import ARMS
+
+    preset = run.config.get("preset") or run.name
+    return ARMS[preset][0] if preset in ARMS else preset
+
+
 def find_runs(
     paths: Iterable[str | Path] = (),
     search: Iterable[str | Path] = ("runs", "results"),
@@ -79,6 +92,78 @@ def find_runs(
     return runs[:limit] if limit is not None else runs
 
 
+def campaign_runs(arms: Iterable[str] = FACTORIAL_ARMS, seed: int = 0) -> tuple[list[Run], list]:
+    """The campaign's complete runs of ``arms`` for ``seed`` in that order (where
+    :func:`analysis.campaign.locate` finds them: ``runs/campaign``, else ``results/campaign``),
+    and the run names it has no complete run for."""
+    from analysis.campaign import locate
+    from analysis.experiments import build_campaign
+
+    camp = build_campaign((seed,))
+    names = [f"{a}-s{seed}" for a in arms]
+    where = {n: locate(camp.runs[n]) if n in camp.runs else None for n in names}
+    return load_runs(p for p in where.values() if p is not None), [n for n in names if not where[n]]
+
+
+def pick_runs(
+    paths: Sequence[str | Path] = (),
+    search: Sequence[str | Path] = (),
+    arms: Sequence[str] | None = FACTORIAL_ARMS,
+    seed: int = 0,
+    limit: int | None = None,
+) -> tuple[list[Run], str]:
+    """The runs to explore and a sentence saying which and from where: ``paths`` as given;
+    else the RL runs under ``search`` of ``arms`` (None: all); else :func:`campaign_runs`."""
+    if paths or search:
+        runs = find_runs(paths, search or ("runs", "results"), None if paths else arms, limit)
+        if not runs:
+            return runs, (
+                f"No RL run folders found under {', '.join(map(str, search))}. Train one, e.g.\n"
+                "    python -m rcgrpo train --preset cpu-grpo --run.steps 5\n"
+                "or run the experiment campaign (make runs), then re-run this notebook, "
+                "or set RUNS to run folders in the parameters cell."
+            )
+        return runs, f"{len(runs)} RL run(s) found; loaded {len(runs)}: " + ", ".join(
+            r.name for r in runs
+        )
+    runs, missing = campaign_runs(arms or FACTORIAL_ARMS, seed)
+    runs = runs[:limit] if limit is not None else runs
+    if not runs:
+        return runs, (
+            f"The campaign has no complete run of {', '.join(missing)}: run them (make runs), "
+            "or set RUNS or SEARCH in the parameters cell."
+        )
+    folders = sorted({str(Path(r.root).parent.relative_to(REPO_ROOT)) for r in runs})
+    text = f"seed {seed} of the campaign ({', '.join(folders)}): " + ", ".join(
+        f"{arm(r)} ({r.name})" for r in runs
+    )
+    return runs, text + (f"; no complete run of {', '.join(missing)}" if missing else "")
+
+
+def overview(runs: Sequence[Run]) -> pd.DataFrame:
+    """One row per run: arm, preset, steps, rollouts, conversation rows and their steps,
+    held-out success (greedy, the run's evaluation goal) at the first and last evaluation."""
+    from analysis.report.runtable import first, last
+
+    rows = []
+    for r in runs:
+        conv = r.conversations
+        steps = f"{conv['step'].min()}-{conv['step'].max()}" if not conv.empty else "none"
+        rows.append(
+            {
+                "run": r.name,
+                "arm": arm(r),
+                "steps": int(r.metrics["step"].max()),
+                "rollouts": len(r.rollouts),
+                "conversations": len(conv),
+                "conversation steps": steps,
+                "held-out success, start": first("reward/eval_success")(r),
+                "held-out success, end": last("reward/eval_success")(r),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def step_frame(run: Run) -> pd.DataFrame:
     """Training steps (index) × metrics, the split columns filled from the rollout table when
     the run did not log them."""
@@ -91,14 +176,55 @@ def step_frame(run: Run) -> pd.DataFrame:
     return frame.join(split[missing]) if missing else frame
 
 
+def _legends(fig: Figure, runs: Sequence[Run]) -> None:
+    """One figure legend for the runs (colour) under the panels, and per panel a key of its
+    line styles below the axis, so no legend covers a curve; a run a panel cannot show
+    (e.g. mode separation of a run without two goals) is named in the panel."""
+    colours: dict[str, str] = {}
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        styles, shown = {}, set()
+        for line in ax.get_lines():
+            name, _, label = line.get_label().rpartition(": ")
+            name = name or runs[0].name
+            colours.setdefault(name, line.get_color())
+            styles.setdefault(label, line.get_linestyle())
+            shown.add(name)
+        if ax.get_legend():
+            ax.get_legend().remove()
+        absent = [r for r in runs if r.name not in shown]
+        if absent and shown:
+            why = ": no two goals" if not any(two_goals(r) for r in absent) else ""
+            names = ", ".join(arm(r) for r in absent)
+            ax.set_title(f"{ax.get_title()}\n(undefined for {names}{why})", fontsize=7)
+        if len(styles) > 1:
+            handles = [Line2D([], [], color="0.3", ls=s, label=lab) for lab, s in styles.items()]
+            ax.legend(
+                handles=handles,
+                fontsize=6.5,
+                ncol=len(handles),
+                frameon=False,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.28),
+            )
+    labels = {r.name: f"{arm(r)} ({r.name})" for r in runs}
+    handles = [Line2D([], [], color=c, label=labels.get(n, n)) for n, c in colours.items()]
+    fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
+
+
 def dashboard(runs: Sequence[Run], panels: Sequence[Panel] = DASHBOARD, ncols: int = 3) -> Figure:
     """:func:`~analysis.instrumentation.plot_instrumentation` of :func:`step_frame`: colour =
-    run, style = metric; a panel with nothing to show says *not logged*."""
+    run (legend under the grid), line style = metric (key under each panel); a panel with
+    nothing to show says so."""
     frames = {r.name: step_frame(r).reset_index() for r in runs}
-    return plot_instrumentation(runs, panels, ncols, frames)
+    fig = plot_instrumentation(runs, panels, ncols, frames)
+    fig.set_size_inches(3.6 * ncols, fig.get_size_inches()[1] + 1.2)
+    _legends(fig, runs)
+    return fig
 
 
-def _step_rows(run: Run, step: int) -> pd.DataFrame:
+def step_rows(run: Run, step: int) -> pd.DataFrame:
     table = run.rollouts
     rows = table[table["step"] == step] if "step" in table else table.iloc[:0]
     if rows.empty:
@@ -128,8 +254,10 @@ def _fmt(values: Iterable[float], sign: bool = False) -> str:
 
 
 def step_groups(run: Run, step: int) -> pd.DataFrame:
-    """One row per group generated at ``step`` (module docstring)."""
-    rows = _step_rows(run, step)
+    """One row per group generated at ``step`` (module docstring); ``mode_sep`` and
+    ``between_share`` (runs with goals) are NaN where undefined: one goal in the group, or
+    no advantage weight (a collapsed group)."""
+    rows = step_rows(run, step)
     size = int(rows.groupby(GROUP_KEYS).size().iloc[0])
     keys = rows.drop_duplicates(GROUP_KEYS)[[*GROUP_KEYS, "task_id", "kept"]].reset_index(drop=True)
     kept = keys["kept"].to_numpy(bool)
@@ -157,6 +285,14 @@ def step_groups(run: Run, step: int) -> pd.DataFrame:
     return out
 
 
+def readable(groups: pd.DataFrame, digits: int = 3) -> pd.DataFrame:
+    """:func:`step_groups` for display: numbers rounded, an undefined value as ``—``."""
+    out = groups.copy()
+    for column in out.select_dtypes("float").columns:
+        out[column] = [("—" if pd.isna(v) else f"{v:.{digits}f}") for v in out[column]]
+    return out
+
+
 def step_summary(groups: pd.DataFrame, step: int) -> str:
     """One line: groups, kept, observed collapse against its mean prediction."""
     n = len(groups)
@@ -167,62 +303,16 @@ def step_summary(groups: pd.DataFrame, step: int) -> str:
     )
 
 
-def group_rollouts(run: Run, step: int, prompt: int, round_: int = 0) -> pd.DataFrame:
-    """The G rollouts of one group: goal, reward, advantage and its between / within parts
-    (NaN without goals or for a dropped group), calls, tool errors, failure reason."""
-    rows = _step_rows(run, step)
-    rows = rows[(rows["prompt"] == prompt) & (rows["round"] == round_)]
-    if rows.empty:
-        raise ValueError(f"step {step} of run {run.name} has no group (round {round_}, {prompt})")
-    out = rows[["group", "reward_token", "reward", "advantage", "calls", "tool_errors"]].copy()
-    out["failure_reason"] = rows.get("failure_reason", pd.Series("", index=rows.index)).fillna("")
-    out["between"] = out["within"] = np.nan
-    kept = bool(rows["kept"].iloc[0])
-    if kept and rows["reward_token"].notna().all():
-        adv = torch.tensor(rows["advantage"].to_numpy(float), dtype=torch.float64)[None]
-        b, w = advantage_split(adv, torch.tensor((rows["reward_token"] == "high").to_numpy())[None])
-        out["between"], out["within"] = b[0].numpy(), w[0].numpy()
-    return out.rename(columns={"reward_token": "goal"}).reset_index(drop=True)
-
-
-def _conversation(run: Run, step: int, prompt: int, round_: int, group: int) -> list | None:
-    conv = run.conversations
-    if conv.empty:
-        return None
-    hit = conv[
-        (conv["step"] == step)
-        & (conv["prompt"] == prompt)
-        & (conv["round"] == round_)
-        & (conv["group"] == group)
-    ]
-    return None if hit.empty else list(hit["messages"].iloc[0])
-
-
-def render_group(
-    run: Run, step: int, prompt: int, round_: int = 0, max_chars: int | None = 400
-) -> str:
-    """The group's rollouts as text: a header per rollout (goal, reward, advantage = between
-    + within, calls, errors, failure reason), then its conversation when it was logged."""
-    table = group_rollouts(run, step, prompt, round_)
-    blocks = []
-    for r in table.itertuples(index=False):
-        adv = "dropped group (no advantage)" if pd.isna(r.advantage) else f"A = {r.advantage:+.3f}"
-        if not pd.isna(r.between):
-            adv += f" = between {r.between:+.3f} + within {r.within:+.3f}"
-        head = (
-            f"--- rollout {r.group}: goal {r.goal or 'none'}, reward {r.reward:g}, {adv}; "
-            f"{r.calls} calls, {r.tool_errors} tool errors"
-        )
-        if r.failure_reason:
-            head += f"; {r.failure_reason[:160]}"
-        messages = _conversation(run, step, prompt, round_, int(r.group))
-        body = (
-            format_conversation(messages, max_chars)
-            if messages is not None
-            else "(conversation not logged: no conversations.jsonl in this run folder)"
-        )
-        blocks.append(f"{head}\n{body}")
-    return "\n\n".join(blocks)
+def compare_step(runs: Sequence[Run], step: int, round_: int = 0) -> pd.DataFrame:
+    """The tasks of ``step`` (round ``round_``) side by side: per run, each task's rewards
+    (with the goals drawn, h/l) and ``=`` where its group collapsed (zero variance)."""
+    columns = {}
+    for run in runs:
+        g = step_groups(run, step)
+        g = g[g["round"] == round_].drop_duplicates("task_id").set_index("task_id")
+        goals = g["goals"].where(g["goals"] == "", " (" + g["goals"] + ")")
+        columns[arm(run)] = g["rewards"] + goals + g["zero_var"].map({True: " =", False: ""})
+    return pd.DataFrame(columns).fillna("")
 
 
 def separation_entropy_view(runs: Sequence[Run]) -> Figure:

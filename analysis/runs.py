@@ -6,6 +6,7 @@ on-disk format touches one file.
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -16,11 +17,18 @@ import pandas as pd
 
 from rcgrpo.train.runlog import RunPaths
 
+SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
+"""A light copy's committed sample of conversations (rows as in ``conversations.jsonl``)."""
+SAMPLE_SOURCE = "conversations.source.json"
+"""How that sample was made: see :mod:`analysis.conversation_sample`."""
+
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
+    """The rows of a JSONL file (``.gz``: gzip-compressed); empty when it does not exist."""
     rows = []
     if path.exists():
-        for line in path.read_text().splitlines():
+        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else None
+        for line in (text if text is not None else path.read_text()).splitlines():
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError:
@@ -63,8 +71,20 @@ class Run:
 
     @cached_property
     def conversations(self) -> pd.DataFrame:
-        """Each rollout's messages (``conversations.jsonl``; empty for light copies)."""
-        return _read_jsonl(self.paths.conversations)
+        """Each rollout's messages: ``conversations.jsonl`` of a full run folder, else the
+        committed sample of a light copy (``conversations.jsonl.gz``, described by
+        :attr:`conversations_source`); empty when the folder has neither."""
+        full = self.paths.conversations
+        return _read_jsonl(full if full.exists() else Path(self.root) / SAMPLE_CONVERSATIONS)
+
+    @cached_property
+    def conversations_source(self) -> dict[str, Any]:
+        """Where the conversations come from: ``{"kind": "logged"}`` for a full run folder,
+        the sample's ``conversations.source.json`` for a light copy (how it was made and
+        checked, its steps), {} without conversations."""
+        if self.paths.conversations.exists():
+            return {"kind": "logged"}
+        return _read_json(Path(self.root) / SAMPLE_SOURCE)
 
     @cached_property
     def summary(self) -> dict[str, Any]:
