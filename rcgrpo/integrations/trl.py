@@ -46,6 +46,7 @@ from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_
 from rcgrpo.integrations.trl_rollout import EpisodeRollout, RolloutSettings
 from rcgrpo.metrics import METRICS, validate_metric_names
 from rcgrpo.policy.render import initial_messages
+from rcgrpo.train.filters import table_row
 
 __all__ = [
     "TRL_ADV_DDOF",
@@ -210,27 +211,24 @@ class RCGRPOTrainer(GRPOTrainer):
             "advantages": adv.view(-1, group),
             "task_ids": gather_object([x["rc_task_id"] for x in inputs]),
             "calls": gather_object([x["rc_calls"] for x in inputs]),
+            "rows": gather_object([x["rc_row"] for x in inputs]),
             "metrics": metrics,
         }
         if self.rc_rollout_log is not None and self.accelerator.is_main_process:
             self._rc_write_rollouts()
 
     def _rc_write_rollouts(self) -> None:
+        """Append this round's rows: the trainer's table row of each rollout
+        (:func:`rcgrpo.train.filters.table_row`; ``prompt`` = its group, ``group`` = its
+        place in the group) plus TRL's ``mode`` and the executed ``calls_per_turn``."""
         last, step = self.rc_last, int(self.state.global_step)
         group = last["rewards"].shape[1]
         self.rc_rollout_log.parent.mkdir(parents=True, exist_ok=True)
         with self.rc_rollout_log.open("a") as fh:
-            for b, task_id in enumerate(last["task_ids"]):
-                row = {
-                    "step": step,
-                    "mode": last["mode"],
-                    "group": b // group,
-                    "task_id": task_id,
-                    "high": bool(last["high"].view(-1)[b]),
-                    "reward": float(last["rewards"].view(-1)[b]),
-                    "advantage": float(last["advantages"].view(-1)[b]),
-                    "calls_per_turn": last["calls"][b],
-                }
+            for b, row in enumerate(last["rows"]):
+                advantage = float(last["advantages"].view(-1)[b])
+                row = table_row(row, step, 0, b // group, True, advantage)
+                row.update(group=b % group, mode=last["mode"], calls_per_turn=last["calls"][b])
                 fh.write(json.dumps(row) + "\n")
 
 

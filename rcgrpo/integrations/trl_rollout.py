@@ -15,7 +15,9 @@ loss, and any other key reaches the reward functions. Per rollout, :class:`Episo
    of the conversation (assistant messages, tool results, later user turns), ``env_mask`` = the
    engine's loss mask, the behaviour log-probs, and ``rc_reward`` (the environment's R,
    which equals ``score_trajectory`` on the executed calls), ``rc_high``, ``rc_calls``,
-   ``rc_task_id`` and counts (``rc_num_calls``, ``rc_num_steps``, ``rc_truncated``).
+   ``rc_task_id``, counts (``rc_num_calls``, ``rc_num_steps``, ``rc_truncated``) and
+   ``rc_row``, the trainer's per-rollout table row (:func:`rcgrpo.train.rollouts.rollout_row`),
+   so TRL's ``rollouts.jsonl`` holds every field of ``python -m rcgrpo train``'s.
 
 The task of a row comes from its ``task_id`` column (TRL passes only the prompts, so
 :class:`rcgrpo.integrations.trl.RCGRPOTrainer` hands the rows over as ``trainer.rc_rows``).
@@ -35,6 +37,7 @@ from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import Generation, ModelPolicy, Policy, Request
 from rcgrpo.policy.rollout import MODES, RolloutEngine, RolloutJob
 from rcgrpo.records import Rollout
+from rcgrpo.train.rollouts import rollout_row
 from rcgrpo.validation import check_choice, check_positive_int, check_probability
 
 SCHEMES = ("iid", "stratified", "high", "low")
@@ -112,7 +115,7 @@ def rollouts_to_trl(rollouts: Sequence[Rollout]) -> dict[str, list]:
     """TRL's ``rollout_func`` output (module docstring) from our rollout records."""
     out: dict[str, list] = {k: [] for k in ("prompt_ids", "completion_ids", "logprobs")}
     extra = ("env_mask", "rc_reward", "rc_high", "rc_calls", "rc_task_id")
-    out.update({k: [] for k in (*extra, "rc_num_calls", "rc_num_steps", "rc_truncated")})
+    out.update({k: [] for k in (*extra, "rc_num_calls", "rc_num_steps", "rc_truncated", "rc_row")})
     for r in rollouts:
         cut = r.prompt_length
         if cut >= r.length:
@@ -127,7 +130,9 @@ def rollouts_to_trl(rollouts: Sequence[Rollout]) -> dict[str, list]:
         out["rc_task_id"].append(r.task_id)
         out["rc_num_calls"].append(int(r.record.num_calls))
         out["rc_num_steps"].append(int(r.num_steps))
-        out["rc_truncated"].append(bool(r.record.truncated))
+        row = rollout_row(r)
+        out["rc_truncated"].append(row["truncated"])  # force-quit by the engine or the env
+        out["rc_row"].append(row)
     return out
 
 

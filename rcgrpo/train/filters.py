@@ -167,24 +167,34 @@ def conversation_rows(collected: Collected, step: int) -> list[dict[str, Any]]:
     return out
 
 
+def table_row(
+    row: dict[str, Any], step: int, round_: int, prompt: int, kept: bool, advantage: float | None
+) -> dict[str, Any]:
+    """One row of the per-rollout table: a rollout's fields
+    (:func:`rcgrpo.train.rollouts.rollout_row`) with the step, the round, its group's index
+    among the step's generated groups (``prompt``), ``kept`` and the advantage it was trained
+    with (None for a dropped group). ``row`` is not modified."""
+    return {
+        **row,
+        "step": step,
+        "round": round_,
+        "prompt": prompt,
+        "kept": kept,
+        "advantage": advantage,
+    }
+
+
 def table_rows(collected: Collected, adv: torch.Tensor, step: int) -> list[dict[str, Any]]:
-    """The per-rollout table of a step: every generated rollout with step, round, its group's
-    index among the step's generated groups (``prompt``), ``kept`` and the advantage it was
-    trained with (None for a dropped group)."""
+    """The per-rollout table of a step (:func:`table_row` of every generated rollout)."""
     out, n, k = [], 0, 0
     for index, (rnd, keep) in enumerate(zip(collected.rounds, collected.keep, strict=True)):
         size = rnd.rewards.shape[1]
         for p in range(rnd.rewards.shape[0]):
             for g in range(size):
-                row = dict(rnd.rows[p * size + g])
-                row.update(
-                    step=step,
-                    round=index,
-                    prompt=n,
-                    kept=bool(keep[p]),
-                    advantage=float(adv[k, g]) if keep[p] else None,
+                advantage = float(adv[k, g]) if keep[p] else None
+                out.append(
+                    table_row(rnd.rows[p * size + g], step, index, n, bool(keep[p]), advantage)
                 )
-                out.append(row)
             k += bool(keep[p])
             n += 1
     return out

@@ -5,7 +5,8 @@ step, i.i.d. goals. Checked from the run's own files (rollouts.jsonl, metrics.js
 
 - goals are drawn per rollout: they equal the global i.i.d. draw of round (seed, step, 0)
   and at least one group holds both tokens;
-- every reward equals ``score_trajectory`` on that rollout's executed calls;
+- every row holds every field of ``python -m rcgrpo train``'s rollouts.jsonl, and every
+  reward equals ``score_trajectory`` on that rollout's executed calls and ``truncated``;
 - our group metrics are in TRL's log rows under the registry names, and equal
   ``group_diagnostics`` of the logged rewards;
 - TRL's advantages equal ``group_advantages(R, eps_stab=1e-4, ddof=1)`` (TRL's convention:
@@ -14,10 +15,12 @@ step, i.i.d. goals. Checked from the run's own files (rollouts.jsonl, metrics.js
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 import torch
@@ -30,6 +33,8 @@ from rcgrpo.metrics import METRICS
 from rcgrpo.policy.task_sources import load_tasks
 
 G, P, STEPS, SEED = 4, 2, 2, 0
+TRAINER_ROLLOUTS = Path(__file__).parents[2] / "results/campaign/cpu-rcgrpo-s0/rollouts.jsonl"
+"""A rollouts.jsonl of ``python -m rcgrpo train`` (a committed campaign run)."""
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +60,7 @@ def run(tmp_path_factory):
 def _groups(rollout_rows):
     by = defaultdict(list)
     for r in rollout_rows:
-        by[(r["step"], r["group"])].append(r)
+        by[(r["step"], r["prompt"])].append(r)
     return by
 
 
@@ -63,12 +68,12 @@ def test_goals_are_drawn_per_rollout(run):
     rollout_rows, _ = run
     assert len(rollout_rows) == STEPS * P * G
     for step in range(STEPS):
-        high = [r["high"] for r in rollout_rows if r["step"] == step]
+        high = [r["reward_token"] == "high" for r in rollout_rows if r["step"] == step]
         expected = local_goals(P * G, G, 0, 1, scheme="iid", p=0.5, seed=round_seed(SEED, step, 0))
         assert high == expected.tolist()
     groups = _groups(rollout_rows).values()
     assert all(len({r["task_id"] for r in g}) == 1 for g in groups)  # a group = one task
-    assert any(len({r["high"] for r in g}) == 2 for g in groups)  # goals differ within a group
+    assert any(len({r["reward_token"] for r in g}) == 2 for g in groups)  # goals differ in a group
 
 
 def test_rewards_are_score_trajectory_on_the_same_calls(run):
@@ -79,8 +84,11 @@ def test_rewards_are_score_trajectory_on_the_same_calls(run):
             "synth", "train", 0, 2, preset="tiny", turns=(1, 1), calls_per_turn=(1, 1)
         )
     }
+    trainer_row = json.loads(TRAINER_ROLLOUTS.read_text().splitlines()[0])
     for r in rollout_rows:
-        replay = score_trajectory(tasks[r["task_id"]], r["calls_per_turn"], "combined")
+        assert set(trainer_row) <= set(r), set(trainer_row) - set(r)
+        task, calls = tasks[r["task_id"]], r["calls_per_turn"]
+        replay = score_trajectory(task, calls, "combined", truncated=r["truncated"])
         assert r["reward"] == replay.reward
     assert 0 < sum(r["reward"] for r in rollout_rows) < len(rollout_rows)  # both outcomes occur
 
@@ -113,7 +121,7 @@ def test_group_metrics_are_in_trl_logs(run):
         assert ours <= set(logged) and {"reward", "frac_reward_zero_std", "kl"} <= set(logged)
         step_rows = [r for r in rollout_rows if r["step"] == step]
         rewards = torch.tensor([r["reward"] for r in step_rows], dtype=torch.float64).view(P, G)
-        high = torch.tensor([r["high"] for r in step_rows]).view(P, G)
+        high = torch.tensor([r["reward_token"] == "high" for r in step_rows]).view(P, G)
         diag = group_diagnostics(rewards, group_advantages(rewards, 1e-4, ddof=1), high, p=0.5)
         for name in (
             "group/zero_var_frac",

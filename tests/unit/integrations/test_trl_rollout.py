@@ -17,6 +17,7 @@ from rcgrpo.integrations.trl_rollout import (
 from rcgrpo.policy.policies import Request, ScriptedPolicy, StepView, oracle_script
 from rcgrpo.policy.render import initial_messages
 from rcgrpo.policy.task_sources import load_tasks
+from rcgrpo.train.rollouts import rollout_row
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +60,7 @@ def test_multi_turn_episode_goal_placement_masks_and_reward(two_turn_tasks, coin
         replay = score_trajectory(task, out["rc_calls"][b], "multi_turn")
         assert out["rc_reward"][b] == replay.reward == 1.0
         assert out["rc_high"][b] is high[b] and out["rc_task_id"][b] == task.id
+        assert out["rc_row"][b] == rollout_row(r)  # the trainer's table row
     assert out["rc_num_steps"] == [4, 4, 4] and out["rc_truncated"] == [False] * 3
 
 
@@ -131,3 +133,25 @@ def test_bfcl_tasks_go_through_the_same_path(coin_flip_tokenizer):
     for task, calls, reward in zip(tasks, out["rc_calls"], out["rc_reward"], strict=True):
         assert reward == score_trajectory(task, calls, "multi_turn").reward == 1.0
     assert [rollout.encoder.decode(p).count("[Reward Goal:") for p in out["prompt_ids"]] == [1, 1]
+
+
+def test_a_force_quit_rollout_is_logged_truncated_and_replays_to_its_reward(
+    two_turn_tasks, coin_flip_tokenizer
+):
+    """The oracle's calls, then the context ends inside its closing "Done.": the engine
+    force-quits the episode, which scores R = 0 by design although its calls alone replay
+    to R = 1. The row says so (``truncated``), and the replay that uses it agrees."""
+    task = two_turn_tasks[:1]
+    _, (full,) = _run(task, coin_flip_tokenizer, oracle_script, [True], mode="combined")
+    assert full.reward == 1.0 and not full.truncated
+    settings = RolloutSettings(mode="combined", prompt_style="compact", max_context=full.length - 2)
+    rollout = EpisodeRollout(task, coin_flip_tokenizer, settings)
+    policy = ScriptedPolicy(rollout.encoder, oracle_script)
+    (cut,) = rollout.run([task[0].id], torch.tensor([True]), policy, seed=0)
+    out = rollouts_to_trl([cut])
+    row = out["rc_row"][0]
+    assert row == rollout_row(cut) and row["truncated"] is True and out["rc_truncated"] == [True]
+    calls = out["rc_calls"][0]
+    assert score_trajectory(task[0], calls, "combined").reward == 1.0  # what the calls alone give
+    replay = score_trajectory(task[0], calls, "combined", truncated=row["truncated"])
+    assert out["rc_reward"][0] == row["reward"] == replay.reward == 0.0
