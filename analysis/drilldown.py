@@ -54,12 +54,11 @@ def _by_preset(runs: Sequence[Run], preset: str, goals: bool) -> Run | None:
 
 
 def _steps(runs: Sequence[Run]) -> list[int]:
-    """Training steps every run has; those with conversations in every run when some have."""
+    """Training steps every run has; of those, the ones with conversations in every run that
+    has some."""
     common = set.intersection(*(set(r.rollouts["step"].astype(int)) - {0} for r in runs))
-    talk = [_conversation_steps(r) for r in runs]
-    if any(talk):
-        common &= set.intersection(*talk)
-    return sorted(common)
+    talk = [steps for steps in map(_conversation_steps, runs) if steps]
+    return sorted(common.intersection(*talk))
 
 
 def _task_group(run: Run, step: int, task: str, round_: int) -> pd.Series:
@@ -87,19 +86,20 @@ def choose_group(
     run (two goals): the latest common step (with conversations, when there are) where a
     task's group collapsed under the first and not under the second, the widest RC-GRPO
     spread among them; ``step`` / ``task`` fix either. With one kind of run only: the widest
-    advantage spread of the first run at its last step."""
+    advantage spread at the last step of that kind's first run."""
     base, contrast = _by_preset(runs, BASELINE, False), _by_preset(runs, CONTRAST, True)
-    steps = _steps(runs) or [int(runs[0].rollouts["step"].max())]
+    read = [r for r in (base, contrast) if r is not None] or list(runs[:1])
+    steps = _steps(read) or [int(read[0].rollouts["step"].max())]
     if step is not None and step not in steps:
         steps = [step]
     if base is None or contrast is None:
         s = step if step is not None else steps[-1]
-        g = step_groups(runs[0], s)
+        g = step_groups(read[0], s)
         pick = g.sort_values("adv_gap", kind="stable").iloc[-1] if task is None else None
         t = task if task is not None else str(pick["task_id"])
         r = round_ if task is not None else int(pick["round"])
         why = "the task given" if task is not None else "the widest advantage spread at it"
-        return Choice(s, t, r, (runs[0].name,), f"step {s}, task {t}: {why}")
+        return Choice(s, t, r, (read[0].name,), f"step {s}, task {t}: {why}")
     for s in reversed([step] if step is not None else steps):
         if task is not None:
             t = task
