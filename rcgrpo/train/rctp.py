@@ -23,10 +23,11 @@ from pathlib import Path
 
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
+from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.sft import train
 from rcgrpo.train.sft_config import RCTPConfig
 from rcgrpo.train.sft_data import device_of, encode_examples, expert_data
-from rcgrpo.train.sft_setup import cpu_seconds, finish, open_run, print_summary
+from rcgrpo.train.sft_setup import finish, open_run, print_summary
 from rcgrpo.train.trajectories import Trajectory, policy_trajectories, rctp_mix, trajectory_row
 
 

@@ -174,7 +174,7 @@ class RoundGenerator:
             local = rollout_shard(
                 self.engine, prompts, high, r.group_size, shard, r.seed_block, key
             )
-        with self.timer("score"):
+        with self.timer("gather"):
             rows = gather_rows([rollout_row(x) for p in shard for x in local[p]], self.info)
         rewards = torch.tensor([row["reward"] for row in rows], dtype=torch.float32)
         return Round(rewards.view(len(prompts), r.group_size), high, rows, local)

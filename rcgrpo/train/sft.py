@@ -21,7 +21,6 @@ Reads top to bottom as the run does::
 from __future__ import annotations
 
 import math
-import resource
 import time
 from collections.abc import Sequence
 
@@ -31,12 +30,12 @@ from rcgrpo.losses import sft_loss
 from rcgrpo.schedules import lr_factor
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.errors import NonFiniteError
+from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.runlog import due
 from rcgrpo.train.sft_config import SFTConfig
 from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data
 from rcgrpo.train.sft_setup import (
     Stage1Run,
-    cpu_seconds,
     finish,
     open_run,
     print_summary,
@@ -141,7 +140,7 @@ def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) 
         "sft/tokens_per_s": sum(s["tokens"] for s in window) / max(seconds, 1e-9),
         "sft/epoch": epoch,
         "perf/cpu_time_s": cpu_seconds(),
-        "perf/peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        "perf/peak_rss_gib": peak_rss_gib(),
     }
 
 

@@ -10,7 +10,6 @@ policy, and find the checkpoint to resume. ``finish`` writes ``summary.json``.
 from __future__ import annotations
 
 import json
-import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,18 +21,13 @@ from rcgrpo.metrics import validate_metric_names
 from rcgrpo.precision import Precision, probe_host, resolve_amp
 from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
+from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.run_folder import check_folder, check_same_run, seed_all, write_summary
 from rcgrpo.train.runlog import RunLogger, RunPaths
 from rcgrpo.train.sft_config import SFTConfig
 from rcgrpo.train.sft_data import device_of, init_policy
 from rcgrpo.train.trajectories import load_task_splits
 from rcgrpo.train.validate import validate_config
-
-
-def cpu_seconds() -> float:
-    """User + system CPU time of this process (all threads) so far."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 @dataclass

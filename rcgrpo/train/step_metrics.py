@@ -21,9 +21,8 @@ Tensors are converted to floats once, in :func:`to_floats`, at the end of a log 
 
 from __future__ import annotations
 
-import resource
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import torch
@@ -33,6 +32,7 @@ from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
 from rcgrpo.train.distributed import DistInfo, gather_floats
 from rcgrpo.train.filters import Collected, advantages_of
+from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.update import (
     LOSS_STATS,
     TOKEN_MEAN_STATS,
@@ -41,22 +41,29 @@ from rcgrpo.train.update import (
     reduce_sum,
 )
 
-PHASES = ("rollout", "score", "ref", "update", "eval", "step")
+PHASES = ("rollout", "gather", "ref", "update", "eval", "step")
+"""Timed phases of an RL step (``perf/time_<phase>_s``): rollout = generation, environment
+steps and reward scoring (episodes score as they run); gather = the per-rollout rows built
+and gathered across ranks; ref = reference / old log-prob passes; update = the optimisation
+without them; eval; step = all of it."""
 
 
 class PhaseTimer:
     """Wall seconds per named phase of one step (``with timer("rollout"): ...``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.perf_counter) -> None:
         self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.clock = clock
 
     @contextmanager
     def __call__(self, phase: str) -> Iterator[None]:
-        start = time.perf_counter()
+        if phase not in self.seconds:
+            raise ValueError(f"unknown phase {phase!r}; one of {PHASES}")
+        start = self.clock()
         try:
             yield
         finally:
-            self.seconds[phase] += time.perf_counter() - start
+            self.seconds[phase] += self.clock() - start
 
 
 def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
@@ -161,9 +168,8 @@ def update_metrics(stats: UpdateStats, cfg, info: DistInfo) -> dict[str, torch.T
 
 def perf_metrics(timer: PhaseTimer, rows: list[dict], info: DistInfo) -> dict[str, torch.Tensor]:
     """perf/: phase times (slowest rank), tokens/s, peak RSS (largest rank), CPU time (sum)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    local = [timer.seconds[p] for p in PHASES] + [usage.ru_maxrss / 2**20]
-    cpu = gather_floats([usage.ru_utime + usage.ru_stime], info)
+    local = [timer.seconds[p] for p in PHASES] + [peak_rss_gib()]
+    cpu = gather_floats([cpu_seconds()], info)
     parts = gather_floats(local, info)
     width = len(local)
     worst = [max(parts[i::width]) for i in range(width)]

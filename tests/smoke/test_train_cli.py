@@ -54,7 +54,7 @@ EVERY_STEP = (
     "tools/calls_mean",
     "perf/tokens_per_s",
     "perf/time_rollout_s",
-    "perf/time_score_s",
+    "perf/time_gather_s",
     "perf/time_ref_s",
     "perf/time_update_s",
     "perf/time_step_s",

@@ -6,6 +6,7 @@ import pytest
 import torch
 from rl_fakes import fake_rollout
 
+from rcgrpo.metrics import METRICS
 from rcgrpo.records import RolloutBatch
 from rcgrpo.train.config import AlgoConfig
 from rcgrpo.train.distributed import DistInfo
@@ -112,7 +113,7 @@ def test_rollout_row_fields():
     assert DistInfo().is_main
 
 
-def _oracle_round(conditioning: str):
+def _oracle_round(conditioning: str, timer=None):
     """One real round: 3 synth tasks, G = 4, the ground-truth script as the policy."""
     from rcgrpo.env import Episode
     from rcgrpo.policy import ChatEncoder, RolloutEngine, ScriptedPolicy, oracle_script
@@ -136,7 +137,7 @@ def _oracle_round(conditioning: str):
         max_new_tokens=10_000,
         max_context=100_000,
     )
-    generate = RoundGenerator(engine, tasks, PromptStream(3, 0), cfg, DistInfo(), step=1)
+    generate = RoundGenerator(engine, tasks, PromptStream(3, 0), cfg, DistInfo(), 1, timer)
     return generate(0)
 
 
@@ -158,3 +159,35 @@ def test_reward_tokens_are_rendered_once_and_never_reach_the_reward():
         high = [] if rnd.high is None else rnd.high[0].tolist()
         expected = ["high" if h else "low" for h in high] if high else [None] * 4
         assert [row["reward_token"] for row in rnd.rows[:4]] == expected
+
+
+def test_scoring_is_timed_in_the_rollout_phase_and_gather_times_the_rows(monkeypatch):
+    """perf/time_rollout_s and perf/time_gather_s mean what the registry says, on a fake
+    clock that only moves when an episode scores (1 s) or the rows are gathered (10 s)."""
+    import rcgrpo.train.rollouts as rollouts_module
+    from rcgrpo.env import Episode
+    from rcgrpo.train.step_metrics import PHASES, PhaseTimer, perf_metrics
+
+    now = [0.0]
+    score, gather = Episode.score, rollouts_module.gather_rows
+
+    def slow_score(self):
+        now[0] += 1.0
+        return score(self)
+
+    def slow_gather(rows, info):
+        now[0] += 10.0
+        return gather(rows, info)
+
+    monkeypatch.setattr(Episode, "score", slow_score)
+    monkeypatch.setattr(rollouts_module, "gather_rows", slow_gather)
+    timer = PhaseTimer(clock=lambda: now[0])
+    rnd = _oracle_round("none", timer)
+    assert len(rnd.rows) == 12  # 3 prompts x G = 4, each scored once
+    assert timer.seconds == {**dict.fromkeys(PHASES, 0.0), "rollout": 12.0, "gather": 10.0}
+    m = perf_metrics(timer, rnd.rows, DistInfo())
+    assert (float(m["perf/time_rollout_s"]), float(m["perf/time_gather_s"])) == (12.0, 10.0)
+    assert "scoring" in METRICS["perf/time_rollout_s"].meaning
+    assert "gathering" in METRICS["perf/time_gather_s"].meaning
+    with pytest.raises(ValueError, match="unknown phase 'score'"), timer("score"):
+        pass
