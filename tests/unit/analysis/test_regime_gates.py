@@ -215,3 +215,24 @@ def test_summarise_hand_records():
     assert tool["p_right"] == pytest.approx(0.375) and tool["chance"] == pytest.approx(0.375)
     assert tool["share_of_failures"] == pytest.approx(2 / 3)
     assert out["support"]["parse_error"]["chance"] is None
+
+
+def test_the_committed_reports_fail_the_gates_as_measured():
+    from analysis.figures import fig_regime as fig
+
+    reports = fig.load_reports()
+    sft, rctp = reports[fig.SFT_REPORT], reports[fig.RCTP_REPORT]
+    none = sft["conditions"]["none"]
+    assert none["tasks"] == 200 and none["greedy"]["overall"] == pytest.approx(0.615)
+    # pass@8 from the per-task counts, by the estimator (c > 0 -> 1 at k = n = 8)
+    rows = none["per_task"]
+    assert none["pass_at_k"]["overall"][7] == pytest.approx(
+        sum(r["successes"] > 0 for r in rows) / 200
+    )
+    verdicts = {g.name.split()[0]: g for g in gates(sft, rctp)}
+    assert {k: g.holds for k, g in verdicts.items()} == dict.fromkeys(
+        ["G1", "G2", "G3", "G4", "G5"], False
+    )
+    assert verdicts["G5"].values["difference"] == pytest.approx(0.25 - 0.615)
+    assert verdicts["G4"].values["low_success"] == 0.0
+    assert fig.gate_line(reports).count("fails") == 5
