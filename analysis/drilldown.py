@@ -181,9 +181,10 @@ def render_group(
 ) -> str:
     """The group's rollouts as text: a header per rollout (goal, reward, advantage = between
     + within, calls, errors, failure reason), then its conversation: the task, each reply of
-    the model (its tool calls) and each tool result."""
+    the model (its tool calls) and each tool result (a conversation equal to an earlier
+    rollout's is named, not repeated)."""
     table = group_rollouts(run, step, prompt, round_)
-    blocks = []
+    blocks, seen = [], {}
     for r in table.itertuples(index=False):
         adv = "dropped group (no advantage)" if pd.isna(r.advantage) else f"A = {r.advantage:+.3f}"
         if not pd.isna(r.between):
@@ -195,11 +196,14 @@ def render_group(
         if r.failure_reason:
             head += f"; {r.failure_reason[:160]}"
         messages = _conversation(run, step, prompt, round_, int(r.group))
-        body = (
-            format_conversation(messages, max_chars)
-            if messages is not None
-            else _no_conversation(run, step)
-        )
+        same = next((g for g, m in seen.items() if messages is not None and m == messages), None)
+        if messages is None:
+            body = _no_conversation(run, step)
+        elif same is not None:
+            body = f"(the same messages as rollout {same})"
+        else:
+            body = format_conversation(messages, max_chars)
+            seen[int(r.group)] = messages
         blocks.append(f"{head}\n{body}")
     return "\n\n".join(blocks)
 

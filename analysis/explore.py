@@ -213,12 +213,20 @@ def _legends(fig: Figure, runs: Sequence[Run]) -> None:
     fig.legend(handles=handles, loc="outside lower center", ncol=min(4, len(handles)), fontsize=8)
 
 
-def dashboard(runs: Sequence[Run], panels: Sequence[Panel] = DASHBOARD, ncols: int = 3) -> Figure:
-    """:func:`~analysis.instrumentation.plot_instrumentation` of :func:`step_frame`: colour =
-    run (legend under the grid), line style = metric (key under each panel); a panel with
-    nothing to show says so."""
-    frames = {r.name: step_frame(r).reset_index() for r in runs}
-    fig = plot_instrumentation(runs, panels, ncols, frames)
+def dashboard(
+    runs: Sequence[Run], panels: Sequence[Panel] = DASHBOARD, ncols: int = 3, smooth: int = 1
+) -> Figure:
+    """:func:`~analysis.instrumentation.plot_instrumentation` of :func:`step_frame`, each
+    metric a trailing mean over ``smooth`` steps (1: as logged): colour = run (legend under
+    the grid), line style = metric (key under each panel); a panel with nothing to show says
+    so."""
+    if smooth < 1:
+        raise ValueError(f"smooth must be >= 1, got {smooth}")
+    frames = {
+        r.name: step_frame(r).select_dtypes("number").rolling(smooth, min_periods=1).mean()
+        for r in runs
+    }
+    fig = plot_instrumentation(runs, panels, ncols, {k: f.reset_index() for k, f in frames.items()})
     fig.set_size_inches(3.6 * ncols, fig.get_size_inches()[1] + 1.2)
     _legends(fig, runs)
     return fig

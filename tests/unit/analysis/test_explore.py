@@ -99,24 +99,23 @@ def test_committed_sample_is_read_like_the_log(tmp_path):
     """A light copy's conversations.jsonl.gz (+ its source note) is what Run.conversations
     reads; a step outside the sample says which steps it has."""
     d = _run(tmp_path, conversations=False)
-    lines = [
-        json.dumps(
-            {
-                "step": 1,
-                "round": 0,
-                "prompt": 0,
-                "group": g,
-                "messages": [{"role": "assistant", "content": f"call {g}"}],
-            }
-        )
+    # rollouts 2 and 3 wrote what rollouts 0 and 1 wrote
+    convs = [
+        {
+            **dict(step=1, round=0, prompt=0, group=g),
+            "messages": [{"role": "assistant", "content": f"call {g % 2}"}],
+        }
         for g in range(4)
     ]
+    lines = [json.dumps(c) for c in convs]
     (d / "conversations.jsonl.gz").write_bytes(gzip.compress("\n".join(lines).encode()))
     source = {"kind": "rerun", "steps": [1, 1], "code": "0123456789abcdef"}
     (d / "conversations.source.json").write_text(json.dumps(source))
     run = load_run(d)
     assert len(run.conversations) == 4 and run.conversations_source["kind"] == "rerun"
-    assert "[assistant]\ncall 3" in drilldown.render_group(run, 1, 0)
+    text = drilldown.render_group(run, 1, 0)
+    assert text.count("[assistant]\ncall 1") == 1 and "(the same messages as rollout 1)" in text
+    assert text.index("--- rollout 2") < text.index("(the same messages as rollout 0)")
     assert "steps 1-1 regenerated" in drilldown.conversation_note(run)
     assert "0123456" in drilldown.conversation_note(run)
 
