@@ -7,10 +7,13 @@ Contract of a figure module ``analysis/figures/fig_<name>.py``:
 - ``make_figure(runs: dict[str, list[Path]]) -> matplotlib.figure.Figure`` — build the
   figure; ``runs`` maps each required experiment to its run folders (read them only through
   :mod:`analysis.runs`). Theory figures ignore ``runs``.
+- ``INPUTS: tuple[str, ...]`` (optional) — glob patterns, relative to the repository, of
+  every other file the figure reads (e.g. ``results/diagnostics/grad_noise-*.json``); the
+  build fails when one matches nothing.
 - optional ``CAPTION: str`` — one sentence, copied into the sidecar JSON.
 
 The builder writes ``figures/<name>.png`` and ``.pdf`` plus ``figures/<name>.json``, a
-sidecar naming the inputs (module, caption, experiments, run folders relative to the
-repository with the hashes of their config, metrics and rollout files). Rebuilding from
+sidecar naming every input (module, caption, experiments, each run by its campaign name with
+the hashes of the files a figure can read, each ``INPUTS`` file with its hash). Rebuilding from
 unchanged inputs gives byte-identical files (:mod:`analysis.figures.save`).
 """

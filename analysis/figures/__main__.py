@@ -20,7 +20,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import analysis.figures as pkg  # noqa: E402
-from analysis.figures.save import FORMATS, run_entry, save_figure, write_sidecar  # noqa: E402
+from analysis.figures.save import (  # noqa: E402
+    FORMATS,
+    file_entries,
+    run_entry,
+    save_figure,
+    write_sidecar,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +46,7 @@ def build_one(
     or None when ``train`` is False and an experiment it reads has no run done."""
     module = importlib.import_module(f"analysis.figures.fig_{name}")
     requires = tuple(getattr(module, "REQUIRES", ()))
+    files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
     runs: dict[str, list[Path | None]] = {}
     if requires:
         from analysis.experiments import ensure_runs
@@ -62,6 +69,7 @@ def build_one(
         "module": module.__name__,
         "caption": getattr(module, "CAPTION", ""),
         "experiments": list(requires),
+        "files": files,
         "runs": {
             exp: [run_entry(p, ROOT) for p in paths_ if p is not None]
             for exp, paths_ in runs.items()

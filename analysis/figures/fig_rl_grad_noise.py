@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ()
+INPUTS = ("results/diagnostics/grad_noise-sft-s3*.json",)
 ROOT = Path(__file__).resolve().parents[2]
 DIAGNOSTICS = ROOT / "results" / "diagnostics"
 FULL_TASKS = 6000
@@ -77,7 +78,9 @@ def make_figure(runs: dict) -> Figure:
             label=r"$|G|^2$ upper end (interval reaches 0)",
         )
         small = int(np.argmin(n))
-        line = np.geomspace(n.min(), n.max(), 50)
+        # s/n is a straight line on log-log axes: its two ends, by exact division (a
+        # geomspace of 50 points took numpy's exp/log, whose last bits differ between CPUs)
+        line = np.array([n.min(), n.max()])
         ax.plot(line, signal[small] * n[small] / line, color=fs.VERMILION, ls="--", label="s / n")
         ax.plot(n, trace, "s-", color="0.55", ms=4, label=r"tr $\Sigma$ per group")
         ax.set_xscale("log")

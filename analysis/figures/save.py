@@ -11,9 +11,12 @@ whether a figure really changed. Here:
   which matplotlib derives from object ids (memory addresses) for path clips, are renumbered
   in order of first appearance.
 - PNG (Agg): matplotlib writes no time; ``Software`` is fixed.
-- Sidecar JSON: sorted keys, run paths relative to the repository, each input named by the
-  SHA-256 of its ``config.json``, ``metrics.jsonl`` and ``rollouts.jsonl`` (so a change of a
-  run's data shows), no times, no commit.
+- Sidecar JSON: sorted keys, no times, no commit. Each input run is named by where it lives
+  in a campaign (``campaign/<run>``), the same whether it was found in ``runs/`` (trained
+  here) or ``results/`` (the committed light copy), with the SHA-256 of every light file
+  the figure can read (``campaign.json``, ``config.json``, ``metrics.jsonl``,
+  ``rollouts.jsonl``, ``summary.json``, ``data.json``, ``eval/*``): a change of a run's data shows. Other input
+  files (a module's ``INPUTS``) are named relative to the repository, with their hashes.
 """
 
 from __future__ import annotations
@@ -29,7 +32,20 @@ from matplotlib.figure import Figure
 FORMATS = ("png", "pdf")
 """What ``make figures`` writes per figure (``svg`` on request)."""
 SOFTWARE = "rcgrpo analysis.figures (matplotlib)"
-HASHED_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl")
+HASHED_FILES = (
+    "campaign.json",
+    "config.json",
+    "metrics.jsonl",
+    "rollouts.jsonl",
+    "summary.json",
+    "data.json",
+)
+"""A run's files a figure may read (what a light copy holds: its spec and
+:data:`analysis.campaign.LIGHT_FILES`)."""
+HASHED_DIRS = ("eval",)
+"""A run's folders whose every file a figure may read."""
+RUN_HOMES = ("runs", "results")
+"""Top-level folders a run is found in; a run's name in a sidecar leaves them out."""
 _METADATA = {
     "png": {"Software": SOFTWARE},
     "pdf": {"CreationDate": None, "ModDate": None, "Producer": SOFTWARE, "Creator": SOFTWARE},
@@ -80,12 +96,36 @@ def relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
+def run_name(run_dir: Path, root: Path) -> str:
+    """A run's name in a sidecar: its path relative to ``root`` without the top-level
+    ``runs/`` or ``results/`` (``campaign/cpu-grpo-s0`` for both homes of that run)."""
+    rel = relative(run_dir, root)
+    head, _, rest = rel.partition("/")
+    return rest if head in RUN_HOMES and rest else rel
+
+
 def run_entry(run_dir: Path, root: Path) -> dict:
-    """One input run of a sidecar: relative path and content hashes of its data files."""
-    entry = {"path": relative(run_dir, root)}
-    for fname in HASHED_FILES:
-        entry[f"{fname.replace('.', '_')}_sha256_16"] = _sha16(Path(run_dir) / fname)
-    return entry
+    """One input run of a sidecar: its name and the content hash of every file a figure
+    may read (None for a file the run does not have)."""
+    run_dir = Path(run_dir)
+    files: dict[str, str | None] = {f: _sha16(run_dir / f) for f in HASHED_FILES}
+    for folder in HASHED_DIRS:
+        for path in sorted((run_dir / folder).glob("*")):
+            if path.is_file():
+                files[path.relative_to(run_dir).as_posix()] = _sha16(path)
+    return {"path": run_name(run_dir, root), "sha256_16": files}
+
+
+def file_entries(patterns: tuple[str, ...], root: Path) -> list[dict]:
+    """The files matching each glob pattern (relative to ``root``), with their hashes; a
+    pattern that matches nothing is an error (a figure's input cannot be missing)."""
+    out = []
+    for pattern in patterns:
+        found = sorted(p for p in root.glob(pattern) if p.is_file())
+        if not found:
+            raise FileNotFoundError(f"figure input {pattern!r} matches no file under {root}")
+        out += [{"path": relative(p, root), "sha256_16": _sha16(p)} for p in found]
+    return out
 
 
 def write_sidecar(path: Path, sidecar: dict) -> Path:

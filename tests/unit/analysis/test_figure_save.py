@@ -12,7 +12,13 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from analysis.figures import __main__ as builder  # noqa: E402
-from analysis.figures.save import relative, run_entry, save_figure, write_sidecar  # noqa: E402
+from analysis.figures.save import (  # noqa: E402
+    file_entries,
+    relative,
+    run_entry,
+    save_figure,
+    write_sidecar,
+)
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -46,13 +52,25 @@ def test_sidecar_is_relative_hashed_and_sorted(tmp_path):
     run.mkdir(parents=True)
     (run / "config.json").write_text("{}")
     entry = run_entry(run, tmp_path)
-    # sha256("{}") = 44136fa355b3678a...; the run has no metrics or rollouts
+    # sha256("{}") = 44136fa355b3678a...; the run has no other file
     assert entry == {
-        "path": "runs/r-s0",
-        "config_json_sha256_16": "44136fa355b3678a",
-        "metrics_jsonl_sha256_16": None,
-        "rollouts_jsonl_sha256_16": None,
+        "path": "r-s0",
+        "sha256_16": {
+            "campaign.json": None,
+            "config.json": "44136fa355b3678a",
+            "metrics.jsonl": None,
+            "rollouts.jsonl": None,
+            "summary.json": None,
+            "data.json": None,
+        },
     }
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x-1.json").write_text("{}")
+    assert file_entries(("d/x-*.json",), tmp_path) == [
+        {"path": "d/x-1.json", "sha256_16": "44136fa355b3678a"}
+    ]
+    with pytest.raises(FileNotFoundError, match="'d/y-\\*.json' matches no file"):
+        file_entries(("d/y-*.json",), tmp_path)
     assert (
         relative(tmp_path.parent / "elsewhere", tmp_path)
         == (tmp_path.parent / "elsewhere").as_posix()
@@ -76,5 +94,5 @@ def test_builder_twice_gives_identical_files(tmp_path):
     first, second = _bytes(tmp_path / "a"), _bytes(tmp_path / "b")
     assert len(first) == 4 and first == second
     side = json.loads(first["theory_collapse.json"])
-    assert side["figure"] == "theory_collapse" and side["runs"] == {}
+    assert side["figure"] == "theory_collapse" and side["runs"] == {} and side["files"] == []
     assert "seconds" not in side and "git_commit" not in side
