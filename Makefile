@@ -7,8 +7,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.bootstrapped
 # pytest workers (2 cores here); override with `make test JOBS=1`
 JOBS ?= 2
+# a CPU without AVX-512 (AVX2 only, no native bf16), emulated on one that has it: torch's
+# ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
+AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-fast check figures runs theory lab lint format bench paper paper-deps lock clean-venv
+.PHONY: help venv test test-fast test-avx2 figures-check check figures runs theory lab lint format bench paper paper-deps lock clean-venv
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -28,6 +31,18 @@ venv: $(STAMP)  ## create .venv from the pinned requirements
 
 test: $(STAMP)  ## the whole test suite (unit, properties, equivalence, smoke)
 	$(PY) -m pytest -n $(JOBS) -q tests
+
+test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
+	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
+	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -qx 'torch cpu capability: AVX2'
+	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
+	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
+
+figures-check: $(STAMP)  ## on a clean checkout: make figures natively and emulated (AVX2) give the committed bytes, git status clean
+	$(PY) -m analysis.figures build --no-train
+	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
+	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --no-train --out .figures-avx2
+	diff -r figures .figures-avx2 && rm -rf .figures-avx2
 
 test-fast: $(STAMP)  ## everything except tests marked slow
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests

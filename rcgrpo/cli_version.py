@@ -17,10 +17,28 @@ def versions() -> dict[str, str]:
     return out
 
 
+def kernels() -> dict[str, str]:
+    """The CPU kernels this process dispatches to: torch's ATen capability and numpy's
+    enabled SIMD dispatch targets (both change under ``make test-avx2``'s emulation)."""
+    import torch
+
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    enabled = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    return {
+        "torch cpu capability": torch.backends.cpu.get_cpu_capability(),
+        "numpy dispatch": " ".join(enabled) or "baseline",
+    }
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         print("usage: python -m rcgrpo version\n\nPrint rcgrpo's version and its key dependencies.")
         return 0
     for name, version in versions().items():
         print(f"{name} {version}")
+    for name, value in kernels().items():
+        print(f"{name}: {value}")
     return 0

@@ -26,6 +26,7 @@ from analysis.report.runtable import (
     Column,
     Row,
     TableSpec,
+    cpu_seconds,
     first,
     last,
     mean_over_training,
@@ -41,7 +42,7 @@ from analysis.report.sources import (
     matches,
 )
 from analysis.report.tables import EXPERIMENTS as E
-from analysis.runs import Run, load_run
+from analysis.runs import load_run
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.docblocks import update_file
 
@@ -82,10 +83,6 @@ def _resolver(runs_root: Path | None = None) -> Resolver:
     return layout_resolver(runs_root) if runs_root is not None else committed_resolver()
 
 
-def _cpu_seconds(run: Run) -> float:
-    return float(run.summary.get("cpu_s", math.nan))
-
-
 def _spec(name: str, labels: tuple[str, ...], columns: tuple[Column, ...], rows) -> TableSpec:
     return TableSpec(name, "", "", labels, columns, tuple(rows))
 
@@ -96,7 +93,7 @@ STAGE1: TableSpec = _spec(
     (
         Column("high goal / no goal", last("sft/eval_combined"), 1, True),
         Column("low goal", last("sft/eval_combined_low"), 1, True),
-        Column("CPU s", _cpu_seconds, 0),
+        Column("CPU s", cpu_seconds, 0),
     ),
     (Row(("SFT",), E["sft"]), Row(("RCTP-FT",), E["rctp"])),
 )

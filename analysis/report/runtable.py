@@ -45,6 +45,12 @@ def last(metric: str) -> Extractor:
     return lambda run: float(s.iloc[-1]) if len(s := _series(run, metric, False)) else math.nan
 
 
+def cpu_seconds(run: Run) -> float:
+    """CPU seconds of the whole run (``summary.json`` ``cpu_s``; Stage 1 records it): the one
+    source of what a Stage-1 seed costs, in the README's and the paper's Stage-1 tables."""
+    return float(run.summary.get("cpu_s", math.nan))
+
+
 def first(metric: str) -> Extractor:
     """The first logged value (RL: step 0 = the starting policy's evaluation)."""
     return lambda run: float(s.iloc[0]) if len(s := _series(run, metric, False)) else math.nan

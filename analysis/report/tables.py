@@ -17,6 +17,7 @@ from analysis.report.runtable import (
     Column,
     Row,
     TableSpec,
+    cpu_seconds,
     difference,
     first,
     frac_steps_at_least,
@@ -60,14 +61,15 @@ STAGE1 = TableSpec(
         ),
         Column("multi-turn", last("sft/eval_multi_turn"), 1, True),
         Column("multi-turn, low", last("sft/eval_multi_turn_low"), 1, True),
+        Column("CPU s", cpu_seconds, 0),
     ),
     rows=(
         Row(("SFT", "none"), E["sft"]),
         Row(("RCTP-FT", "high / low"), E["rctp"]),
     ),
     note="SFT = \\texttt{sft-synth-cpu} (the first epoch opens with its shortest half of the "
-    "batches; warmup-stable-decay learning rate $7\\cdot10^{-4}$, 2.1 epochs, about 15 CPU "
-    "minutes), RCTP-FT = \\texttt{rctp-synth-cpu} from it; every RL run starts from these "
+    "batches; warmup-stable-decay learning rate $7\\cdot10^{-4}$, 2.1 epochs; its CPU seconds "
+    "are a column of this table), RCTP-FT = \\texttt{rctp-synth-cpu} from it; every RL run starts from these "
     "checkpoints of its own seed. "
     "Mode separation $\\mu_h-\\mu_l$ = success under \\texttt{<|high\\_reward|>} minus "
     "under \\texttt{<|low\\_reward|>} (combined mode), the $\\varepsilon$ of Prop.~4.3. "

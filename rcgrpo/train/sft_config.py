@@ -163,7 +163,7 @@ _SYNTH_TASKS = {
 }
 _SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["combined"]}
 """CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
-a multi_turn episode, so Stage 1 spends its 15 CPU minutes on the combined rendering."""
+a multi_turn episode, so Stage 1 spends its whole budget on the combined rendering."""
 _BFCL_GPU_TASKS = {"source": "bfcl", "prompt_style": "bfcl"}
 _BFCL_TINY_TASKS = {"source": "bfcl", "prompt_style": "compact"}
 _GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
@@ -178,7 +178,8 @@ _GPU_SFT = {
 }
 
 PRESETS: dict[str, SFTConfig] = {
-    # CPU: the tiny Qwen2 from scratch on the synth suite, 15 CPU minutes: the first epoch
+    # CPU: the tiny Qwen2 from scratch on the synth suite (its cost: README, Stage-1 table,
+    # generated from the committed runs): the first epoch
     # opens with its shortest half of the batches, the lr stays at its peak after warm-up and
     # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
     # Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.

@@ -1,4 +1,5 @@
-"""``.ci/run``: ``make lint`` then ``make test``, the status passed through; README's test command."""
+"""``.ci/run``: ``make lint``, ``make test`` (README's test command), ``make test-avx2`` on a
+CPU with AVX-512, then ``make figures-check``; the first failure's status passed through."""
 
 from __future__ import annotations
 
@@ -17,22 +18,42 @@ echo "$*" >> "$CALLS"
 """
 
 
-def _ci(tmp_path: Path, fail: str) -> tuple[int, list[str]]:
-    """Run .ci/run with a ``make`` on PATH that records its arguments and fails on ``fail``."""
+CPUS = {
+    "cpu_avx512": "model name\t: AMD EPYC 9R14\nflags\t\t: avx2 avx512f avx512_bf16\n",
+    "cpu_avx2": "model name\t: AMD EPYC 7R13\nflags\t\t: avx2 fma\n",
+}
+
+
+def _ci(tmp_path: Path, fail: str, cpu: str) -> tuple[int, list[str], str]:
+    """Run .ci/run on a fake ``/proc/cpuinfo`` with a ``make`` on PATH that records its
+    arguments and fails on ``fail``."""
     (tmp_path / "make").write_text(FAKE_MAKE)
     (tmp_path / "make").chmod(0o755)
+    (tmp_path / "cpuinfo").write_text(CPUS[cpu])
     calls = tmp_path / "calls.txt"
     env = {**os.environ, "PATH": f"{tmp_path}:{os.environ['PATH']}", "CALLS": str(calls)}
-    proc = subprocess.run([str(ROOT / ".ci" / "run")], env={**env, "FAIL": fail}, check=False)
-    return proc.returncode, calls.read_text().split("\n")[:-1]
+    env.update(FAIL=fail, CI_CPUINFO=str(tmp_path / "cpuinfo"))
+    proc = subprocess.run(
+        [str(ROOT / ".ci" / "run")], env=env, check=False, capture_output=True, text=True
+    )
+    return proc.returncode, calls.read_text().split("\n")[:-1], proc.stdout
 
 
-@pytest.mark.parametrize(
-    ("fail", "status", "calls"),
-    [("none", 0, ["lint", "test"]), ("lint", 1, ["lint"]), ("test", 1, ["lint", "test"])],
-)
-def test_ci_lints_then_tests_and_passes_the_status_through(tmp_path, fail, status, calls):
-    assert _ci(tmp_path, fail) == (status, calls)
+ALL = ["lint", "test", "test-avx2", "figures-check"]
+
+
+@pytest.mark.parametrize("cpu", sorted(CPUS))
+@pytest.mark.parametrize("fail", ["none", *ALL])
+def test_ci_runs_its_phases_in_order_and_passes_the_status_through(tmp_path, fail, cpu):
+    phases = ALL if cpu == "cpu_avx512" else [p for p in ALL if p != "test-avx2"]
+    status, calls, log = _ci(tmp_path, fail, cpu)
+    if fail not in phases:
+        assert (status, calls) == (0, phases)
+    else:
+        assert (status, calls) == (1, phases[: phases.index(fail) + 1])
+    assert ("EPYC 9R14" if cpu == "cpu_avx512" else "EPYC 7R13") in log
+    for phase in calls[: len(calls) - (fail in phases)]:  # each finished phase with its time
+        assert re.search(rf"== ci: make {phase}\b.* passed in \d+ s", log), (phase, log)
 
 
 def test_readme_test_command_is_what_make_test_runs():
