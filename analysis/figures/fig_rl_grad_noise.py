@@ -78,8 +78,10 @@ def make_figure(runs: dict) -> Figure:
             label=r"$|G|^2$ upper end (interval reaches 0)",
         )
         small = int(np.argmin(n))
-        # s/n is a straight line on log-log axes: its two ends, by exact division (a
-        # geomspace of 50 points took numpy's exp/log, whose last bits differ between CPUs)
+        # s/n is a straight line on log-log axes: its two ends, by exact division. It was 50
+        # geomspace points, collinear up to numpy's exp/log rounding, which differs between
+        # AVX2 and AVX-512 kernels; Agg's path simplification chose among them by that
+        # noise, and 14 pixels of the dashed line differed between the two kinds of CPU
         line = np.array([n.min(), n.max()])
         ax.plot(line, signal[small] * n[small] / line, color=fs.VERMILION, ls="--", label="s / n")
         ax.plot(n, trace, "s-", color="0.55", ms=4, label=r"tr $\Sigma$ per group")
