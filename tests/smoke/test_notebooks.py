@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint
 
+from analysis.explore import dashboard, pick_runs
 from analysis.notebook_runner import execute_notebook, output_problems, outputs_text
 
 pytestmark = pytest.mark.slow  # ~35 s on one core (half of it the 2-step training run)
@@ -118,6 +119,43 @@ def test_03_training_dynamics(tmp_path_factory):
     assert "[user]" in text and "[assistant]" in text  # the logged conversations
     assert "r: conversations as the trainer logged them" in text
     assert "with 6 Axes" in text and images(nb) == 2  # dashboard + separation-entropy view
+
+
+def test_03_defaults_read_the_factorial_as_text():
+    """On the committed campaign: the four factorial arms of seed 0, every statistic equal to
+    its recomputation, a task that collapsed under SFT + GRPO read beside the same task under
+    RC-GRPO, both groups' rollouts with their committed conversations, every dashboard panel
+    drawn."""
+    nb = execute_notebook(NOTEBOOKS / "03_training_dynamics.ipynb")
+    assert output_problems(nb) == []
+    text = outputs_text(nb)
+    arms = ("cpu-grpo-s0", "cpu-sft-rc-s0", "cpu-rctp-grpo-s0", "cpu-rcgrpo-s0")
+    assert re.search(r"seed 0 of the campaign \((results|runs)/campaign", text)
+    for name in arms:
+        assert re.search(rf"{name}: max \|logged - recomputed\| = \S+ over \d+ values", text)
+        assert re.search(rf"{name}: conversations (as the trainer|of steps 1-25 regen)", text)
+    errors = re.findall(r"max \|logged - recomputed\| = (\S+)", text)
+    assert len(errors) == 7 and max(map(float, errors)) < 1e-12  # 4 runs + 3 with goals' split
+    chosen = re.search(
+        r"step (\d+), task (\S+) \(the latest of steps 1-\d+ where a task's group collapsed "
+        r"under SFT \+ GRPO and not under RCTP-FT \+ RC-GRPO",
+        text,
+    )
+    assert chosen, "no collapsed-vs-not group chosen"
+    step, task = chosen.groups()
+    for arm_name, name in (("SFT + GRPO", "cpu-grpo-s0"), ("RCTP-FT + RC-GRPO", "cpu-rcgrpo-s0")):
+        assert f"=== {arm_name} ({name}), step {step}, round 0, prompt " in text
+    assert "one goal or none in this run: every advantage is within-goal, no split" in text
+    # 2 groups x G = 5 rollouts, each with its task, the model's replies and tool results
+    assert text.count("--- rollout ") == 10
+    assert text.count("[user]\n") + text.count("(the same messages as rollout ") == 10
+    assert "[tool]\n" in text and "(no conversation" not in text
+    assert images(nb) == 2
+    runs, _ = pick_runs()
+    fig = dashboard(runs)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(panels) == 6 and all(ax.lines for ax in panels)
+    assert not [t.get_text() for ax in panels for t in ax.texts if "not logged" in t.get_text()]
 
 
 def test_03_without_runs_says_so(tmp_path):
