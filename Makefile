@@ -42,7 +42,7 @@ figures-check: $(STAMP)  ## on a clean checkout: make figures natively and emula
 	$(PY) -m analysis.figures build --no-train
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
 	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --no-train --out .figures-avx2
-	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}"; done && rm -rf .figures-avx2
+	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}" || exit 1; done; rm -rf .figures-avx2
 
 test-fast: $(STAMP)  ## everything except tests marked slow
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
