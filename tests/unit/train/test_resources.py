@@ -9,10 +9,15 @@ import sys
 import pytest
 
 from rcgrpo.metrics import METRICS
+from rcgrpo.train import resources
 
 WORKLOAD = """
-import json, os, time
-from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
+import importlib.util, json, os, sys, time
+# the module alone (it needs only the standard library): no torch in this process
+spec = importlib.util.spec_from_file_location("resources", sys.argv[1])
+resources = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(resources)
+cpu_seconds, peak_rss_gib = resources.cpu_seconds, resources.peak_rss_gib
 pages = int(open("/proc/self/statm").read().split()[1])  # resident now (not the peak)
 before = pages * os.sysconf("SC_PAGE_SIZE") / 2**30
 block = bytearray(1 << 30)            # 1 GiB ...
@@ -28,7 +33,10 @@ print(json.dumps({"before": before, "after": peak_rss_gib(), "cpu": cpu_seconds(
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss units are checked on Linux")
 def test_peak_rss_rises_by_a_touched_gib_and_cpu_time_by_a_busy_half_second():
     done = subprocess.run(
-        [sys.executable, "-c", WORKLOAD], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", WORKLOAD, resources.__file__],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     m = json.loads(done.stdout)
