@@ -3,7 +3,9 @@ from the library (:mod:`rcgrpo.docblocks` markers).
 
 - ``docs/metrics.md``, block ``metrics``: the registry
   (:func:`rcgrpo.metrics_cli.markdown_table`);
-- ``docs/synth.md``, block ``synth-families``: :func:`rcgrpo.env.synth_families.family_table`.
+- ``docs/synth.md``, block ``synth-families``: :func:`rcgrpo.env.synth_families.family_table`;
+  block ``synth-presets``: every ``SYNTH_PRESETS`` field that differs from ``SynthConfig()``;
+  block ``synth-decisions``: :func:`rcgrpo.env.synth_demo.decision_table`.
 
 The README's results block comes from runs, so ``python -m analysis.report --write-readme``
 writes it. ``--check`` writes nothing and exits 1 naming every stale block (exit 2: a file
@@ -34,9 +36,36 @@ def _families() -> str:
     return family_table()
 
 
+def _synth_presets() -> str:
+    import dataclasses
+
+    from rcgrpo.env.synth import SYNTH_PRESETS, SynthConfig
+
+    base = SynthConfig()
+    rows = ["| preset | differs from `SynthConfig()` in |", "|---|---|"]
+    for name, cfg in SYNTH_PRESETS.items():
+        diff = [
+            f"`{f.name}={getattr(cfg, f.name)!r}`"
+            for f in dataclasses.fields(cfg)
+            if getattr(cfg, f.name) != getattr(base, f.name)
+        ]
+        rows.append(f"| `{name}` | {', '.join(diff) or '—'} |")
+    return "\n".join(rows)
+
+
+def _decisions() -> str:
+    from rcgrpo.env.synth_demo import decision_table
+
+    return decision_table()
+
+
 GENERATED: dict[str, dict[str, Callable[[], str]]] = {
     "metrics.md": {"metrics": _metrics},
-    "synth.md": {"synth-families": _families},
+    "synth.md": {
+        "synth-families": _families,
+        "synth-presets": _synth_presets,
+        "synth-decisions": _decisions,
+    },
 }
 """docs file -> block name -> the function that renders its body."""
 

@@ -47,6 +47,7 @@ from bfcl_eval.constants.executable_backend_config import (
     MULTI_TURN_FUNC_DOC_FILE_MAPPING,
 )
 
+from rcgrpo.env.synth_demo import DECISIONS, decision_points, demonstrate, wrong_functions
 from rcgrpo.env.synth_families import (
     CLASS_TAGS,
     FAMILIES,
@@ -101,6 +102,16 @@ class SynthConfig:
     """Quote every string argument in the user text (``Rename 'a.txt' to 'b.txt'.``), as 72% of
     BFCL v4 multi-turn base user turns quote theirs; numbers stay bare. Templates that already
     quote a slot (``Tweet '{content}'.``) are unchanged."""
+    extensions: tuple[str, ...] = _EXTENSIONS
+    """File-name extensions drawn from (uniformly)."""
+    family_weights: tuple[tuple[str, float], ...] = ()
+    """``(family, weight)`` pairs: within its class a family is drawn with this weight (1 for
+    the others); empty: uniformly (the draw of the presets without weights)."""
+    decisions: tuple[str, ...] = ()
+    """Decision points of the imperfect demonstrator (``rcgrpo.env.synth_demo.DECISIONS``):
+    with any, ``Task.meta`` holds its ``demonstration`` and ``decisions``."""
+    expert_error: float = 0.0
+    """Probability that the demonstrator takes the wrong option at a decision point."""
 
     def __post_init__(self) -> None:
         for name in ("turns", "calls_per_turn", "classes_per_task", "phrase_words"):
@@ -125,6 +136,15 @@ class SynthConfig:
             raise ValueError("test_heldout_prob must be in [0, 1]")
         if self.value_holdout < 2:
             raise ValueError("value_holdout must be >= 2")
+        if not self.extensions or not all(e.isalnum() for e in self.extensions):
+            raise ValueError("extensions must be a non-empty tuple of alphanumeric strings")
+        weights = dict(self.family_weights)
+        if set(weights) - set(FAMILY_BY_NAME) or not all(w > 0 for w in weights.values()):
+            raise ValueError("family_weights: every name a family, every weight > 0")
+        if set(self.decisions) - set(DECISIONS):
+            raise ValueError(f"decisions must be a subset of {DECISIONS}")
+        if not 0.0 <= self.expert_error <= 1.0:
+            raise ValueError("expert_error must be in [0, 1]")
 
 
 def active_families(cfg: SynthConfig) -> list[Family]:
@@ -146,6 +166,18 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
         classes=(FS, TW, MSG, TK),
         heldout_templates=0,
     ),
+    "regime": SynthConfig(
+        turns=(1, 2),
+        calls_per_turn=(1, 2),
+        classes_per_task=(1, 1),
+        distractor_functions=5,
+        classes=(FS, TW, MSG, TK),
+        heldout_templates=0,
+        extensions=("txt",),
+        family_weights=(("fs_rename", 5.0), ("tk_resolve", 5.0)),
+        decisions=DECISIONS,
+        expert_error=0.6,
+    ),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -160,7 +192,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
 ``cpu`` is the CPU campaign's suite: ``tiny`` without MathAPI (copying 4-6 digit decimals is
 beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every template in
 both splits, so its test split differs from train in argument values (crc-disjoint) and in
-template/family combinations only; ``tiny`` also holds out each family's last template."""
+template/family combinations only; ``tiny`` also holds out each family's last template.
+``regime``: ``cpu`` with the imperfect demonstrator of ``rcgrpo.env.synth_demo`` (docs/synth.md)."""
 
 
 class Values:
@@ -170,6 +203,8 @@ class Values:
     number belongs to the test split iff ``crc32(str(value)) % holdout == 0``. No value is
     drawn twice within a task, so every argument is unambiguous in the text.
     """
+
+    extensions: tuple[str, ...] = _EXTENSIONS  # of file names: SynthConfig.extensions
 
     def __init__(self, rng: random.Random, split: str, holdout: int, phrase_words: tuple[int, int]):
         self.rng, self._test, self._holdout = rng, split == "test", holdout
@@ -198,7 +233,7 @@ class Values:
 
     def file_name(self) -> str:
         digits = str(self.rng.randint(1, 99)) if self.rng.random() < 0.5 else ""
-        return f"{self.word()}{digits}.{self.rng.choice(_EXTENSIONS)}"
+        return f"{self.word()}{digits}.{self.rng.choice(self.extensions)}"
 
     def dir_name(self) -> str:
         return self.word()
@@ -276,14 +311,18 @@ def _plan_turn(
     by_cls: dict[str, list[Family]],
     live: dict[str, Any],
     n_calls: int,
+    weights: dict[str, float] | None = None,
 ) -> list[Request]:
-    """Draw and execute up to ``n_calls`` distinct applicable requests (class, then family)."""
+    """Draw and execute up to ``n_calls`` distinct applicable requests (class, then family,
+    uniformly or by ``weights``)."""
     requests: list[Request] = []
     seen: set[str] = set()
     for _ in range(20 * n_calls):
         if len(requests) == n_calls:
             break
-        fam = rng.choice(by_cls[rng.choice(sorted(by_cls))])
+        fams = by_cls[rng.choice(sorted(by_cls))]
+        w = [weights.get(f.name, 1.0) for f in fams] if weights else None
+        fam = rng.choices(fams, w)[0] if w else rng.choice(fams)
         kwargs = fam.sample(v, live[fam.cls])
         if kwargs is None or render_call(fam.func, kwargs) in seen:
             continue
@@ -358,6 +397,7 @@ def _offered(rng: random.Random, cfg: SynthConfig, classes: tuple[str, ...], use
 def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, index: int) -> Task:
     rng = random.Random(f"rcgrpo-synth/{split}/{seed}/{index}")
     v = Values(rng, split, cfg.value_holdout, cfg.phrase_words)
+    v.extensions = cfg.extensions
     candidates = sorted({f.cls for f in fams})
     gt = rng.sample(candidates, min(rng.randint(*cfg.classes_per_task), len(candidates)))
     rest = sorted(set(cfg.classes) - set(gt))
@@ -367,7 +407,8 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
     by_cls = {c: [f for f in fams if f.cls == c] for c in gt}
     plan: list[list[Request]] = []
     for _ in range(rng.randint(*cfg.turns)):
-        turn = _plan_turn(rng, v, by_cls, live, rng.randint(*cfg.calls_per_turn))
+        n = rng.randint(*cfg.calls_per_turn)
+        turn = _plan_turn(rng, v, by_cls, live, n, dict(cfg.family_weights))
         if not turn:
             break
         plan.append(turn)
@@ -375,7 +416,14 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
         raise RuntimeError(f"synth: no applicable request for families {[f.name for f in fams]}")
     tmpl = _choose_templates(rng, cfg, split, plan)
     texts = [_render_turn(t, ii, cfg.quote_values) for t, ii in zip(plan, tmpl, strict=True)]
-    docs, excluded = _offered(rng, cfg, classes, {f.func for t in plan for f, _ in t})
+    points = decision_points(plan, cfg.decisions)
+    used = {f.func for t in plan for f, _ in t} | wrong_functions(points)
+    docs, excluded = _offered(rng, cfg, classes, used)
+    meta = {}
+    if cfg.decisions:
+        demo_rng = random.Random(f"rcgrpo-synth-demo/{split}/{seed}/{index}")
+        demo, points = demonstrate(plan, cfg.decisions, cfg.expert_error, demo_rng, render_call)
+        meta = {"demonstration": demo, "decisions": points}
     return Task(
         id=f"synth_{split}_{seed}_{index}",
         category="synth/" + "+".join(sorted({CLASS_TAGS[f.cls] for t in plan for f, _ in t})),
@@ -394,6 +442,7 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
             "templates": tmpl,
             "heldout": _heldout_flags(plan, tmpl, cfg.heldout_templates),
             "distractor_classes": list(classes[len(gt) :]),
+            **meta,
         },
     )
 

@@ -19,6 +19,12 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 ``cpu-drgrpo``        SFT              none             Dr. GRPO: no std scaling, constant-L loss
 ====================  ===============  ===============  ==========================================
 
+The ``regime-*`` presets (``regime-grpo``, ``regime-rcgrpo``, ``regime-sft-rc``,
+``regime-rctp-grpo``: the factorial's four cells) run on the synth ``regime`` suite from its
+Stage-1 checkpoints (``docs/regime.md``) and differ from ``regime-grpo`` as the ``cpu-*``
+cells differ from ``cpu-grpo``; ``regime-grpo`` differs from ``cpu-grpo`` in the suite, the
+checkpoint, G 8, 10,000 training / 1,000 held-out tasks, lr 1e-4 and 200 steps.
+
 The CPU values (lr, P, G, steps) are chosen for the from-scratch tiny model and a 2-core
 budget (``docs/training.md``, Stage 2); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
 clip 0.2, lr 1e-6, 256 prompts per step, 400 steps; GRPO baseline: 64 prompts). Values the
@@ -40,6 +46,10 @@ SFT_INIT = "runs/stage1/sft-synth/final"
 """Stage-1 SFT checkpoint of the CPU presets (``python -m rcgrpo sft --run.root runs/stage1``)."""
 RCTP_INIT = "runs/stage1/rctp-synth/final"
 """Stage-1 RCTP-FT checkpoint of the CPU presets."""
+REGIME_SFT_INIT = "runs/regime/sft-regime/final"
+"""Stage-1 SFT checkpoint of the regime presets (``python -m rcgrpo sft --preset sft-synth-regime``)."""
+REGIME_RCTP_INIT = "runs/regime/rctp-regime/final"
+"""Stage-1 RCTP-FT checkpoint of the regime presets (``rctp-synth-regime``)."""
 PAPER_INIT = "runs/stage1/rctp-bfcl/final"
 """RCTP-FT checkpoint of the GPU preset (``rctp-bfcl-gpu`` of Stage 1)."""
 RUN_NAME = "{preset}-s{seed}"
@@ -93,6 +103,18 @@ def _cpu(init: str, **sections: dict[str, Any]) -> dict[str, Any]:
     return _merge(_CPU, init=init, **sections)
 
 
+_REGIME = _merge(
+    _CPU,
+    init=REGIME_SFT_INIT,
+    tasks={"synth_preset": "regime", "num_train": 10000, "num_eval": 1000},
+    rollout={"group_size": 8, "prompts_per_step": 8},
+    optim={"lr": 1e-4},
+    run={"steps": 200, "eval_every": 100, "checkpoint_every": 50},
+)
+"""The regime suite (docs/regime.md): its Stage-1 checkpoints, G 8 (stratified goals need no
+rounding), 200 steps x 8 prompts drawn fresh from 10,000 training tasks (no task twice),
+1,000 held-out tasks; lr 1e-4 is the pool regime's recipe, to be chosen for the proof run."""
+
 _PAPER = {
     "init": PAPER_INIT,
     "model": {"dtype": "bfloat16", "device": "auto"},
@@ -120,6 +142,12 @@ _SECTIONS: dict[str, dict[str, Any]] = {
     "cpu-entropy": _cpu(SFT_INIT, algo={"entropy_coef": 0.01}),
     "cpu-hightemp": _cpu(SFT_INIT, rollout={"temperature": 1.5}),
     "cpu-drgrpo": _cpu(SFT_INIT, algo={"adv_scale": "none", "loss_agg": "seq-mean-token-sum-norm"}),
+    "regime-grpo": _REGIME,
+    "regime-rcgrpo": _merge(_REGIME, init=REGIME_RCTP_INIT, algo=_RC),
+    "regime-sft-rc": _merge(_REGIME, algo=_RC),
+    "regime-rctp-grpo": _merge(
+        _REGIME, init=REGIME_RCTP_INIT, algo={"conditioning": "high", "eval_condition": "high"}
+    ),
     "paper-qwen7b": _PAPER,
     "paper-qwen7b-grpo": _merge(
         _PAPER,

@@ -33,7 +33,7 @@ from rcgrpo.train.errors import NonFiniteError
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.runlog import due
 from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data
+from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, random_goals
 from rcgrpo.train.sft_setup import (
     Stage1Run,
     finish,
@@ -207,16 +207,21 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
 
 # --------------------------------------------------------------------------- run
 def run_sft(cfg: SFTConfig) -> dict:
-    """Plain SFT on expert trajectories (no reward token); returns the run summary."""
+    """Plain SFT on expert trajectories (reward 1), or on every demonstration of the synth
+    suite's demonstrator (``sft.demonstrations``); no reward token, except the goals drawn
+    independently of the reward for ``sft.random_goals``. Returns the run summary."""
     run = open_run(cfg)
+    s = run.cfg.sft
     trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
-    experts = [t for t in trajs if t.reward == 1]
-    examples, dropped = encode_examples(experts, run.tokenizer, False, run.cfg.sft.max_length)
+    experts = trajs if s.demonstrations == "demo" else [t for t in trajs if t.reward == 1]
+    goals = random_goals(len(experts), s.random_goals, run.cfg.run.seed)
+    examples, dropped = encode_examples(experts, run.tokenizer, False, s.max_length, goals)
     data = {
         "expert_trajectories": len(trajs),
-        "expert_reward_0": len(trajs) - len(experts),
+        "expert_reward_0": sum(t.reward == 0 for t in trajs),
         "examples": len(examples),
         "dropped_too_long": dropped,
+        "random_goals": {"high": goals.count(True), "low": goals.count(False)},
     }
     return finish(run, data, train(run, examples, ("none",)))
 

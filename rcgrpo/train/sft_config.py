@@ -75,6 +75,16 @@ class StageConfig:
     example per task and mode) and RL starts on-distribution."""
     max_length: int = 1024
     """Drop training sequences longer than this many tokens (the count is logged)."""
+    demonstrations: str = "expert"
+    """Scripted trajectories Stage 1 learns from (``rcgrpo.train.trajectories.SCRIPTS``):
+    expert = the ground truth, kept where it scores 1; demo = the synth suite's imperfect
+    demonstrator (``rcgrpo.env.synth_demo``), every trajectory kept whatever its reward (SFT
+    imitates its mistakes; needs a suite with decisions). RCTP-FT's successes use it too."""
+    random_goals: float = 0.0
+    """SFT only: share of the examples rendered with a reward goal, high or low with
+    probability 1/2 each, drawn independently of the reward (deterministic in ``run.seed``),
+    so the reward tokens are trained as carrying no information and prepending one leaves
+    plain SFT's behaviour (the SFT + RC sampling cell; gate G5 of ``docs/regime.md``)."""
     synth_preset: str = "tiny"
     """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from
     (``tasks.max_turns`` / ``tasks.max_calls_per_turn`` cap its ranges)."""
@@ -222,6 +232,40 @@ PRESETS: dict[str, SFTConfig] = {
             "eval_every": 0,
             "checkpoint_every": 500,
         },
+    ),
+    # CPU, the regime suite (docs/regime.md, issue 25): the sft-synth-cpu recipe on the
+    # synth "regime" suite, imitating its imperfect demonstrator (mistakes included), half the
+    # examples with a reward goal drawn independently of the reward; RCTP-FT's failures are
+    # the SFT model's own samples at the RL temperature (no weak snapshot).
+    "sft-synth-regime": _preset(
+        SFTConfig,
+        model={"path": "tiny"},
+        tasks=_SYNTH_TASKS,
+        sft={
+            **_SYNTH_SFT,
+            "synth_preset": "regime",
+            "demonstrations": "demo",
+            "random_goals": 0.5,
+            "epochs": 2.1,
+            "batch_size": 8,
+            "vocab_size": 1024,
+            "prompt_loss_weight": 1.0,
+            "amp": "auto",
+            "length_curriculum": 0.5,
+            "schedule": "wsd",
+            "decay_frac": 0.2,
+        },
+        optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
+        run={"root": "runs/regime", "name": "sft-regime", "checkpoint_every": 500},
+    ),
+    "rctp-synth-regime": _preset(
+        RCTPConfig,
+        model={"path": "runs/regime/sft-regime/final"},
+        tasks=_SYNTH_TASKS,
+        sft={**_SYNTH_SFT, "synth_preset": "regime", "epochs": 2.0, "batch_size": 16},
+        failures={"policy": "", "temperature": 1.0, "num_tasks": 2000},
+        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
+        run={"root": "runs/regime", "name": "rctp-regime", "checkpoint_every": 500},
     ),
     # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
     "sft-bfcl-tiny": _preset(

@@ -52,7 +52,8 @@ def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
 
 
 def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
-    """Expert trajectories of ``tasks`` in every mode (labels from the real reward)."""
+    """Scripted trajectories (``sft.demonstrations``: expert or demo) of ``tasks`` in every
+    mode (labels from the real reward)."""
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.train.trajectories import expert_trajectories
 
@@ -63,9 +64,19 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
         max_context=SCRATCH_MAX_CONTEXT,
         max_batch=256,
     )
+    source = cfg.sft.demonstrations
     return [
-        t for m in modes or cfg.sft.modes for t in expert_trajectories(tasks, encoder, m, **opts)
+        t
+        for m in modes or cfg.sft.modes
+        for t in expert_trajectories(tasks, encoder, m, source, **opts)
     ]
+
+
+def random_goals(n: int, share: float, seed: int) -> list[bool | None]:
+    """Goal of each of ``n`` SFT examples (``sft.random_goals``): with probability ``share``
+    high or low (1/2 each), else None; independent of the examples, deterministic in ``seed``."""
+    rng = random.Random(f"sft-goals/{seed}")
+    return [(rng.random() < 0.5) if rng.random() < share else None for _ in range(n)]
 
 
 def batch_schedule(
@@ -110,12 +121,16 @@ def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]
     return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
 
 
-def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int):
-    """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens."""
+def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int, goals=None):
+    """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens; without
+    ``conditioned``, ``goals`` (one per trajectory, :func:`random_goals`) are their goals."""
     from rcgrpo.policy.chat import ChatEncoder
 
     encoder = ChatEncoder(tokenizer)
-    examples = [encode_trajectory(encoder, t, conditioned) for t in trajs]
+    goals = goals if goals is not None else [None] * len(trajs)
+    examples = [
+        encode_trajectory(encoder, t, conditioned, g) for t, g in zip(trajs, goals, strict=True)
+    ]
     kept = [e for e in examples if len(e.ids) <= max_length]
     return kept, len(examples) - len(kept)
 

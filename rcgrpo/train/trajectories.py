@@ -6,7 +6,8 @@ rendering), and its label is the reward the engine scored with ``score_trajector
 never an assumption. Sources:
 
 - **expert**: :func:`expert_script` replayed by a ``ScriptedPolicy`` (the task's ground
-  truth). multi_turn: a turn's calls in one reply, then a reply without calls (ends the
+  truth); **demo**: :func:`demo_script`, the synth suite's imperfect demonstrator (its calls in
+  ``Task.meta["demonstration"]``, ``rcgrpo.env.synth_demo``), in the same form. multi_turn: a turn's calls in one reply, then a reply without calls (ends the
   turn); combined: every call of every turn in one reply, then ``[done()]`` as the combined
   prompt asks. An expert trajectory that does not score 1 (e.g. cut by ``max_context``) is
   kept with its real label 0 and never used as a failure.
@@ -71,7 +72,21 @@ def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list
 
 def expert_script(view: StepView) -> str:
     """The ground truth as replies (module docstring)."""
-    gt = view.task.ground_truth
+    return _script_replies(view, view.task.ground_truth)
+
+
+def demo_script(view: StepView) -> str:
+    """The demonstrator's calls as replies, in the form of :func:`expert_script`."""
+    if "demonstration" not in view.task.meta:
+        raise ValueError(f"task {view.task.id} has no demonstration (a synth suite with decisions)")
+    return _script_replies(view, view.task.meta["demonstration"])
+
+
+SCRIPTS = {"expert": expert_script, "demo": demo_script}
+"""Scripted sources of Stage-1 demonstrations (``sft.demonstrations``)."""
+
+
+def _script_replies(view: StepView, gt: Sequence[Sequence[str]]) -> str:
     if view.mode == "combined":
         calls = [c for turn in gt for c in turn]
         return format_calls(calls) if view.step_in_turn == 0 and calls else DONE_REPLY
@@ -88,7 +103,7 @@ class Trajectory:
     mode: str
     """Episode mode: multi_turn | combined."""
     source: str
-    """expert | rollout."""
+    """expert | demo | rollout."""
     messages: tuple[dict, ...]
     """System prompt, user turns, assistant replies and tool outputs, as rendered."""
     reward: int
@@ -140,16 +155,21 @@ def _engine(policy, encoder: ChatEncoder, mode: str, opts: dict[str, Any]) -> Ro
 
 
 def expert_trajectories(
-    tasks: Sequence[Any], encoder: ChatEncoder, mode: str, **engine_opts: Any
+    tasks: Sequence[Any],
+    encoder: ChatEncoder,
+    mode: str,
+    source: str = "expert",
+    **engine_opts: Any,
 ) -> list[Trajectory]:
-    """Replay every task's ground truth through the real environment (one per task).
+    """Replay every task's ground truth (``source`` expert) or demonstration (demo) through
+    the real environment (one per task), labelled by the real reward.
 
     ``engine_opts``: ``prompt_style``, ``max_new_tokens``, ``max_context``, ``max_batch`` of
     :class:`~rcgrpo.policy.rollout.RolloutEngine` (``max_context`` is required).
     """
-    engine = _engine(ScriptedPolicy(encoder, expert_script), encoder, mode, engine_opts)
+    engine = _engine(ScriptedPolicy(encoder, SCRIPTS[source]), encoder, mode, engine_opts)
     rollouts = engine.run([RolloutJob(t) for t in tasks])
-    return [from_rollout(t, r, mode, "expert") for t, r in zip(tasks, rollouts, strict=True)]
+    return [from_rollout(t, r, mode, source) for t, r in zip(tasks, rollouts, strict=True)]
 
 
 @torch.no_grad()
@@ -207,9 +227,12 @@ def has_reward_token(traj: Trajectory) -> bool:
     return any(HIGH_TOKEN in m["content"] or LOW_TOKEN in m["content"] for m in traj.messages)
 
 
-def encode_trajectory(encoder: ChatEncoder, traj: Trajectory, conditioned: bool) -> Example:
-    """Token ids + assistant-only loss mask; with ``conditioned`` the goal of its reward."""
-    high = bool(traj.reward == 1) if conditioned else None
+def encode_trajectory(
+    encoder: ChatEncoder, traj: Trajectory, conditioned: bool, goal: bool | None = None
+) -> Example:
+    """Token ids + assistant-only loss mask; with ``conditioned`` the goal of its reward, else
+    ``goal`` (True high, False low, None no goal: SFT's goal-free exposure, ``sft.random_goals``)."""
+    high = bool(traj.reward == 1) if conditioned else goal
     if has_reward_token(traj):
         raise ValueError(f"trajectory {traj.task_id} already holds a reward token")
     ids, mask = encoder.encode_conversation(with_reward_goal(traj.messages, high))

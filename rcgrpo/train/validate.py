@@ -93,11 +93,13 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     if stage == "stage1":
         from rcgrpo.precision import AMP_CHOICES
         from rcgrpo.schedules import SCHEDULES
+        from rcgrpo.train.trajectories import SCRIPTS
 
         return shared | {
             "sft.schedule": SCHEDULES,
             "sft.amp": AMP_CHOICES,
             "sft.synth_preset": SYNTH_PRESETS,
+            "sft.demonstrations": SCRIPTS,
         }
     from rcgrpo.advantages import SCALES
     from rcgrpo.aggregation import AGG_MODES
@@ -198,6 +200,7 @@ _STAGE1: tuple[Rule, ...] = (
     ("sft.eval_batch_size", _GE1, "must be >= 1"),
     ("sft.weak_snapshot_frac", lambda v: 0 <= v < 1, "must be in [0, 1)"),
     ("sft.threads", _GE0, "must be >= 0 (0 = torch's default)"),
+    ("sft.random_goals", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
     ("run.steps", _GE0, "must be >= 0 (0 = sft.epochs)"),
 )
 

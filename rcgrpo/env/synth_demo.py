@@ -1,0 +1,101 @@
+"""The synth suite's imperfect demonstrator: planted decision points and the mistakes made there.
+
+A *decision point* is a choice that recurs across tasks, that the user text settles and that
+the reward sees. The demonstrator answers every request with its ground-truth call except at
+a decision point, where it takes the wrong option with probability ``expert_error``
+(independently per point). Kinds (:data:`DECISIONS`):
+
+=================  =====================================  =====================================
+kind               where                                  the wrong option
+=================  =====================================  =====================================
+``rename_copy``    every ``fs_rename`` request            ``cp(source, destination)`` instead
+                   (``Rename a.txt to b.txt.``)           of ``mv``: the source stays (R_state)
+``resolve_close``  every ``tk_resolve`` request           ``close_ticket(ticket_id)`` instead of
+                   (``Resolve ticket 7 with 'x'.``)       ``resolve_ticket``: status Closed
+``stop_early``     the last request of a task with        the call is left out: the demonstrator
+                   >= 2 requests                          stops after the earlier ones
+=================  =====================================  =====================================
+
+The wrong option's function is OFFERED at every decision point whether or not the
+demonstrator errs there (else the offer would give the mistake away). The draws come from
+their own generator, ``random.Random("rcgrpo-synth-demo/<split>/<seed>/<index>")``, so a task's
+requests, text, state and ground truth do not depend on the demonstrator's settings.
+
+The demonstration is stored in ``Task.meta``: ``demonstration`` (call strings per turn, as
+``ground_truth``) and ``decisions`` (one record per point: kind, turn, call index, erred). Its
+reward is the environment's: 1 iff it made no mistake (``tests/unit/env_synth``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from rcgrpo.env.synth_families import FAMILY_BY_NAME
+
+Render = Callable[[str, dict[str, Any]], str]
+"""``(func, kwargs) -> call string`` (``rcgrpo.env.synth.render_call``)."""
+
+_SWAPS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "rename_copy": ("fs_rename", "cp", ("source", "destination")),
+    "resolve_close": ("tk_resolve", "close_ticket", ("ticket_id",)),
+}
+"""Swap kinds: kind -> (family, wrong function, arguments it keeps)."""
+DECISIONS: tuple[str, ...] = (*_SWAPS, "stop_early")
+"""Every decision kind (module docstring)."""
+
+
+def decision_points(plan: list[list[Any]], kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The decision points of a planned task (``plan``: per turn, ``(Family, kwargs)``
+    requests) for the enabled ``kinds``, in call order; each ``{kind, turn, call}``."""
+    points = []
+    for t, turn in enumerate(plan):
+        for j, (fam, _) in enumerate(turn):
+            points += [
+                {"kind": k, "turn": t, "call": j}
+                for k in kinds
+                if k in _SWAPS and _SWAPS[k][0] == fam.name
+            ]
+    if "stop_early" in kinds and sum(map(len, plan)) >= 2:
+        points.append({"kind": "stop_early", "turn": len(plan) - 1, "call": len(plan[-1]) - 1})
+    return points
+
+
+def wrong_functions(points: list[dict[str, Any]]) -> set[str]:
+    """Functions of the wrong options at ``points`` (offered whether or not one is taken)."""
+    return {_SWAPS[p["kind"]][1] for p in points if p["kind"] in _SWAPS}
+
+
+def demonstrate(
+    plan: list[list[Any]],
+    kinds: tuple[str, ...],
+    error: float,
+    rng: random.Random,
+    render: Render,
+) -> tuple[list[list[str]], list[dict[str, Any]]]:
+    """(demonstration call strings per turn, decision records with ``erred``) of a task."""
+    points = decision_points(plan, kinds)
+    calls: list[list[str | None]] = [[render(f.func, kw) for f, kw in turn] for turn in plan]
+    for p in points:
+        p["erred"] = rng.random() < error
+        if not p["erred"]:
+            continue
+        t, j = p["turn"], p["call"]
+        if p["kind"] == "stop_early":
+            calls[t][j] = None
+            continue
+        _, func, keep = _SWAPS[p["kind"]]
+        kwargs = plan[t][j][1]
+        calls[t][j] = render(func, {k: kwargs[k] for k in keep})
+    return [[c for c in turn if c is not None] for turn in calls], points
+
+
+def decision_table() -> str:
+    """Markdown table of the decision kinds (``docs/synth.md``, generated, test-checked)."""
+    rows = ["| decision | family | right call | wrong option |", "|---|---|---|---|"]
+    for kind, (family, func, keep) in _SWAPS.items():
+        right = FAMILY_BY_NAME[family].func
+        rows.append(f"| `{kind}` | `{family}` | `{right}` | `{func}({', '.join(keep)})` |")
+    rows.append("| `stop_early` | any, last of >= 2 calls | the call | left out |")
+    return "\n".join(rows)

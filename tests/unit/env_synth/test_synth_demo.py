@@ -1,0 +1,154 @@
+"""The synth suite's imperfect demonstrator: hand-worked mistakes, its rate, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+
+import pytest
+
+from rcgrpo.env.synth import SYNTH_PRESETS, SynthConfig, generate_synth_tasks, render_call
+from rcgrpo.env.synth_demo import DECISIONS, decision_points, demonstrate, wrong_functions
+from rcgrpo.env.synth_families import FAMILY_BY_NAME
+
+REGIME = SYNTH_PRESETS["regime"]
+
+
+def binomial_interval(n: int, p: float, level: float = 0.99) -> tuple[int, int]:
+    """Smallest lo and largest hi with P(X < lo) <= a/2 and P(X > hi) <= a/2, X ~ Bin(n, p)."""
+    alpha = (1 - level) / 2
+    pmf = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+    lo, tail = 0, 0.0
+    while tail + pmf[lo] <= alpha:
+        tail += pmf[lo]
+        lo += 1
+    hi, tail = n, 0.0
+    while tail + pmf[hi] <= alpha:
+        tail += pmf[hi]
+        hi -= 1
+    return lo, hi
+
+
+def test_binomial_interval_by_hand():
+    # Bin(2, 1/2): pmf 1/4, 1/2, 1/4; a 50% interval drops 0 and 2 (1/4 <= 1/4 each side)
+    assert binomial_interval(2, 0.5, level=0.5) == (1, 1)
+    assert binomial_interval(2, 0.5, level=0.99) == (0, 2)
+
+
+class FixedRng(random.Random):
+    """``random()`` returns the given values in order (the demonstrator draws one per point)."""
+
+    def __init__(self, values):
+        super().__init__(0)
+        self.values = list(values)
+
+    def random(self):
+        return self.values.pop(0)
+
+
+def _plan():
+    rename, resolve, tweet = (FAMILY_BY_NAME[n] for n in ("fs_rename", "tk_resolve", "tw_post"))
+    return [
+        [(rename, {"source": "a.txt", "destination": "b.txt"}), (tweet, {"content": "hi yo"})],
+        [(resolve, {"ticket_id": 7, "resolution": "done it"})],
+    ]
+
+
+def test_decision_points_and_mistakes_by_hand():
+    plan = _plan()
+    points = decision_points(plan, DECISIONS)
+    # rename at (0, 0), resolve at (1, 0), and the task's last call (1, 0) for stop_early
+    assert [(p["kind"], p["turn"], p["call"]) for p in points] == [
+        ("rename_copy", 0, 0),
+        ("resolve_close", 1, 0),
+        ("stop_early", 1, 0),
+    ]
+    assert wrong_functions(points) == {"cp", "close_ticket"}
+    # draws 0.1, 0.9, 0.3 against error 0.5: rename erred, resolve right, stop_early erred
+    demo, recs = demonstrate(plan, DECISIONS, 0.5, FixedRng([0.1, 0.9, 0.3]), render_call)
+    assert demo == [["cp(source='a.txt', destination='b.txt')", "post_tweet(content='hi yo')"], []]
+    assert [r["erred"] for r in recs] == [True, False, True]
+    # only resolve_close enabled, erred: close_ticket keeps the ticket id only
+    demo, recs = demonstrate(plan, ("resolve_close",), 0.5, FixedRng([0.0]), render_call)
+    assert demo[1] == ["close_ticket(ticket_id=7)"] and len(recs) == 1
+    # a one-call task has no stop_early point
+    assert decision_points([plan[1]], ("stop_early",)) == []
+
+
+def test_mistake_rate_within_the_binomial_interval():
+    tasks = generate_synth_tasks(400, "train", seed=11, config=REGIME)
+    points = [d for t in tasks for d in t.meta["decisions"]]
+    for kind in DECISIONS:
+        erred = [d["erred"] for d in points if d["kind"] == kind]
+        lo, hi = binomial_interval(len(erred), REGIME.expert_error)
+        assert len(erred) >= 50, kind  # renames and resolves drawn 5x: every kind recurs
+        assert lo <= sum(erred) <= hi, (kind, sum(erred), len(erred), lo, hi)
+
+
+def test_demonstration_is_the_ground_truth_at_rate_0_and_every_point_errs_at_1():
+    perfect = dataclasses.replace(REGIME, expert_error=0.0)
+    for task in generate_synth_tasks(60, "train", seed=2, config=perfect):
+        assert [tuple(t) for t in task.meta["demonstration"]] == list(task.ground_truth)
+        assert not any(d["erred"] for d in task.meta["decisions"])
+    always = dataclasses.replace(REGIME, expert_error=1.0)
+    for task in generate_synth_tasks(60, "train", seed=2, config=always):
+        assert all(d["erred"] for d in task.meta["decisions"])
+        n_gt, n_demo = sum(map(len, task.ground_truth)), sum(map(len, task.meta["demonstration"]))
+        assert n_demo == n_gt - (n_gt >= 2)  # stop_early drops exactly the last call
+
+
+def test_the_demonstrator_changes_no_task_field_but_its_own():
+    # the same suite at two mistake rates: same requests, text, state, offer; other demos
+    a = generate_synth_tasks(40, "test", seed=4, config=REGIME)
+    b = generate_synth_tasks(40, "test", seed=4, config=dataclasses.replace(REGIME, expert_error=0))
+    strip = {"demonstration", "decisions"}
+    for x, y in zip(a, b, strict=True):
+        assert dataclasses.replace(x, meta={}) == dataclasses.replace(y, meta={})
+        assert {k: v for k, v in x.meta.items() if k not in strip} == {
+            k: v for k, v in y.meta.items() if k not in strip
+        }
+
+
+def test_the_wrong_option_is_offered_at_every_decision_point():
+    for task in generate_synth_tasks(200, "train", seed=5, config=REGIME):
+        offered = {d["name"] for d in task.function_docs}
+        for d in task.meta["decisions"]:
+            wrong = {"rename_copy": "cp", "resolve_close": "close_ticket"}.get(d["kind"])
+            assert wrong is None or wrong in offered
+
+
+def test_regime_suite_is_deterministic_in_its_seed():
+    a = generate_synth_tasks(30, "train", seed=7, config=REGIME)
+    assert a == generate_synth_tasks(30, "train", seed=7, config=REGIME)
+    b = generate_synth_tasks(30, "train", seed=8, config=REGIME)
+    assert all(x.ground_truth != y.ground_truth for x, y in zip(a, b, strict=True))
+    demos = [t.meta["demonstration"] for t in a]
+    assert demos != [t.meta["demonstration"] for t in b]
+
+
+def test_regime_suite_has_one_extension_and_presets_without_decisions_no_demo():
+    files = [
+        v
+        for t in generate_synth_tasks(100, "train", seed=1, config=REGIME)
+        for v in str(t.initial_config).split("'")
+        if v.count(".") == 1 and v.split(".")[1].isalpha() and len(v.split(".")[1]) <= 4
+    ]
+    assert files and {f.split(".")[1] for f in files} == {"txt"}
+    for task in generate_synth_tasks(20, "train", seed=1, config=SYNTH_PRESETS["cpu"]):
+        assert "demonstration" not in task.meta and "decisions" not in task.meta
+
+
+@pytest.mark.parametrize(
+    ("knobs", "match"),
+    [
+        ({"decisions": ("skip",)}, "decisions must be a subset"),
+        ({"expert_error": 1.5}, r"expert_error must be in \[0, 1\]"),
+        ({"family_weights": (("fs_nope", 2.0),)}, "family_weights"),
+        ({"family_weights": (("fs_rm", 0.0),)}, "family_weights"),
+        ({"extensions": ()}, "extensions"),
+    ],
+)
+def test_demonstrator_knobs_are_validated(knobs, match):
+    with pytest.raises(ValueError, match=match):
+        SynthConfig(**knobs)
