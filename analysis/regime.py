@@ -157,12 +157,17 @@ def diagnose(args: argparse.Namespace) -> dict:
     return report
 
 
-def print_gates(paths: list[Path]) -> None:
-    """Gate verdicts from an SFT report and, optionally, an RCTP-FT report."""
-    from analysis.regime_gates import gates
+def print_gates(paths: list[Path], stage1: Path | None = None) -> None:
+    """Gate verdicts from an SFT report and, optionally, an RCTP-FT report; with ``stage1``
+    (the SFT run folder) the precondition G0 first."""
+    from analysis.regime_gates import g0_fit, gates
 
     sft, *rest = [json.loads(p.read_text()) for p in paths]
-    for gate in gates(sft, rest[0] if rest else None):
+    fit = []
+    if stage1 is not None:
+        lines = (stage1 / "metrics.jsonl").read_text().splitlines()
+        fit = [g0_fit([json.loads(line) for line in lines if line.strip()])]
+    for gate in fit + gates(sft, rest[0] if rest else None):
         verdict = {True: "holds", False: "FAILS", None: "not measured"}[gate.holds]
         values = ", ".join(
             f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in gate.values.items()
@@ -207,9 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--grad-preset", default=None, help="RL preset of the gradient")
     parser.add_argument("--out", type=Path, default=None, help="JSON report")
     parser.add_argument("--gates", nargs="+", type=Path, help="print gates of SFT [RCTP] reports")
+    parser.add_argument(
+        "--stage1", type=Path, help="with --gates: the SFT run folder, for the precondition G0"
+    )
     args = parser.parse_args(argv)
     if args.gates:
-        print_gates(args.gates)
+        print_gates(args.gates, args.stage1)
         return 0
     if not args.init:
         parser.error("--init is required (or --gates)")

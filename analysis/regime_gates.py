@@ -25,6 +25,14 @@ written here before the diagnostic ran on any checkpoint:
 - **G5 the SFT + RC cell**: :math:`|\mathrm{greedy}_{high} - \mathrm{greedy}_{none}| \le
   0.03` at the SFT checkpoint (step 0 of ``cpu-sft-rc``; greedy held-out success).
 
+A precondition, added after the regime suite's first design run and before its second
+(``docs/regime.md``): **G0 fit**, Stage 1 fits its demonstrations, i.e. the mean training
+token accuracy (``sft/token_acc`` of the run's ``metrics.jsonl``) over its last
+:data:`G0_WINDOW` steps is :math:`\ge` :data:`G0_TOKEN_ACC`. Every pool-regime seed ends at
+0.98; a planted decision costs one uncertain token of ~150, so a fitted demonstrator leaves
+the ceiling near 0.99. The gates G1–G5 of a checkpoint that fails G0 measure an underfit
+model, not the design.
+
 Comparisons allow :data:`EPS` = 1e-9 (rates are counts over at most ~10^4 tasks, multiples of
 1e-4, so it changes no real verdict; it keeps 0.815 − 0.615 from failing ≥ 0.20 by rounding).
 A gate whose input is missing from the reports has ``holds = None`` (not measured).
@@ -43,6 +51,7 @@ G2_MIN_SHARE, G2_RATIO = 0.10, 2.0
 G3_B_NOISE, G3_COSINE, G3_SE = 400.0, 0.1, 3.0
 G4_LOW, G4_PARSE, G4_GAIN = (0.1, 0.5), 0.20, 0.15
 G5_POINTS = 0.03
+G0_TOKEN_ACC, G0_WINDOW = 0.95, 100
 K = 8
 """Samples per task the gates read (pass@8)."""
 
@@ -179,6 +188,17 @@ def g5_sft_rc(sft: dict | None) -> Gate:
     diff = _greedy(high) - _greedy(none)
     values = {"greedy_high": _greedy(high), "greedy_none": _greedy(none), "difference": diff}
     return Gate("G5 SFT + RC cell", _le(abs(diff), G5_POINTS), values, rule)
+
+
+def g0_fit(metrics: list[dict] | None) -> Gate:
+    """G0 (module docstring) from a Stage-1 run's ``metrics.jsonl`` rows (training steps)."""
+    rule = f"mean sft/token_acc over the last {G0_WINDOW} steps >= {G0_TOKEN_ACC}"
+    rows = [r["sft/token_acc"] for r in metrics or () if "sft/token_acc" in r]
+    if not rows:
+        return Gate("G0 fit", None, {}, rule)
+    tail = rows[-G0_WINDOW:]
+    acc = statistics.fmean(tail)
+    return Gate("G0 fit", _ge(acc, G0_TOKEN_ACC), {"token_acc": acc, "steps": len(tail)}, rule)
 
 
 def gates(sft: dict | None, rctp: dict | None = None) -> list[Gate]:

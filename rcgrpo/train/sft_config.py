@@ -233,29 +233,30 @@ PRESETS: dict[str, SFTConfig] = {
             "checkpoint_every": 500,
         },
     ),
-    # CPU, the regime suite (docs/regime.md, issue 25): the sft-synth-cpu recipe on the
-    # synth "regime" suite, imitating its imperfect demonstrator (mistakes included), half the
-    # examples with a reward goal drawn independently of the reward; RCTP-FT's failures are
-    # the SFT model's own samples at the RL temperature (no weak snapshot).
+    # CPU, the regime suite (docs/regime.md, issue 25): design variant 2. The pool regime's
+    # SFT checkpoint is the pretrained base (it copies; the first variant, trained from
+    # scratch for 2.1 epochs, never did: token accuracy 0.81); one epoch on the "regime"
+    # suite imitates its imperfect demonstrator (mistakes included), half the examples with
+    # a reward goal drawn independently of the reward. Seed k of a campaign starts from
+    # results/campaign/sft-s<k>/final (--model.path); the design seed 7 from sft-s3.
     "sft-synth-regime": _preset(
         SFTConfig,
-        model={"path": "tiny"},
+        model={"path": "results/campaign/sft-s0/final"},
         tasks=_SYNTH_TASKS,
         sft={
             **_SYNTH_SFT,
             "synth_preset": "regime",
             "demonstrations": "demo",
             "random_goals": 0.5,
-            "epochs": 2.1,
+            "epochs": 1.0,
             "batch_size": 8,
-            "vocab_size": 1024,
             "prompt_loss_weight": 1.0,
             "amp": "auto",
-            "length_curriculum": 0.5,
+            "length_curriculum": 0.0,
             "schedule": "wsd",
             "decay_frac": 0.2,
         },
-        optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
+        optim={"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 50},
         run={"root": "runs/regime", "name": "sft-regime", "checkpoint_every": 500},
     ),
     "rctp-synth-regime": _preset(
