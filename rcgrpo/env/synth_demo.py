@@ -42,6 +42,10 @@ _SWAPS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "resolve_close": ("tk_resolve", "close_ticket", ("ticket_id",)),
 }
 """Swap kinds: kind -> (family, wrong function, arguments it keeps)."""
+_PAIRS: tuple[frozenset[str], ...] = tuple(
+    frozenset({FAMILY_BY_NAME[fam].func, wrong}) for fam, wrong, _ in _SWAPS.values()
+)
+"""The function pair of each swap: {right, wrong}."""
 DECISIONS: tuple[str, ...] = (*_SWAPS, "stop_early")
 """Every decision kind (module docstring)."""
 
@@ -89,6 +93,44 @@ def demonstrate(
         kwargs = plan[t][j][1]
         calls[t][j] = render(func, {k: kwargs[k] for k in keep})
     return [[c for c in turn if c is not None] for turn in calls], points
+
+
+def _name(call: str) -> str:
+    return call.split("(", 1)[0].strip()
+
+
+def decision_outcomes(task: Any, executed: list[str]) -> list[dict[str, Any]]:
+    """Whether a rollout took the right option at each decision point of ``task``.
+
+    ``executed``: the rollout's executed call strings, all turns in order. Points are judged
+    on function names (the choice, not the copy: a right choice with a wrong argument is
+    right here). A swap (``rename_copy``, ``resolve_close``) planted on the i-th ground-truth
+    call of its function pair {right, wrong} is right iff the rollout's i-th call of that
+    pair exists and is the right function; so a swap on a call the rollout leaves out is not
+    right. ``stop_early`` is right iff the rollout makes at least as many calls of the last
+    requested call's function or its pair partner (a choice judged by the swap) as the
+    ground truth. A pair is both functions of a swap, whichever the call's family (``cp``
+    is also ``fs_copy``'s right call). Returns one ``{kind, right}`` per point, in the order of
+    ``task.meta["decisions"]`` (empty for a task without points)."""
+    points = (getattr(task, "meta", None) or {}).get("decisions", ())
+    if not points:
+        return []
+    have = [_name(c) for c in executed]
+    gt = [[_name(c) for c in turn] for turn in task.ground_truth]
+    flat = [c for turn in gt for c in turn]
+    out = []
+    for p in points:
+        at = sum(len(t) for t in gt[: p["turn"]]) + p["call"]  # index of the point's call
+        func = flat[at]
+        pair = {func}.union(*(c for c in _PAIRS if func in c))
+        if p["kind"] == "stop_early":
+            right = sum(c in pair for c in have) >= sum(c in pair for c in flat)
+        else:
+            i = sum(c in pair for c in flat[:at])
+            calls = [c for c in have if c in pair]
+            right = i < len(calls) and calls[i] == func
+        out.append({"kind": p["kind"], "right": right})
+    return out
 
 
 def decision_table() -> str:

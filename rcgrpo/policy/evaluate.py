@@ -97,6 +97,34 @@ def summarize(rollouts: Sequence) -> dict:
     }
 
 
+def add_decisions(summary: dict, tasks: Sequence, rollouts: Sequence) -> None:
+    """Planted decision points (suites with an imperfect demonstrator, ``docs/regime.md``):
+    each per-task row gains ``decisions`` (``rcgrpo.env.synth_demo.decision_outcomes``) and
+    the summary a ``decisions`` block: the share of points right, overall and per kind, and
+    the success of the tasks with and without a point. Nothing is added for other suites."""
+    from rcgrpo.env.synth_demo import decision_outcomes
+
+    by_id = {t.id: t for t in tasks}
+    outcomes = [
+        decision_outcomes(by_id[r.task_id], [c for turn in r.calls_per_turn for c in turn])
+        for r in rollouts
+    ]
+    if not any("decisions" in (getattr(by_id[r.task_id], "meta", None) or {}) for r in rollouts):
+        return
+    for row, points in zip(summary["per_task"], outcomes, strict=True):
+        row["decisions"] = points
+    points = [p for ps in outcomes for p in ps]
+    kinds = sorted({p["kind"] for p in points})
+    with_point = [r.reward == 1.0 for r, ps in zip(rollouts, outcomes, strict=True) if ps]
+    without = [r.reward == 1.0 for r, ps in zip(rollouts, outcomes, strict=True) if not ps]
+    summary["decisions"] = {
+        "right": _rate([p["right"] for p in points]) if points else None,
+        "per_kind": {k: _rate([p["right"] for p in points if p["kind"] == k]) for k in kinds},
+        "success_with_points": _rate(with_point) if with_point else None,
+        "success_without_points": _rate(without) if without else None,
+    }
+
+
 def evaluate_policy(
     model,
     tokenizer,
@@ -142,6 +170,7 @@ def evaluate_policy(
     rollouts = engine.run([RolloutJob(t, CONDITIONS[condition]) for t in tasks], seed=seed)
     elapsed = time.perf_counter() - start
     summary = summarize(rollouts)
+    add_decisions(summary, tasks, rollouts)
     generated = sum(r.num_generated for r in rollouts)
     summary["perf"] = {"elapsed_s": elapsed, "generated_tokens_per_s": generated / elapsed}
     return summary, rollouts

@@ -152,3 +152,45 @@ def test_regime_suite_has_one_extension_and_presets_without_decisions_no_demo():
 def test_demonstrator_knobs_are_validated(knobs, match):
     with pytest.raises(ValueError, match=match):
         SynthConfig(**knobs)
+
+
+def test_decision_outcomes_right_exactly_where_the_demonstrator_did_not_err():
+    from rcgrpo.env.synth_demo import decision_outcomes
+
+    tasks = generate_synth_tasks(200, "test", seed=3, config=REGIME)
+    seen = set()
+    for task in tasks:
+        gt = [c for turn in task.ground_truth for c in turn]
+        demo = [c for turn in task.meta["demonstration"] for c in turn]
+        points = task.meta["decisions"]
+        assert [o["right"] for o in decision_outcomes(task, gt)] == [True] * len(points)
+        got = decision_outcomes(task, demo)
+        assert [o["kind"] for o in got] == [p["kind"] for p in points]
+        # a stop_early that erred drops its call: a swap planted on that call is not made
+        dropped = {
+            (p["turn"], p["call"]) for p in points if p["kind"] == "stop_early" and p["erred"]
+        }
+        want = [not p["erred"] and (p["turn"], p["call"]) not in dropped for p in points]
+        assert [o["right"] for o in got] == want
+        seen |= {(p["kind"], p["erred"]) for p in points}
+    assert seen == {(k, e) for k in DECISIONS for e in (True, False)}  # every branch exercised
+
+
+def test_decision_outcomes_by_hand():
+    from types import SimpleNamespace
+
+    from rcgrpo.env.synth_demo import decision_outcomes
+
+    task = SimpleNamespace(
+        ground_truth=(("mv(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"),
+                      ("post_tweet(content='x')",)),
+        meta={"decisions": [{"kind": "rename_copy", "turn": 0, "call": 0},
+                            {"kind": "stop_early", "turn": 1, "call": 0}]},
+    )  # fmt: skip
+    # gt counts: mv 1, cp 1, post_tweet 1
+    right = ["mv(source='a.txt', destination='WRONG')", "cp(source='c.txt', destination='d.txt')",
+             "post_tweet(content='y')"]  # fmt: skip
+    assert [o["right"] for o in decision_outcomes(task, right)] == [True, True]  # names only
+    swapped = ["cp(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"]
+    assert [o["right"] for o in decision_outcomes(task, swapped)] == [False, False]  # cp 2 > 1
+    assert decision_outcomes(SimpleNamespace(ground_truth=(), meta={}), []) == []

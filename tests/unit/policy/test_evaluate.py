@@ -81,3 +81,34 @@ def test_registry_hook_and_errors():
     assert all(t.num_turns == 1 for t in synth)
     with pytest.raises(ValueError, match="preset"):
         load_tasks("synth", "test", limit=1, preset="giant")
+
+
+def test_add_decisions_counts_points_and_splits_success_by_hand():
+    from types import SimpleNamespace
+
+    from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
+    from rcgrpo.policy.evaluate import add_decisions
+
+    tasks = generate_synth_tasks(40, "test", seed=3, config=SYNTH_PRESETS["regime"])
+    plain = next(t for t in tasks if not t.meta["decisions"])
+    pointed = [t for t in tasks if len(t.meta["decisions"]) == 1][:2]
+    # rollout 1 replays the ground truth (its point right, R 1), rollout 2 makes no call
+    # (its point wrong, R 0), rollout 3 (no point) succeeds: 1 of 2 points right
+    rows = [(pointed[0], pointed[0].ground_truth, 1.0), (pointed[1], (), 0.0), (plain, (), 1.0)]
+    rollouts = [
+        SimpleNamespace(task_id=t.id, reward=r, calls_per_turn=[list(c) for c in calls])
+        for t, calls, r in rows
+    ]
+    summary = {"per_task": [{"task_id": t.id} for t, _, _ in rows]}
+    add_decisions(summary, tasks, rollouts)
+    d = summary["decisions"]
+    assert (d["right"]["successes"], d["right"]["n"]) == (1, 2)
+    assert (d["success_with_points"]["mean"], d["success_without_points"]["mean"]) == (0.5, 1.0)
+    assert [len(r["decisions"]) for r in summary["per_task"]] == [1, 1, 0]
+    # a suite without a demonstrator gains nothing
+    cpu = generate_synth_tasks(3, "test", seed=3, config=SYNTH_PRESETS["cpu"])
+    summary = {"per_task": [{"task_id": t.id} for t in cpu]}
+    add_decisions(
+        summary, cpu, [SimpleNamespace(task_id=t.id, reward=1.0, calls_per_turn=[]) for t in cpu]
+    )
+    assert summary == {"per_task": [{"task_id": t.id} for t in cpu]}
