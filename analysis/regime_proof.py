@@ -1,0 +1,115 @@
+r"""The regime's proof-run criterion (``docs/regime.md``, issue 25): does RL raise held-out success?
+
+Read from a run's held-out evaluations at its first and last step (``eval/step_<N>.json``,
+the same tasks greedy, paired by task), on the run's evaluation condition:
+
+- **(i) gain**: :math:`\Delta = \bar s_{end} - \bar s_{start} \ge` :data:`GAIN` with the exact
+  two-sided McNemar test :math:`p <` :data:`ALPHA`. Of the tasks whose outcome changed, b went
+  1 → 0 and c went 0 → 1; under :math:`H_0` (no change in success probability) c given b + c
+  is Binomial(b + c, 1/2), and p is the exact two-sided binomial p-value
+  (``scipy.stats.binomtest``; p = 1 when b + c = 0).
+- **(ii) decisions**: the planted decision points are right (``rcgrpo.env.synth_demo.
+  decision_outcomes``) in :math:`\ge` :data:`DECISIONS_RIGHT` of the held-out points at the end.
+- **(iii) no collateral loss**: success on held-out tasks without a decision point changes by
+  :math:`\ge -` :data:`NO_POINT_LOSS` between start and end.
+
+A run *qualifies* when all three hold. The thresholds are the issue's, committed before any RL
+run on the regime suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+GAIN, ALPHA = 0.10, 0.05
+DECISIONS_RIGHT = 0.80
+NO_POINT_LOSS = 0.02
+EPS = 1e-9
+"""Slack of the threshold comparisons (rates are multiples of 1e-3 on 1,000 tasks)."""
+
+
+def mcnemar_exact(before: Sequence[bool], after: Sequence[bool]) -> dict:
+    """Exact two-sided McNemar test of paired binary outcomes (module docstring):
+    ``{b, c, n, p}`` with b = #(1 → 0), c = #(0 → 1)."""
+    from scipy.stats import binomtest
+
+    if len(before) != len(after) or not before:
+        raise ValueError(f"need equal, non-empty pairs, got {len(before)} and {len(after)}")
+    b = sum(x and not y for x, y in zip(before, after, strict=True))
+    c = sum(y and not x for x, y in zip(before, after, strict=True))
+    p = 1.0 if b + c == 0 else float(binomtest(c, b + c, 0.5).pvalue)
+    return {"b": b, "c": c, "n": len(before), "p": p}
+
+
+def _success(block: dict) -> dict[str, bool]:
+    return {row["task_id"]: row["reward"] == 1.0 for row in block["per_task"]}
+
+
+def _points(block: dict) -> dict[str, list[bool]]:
+    return {row["task_id"]: [d["right"] for d in row["decisions"]] for row in block["per_task"]}
+
+
+def proof_verdict(start: dict, end: dict) -> dict:
+    """Criteria (i)–(iii) from two evaluation blocks (``report["conditions"][cond]`` of
+    ``eval/step_<N>.json``) on the same tasks; raises if the tasks differ or carry no
+    decision records (a suite without a demonstrator)."""
+    s0, s1 = _success(start), _success(end)
+    if set(s0) != set(s1):
+        raise ValueError("the two evaluations hold different tasks")
+    if any("decisions" not in row for row in end["per_task"]):
+        raise ValueError("no decision records: not a suite with planted decision points")
+    ids = sorted(s0)
+    test = mcnemar_exact([s0[i] for i in ids], [s1[i] for i in ids])
+    gain = (sum(s1.values()) - sum(s0.values())) / len(ids)
+    points = _points(end)
+    right = [r for i in ids for r in points[i]]
+    plain = [i for i in ids if not points[i]]
+    plain_change = (
+        (sum(s1[i] for i in plain) - sum(s0[i] for i in plain)) / len(plain) if plain else None
+    )
+    checks = {
+        "gain": gain >= GAIN - EPS and test["p"] < ALPHA,
+        "decisions": bool(right) and sum(right) / len(right) >= DECISIONS_RIGHT - EPS,
+        "no_point_loss": plain_change is None or plain_change >= -NO_POINT_LOSS - EPS,
+    }
+    return {
+        "tasks": len(ids),
+        "success_start": sum(s0.values()) / len(ids),
+        "success_end": sum(s1.values()) / len(ids),
+        "gain": gain,
+        "mcnemar": test,
+        "decisions_right_end": sum(right) / len(right) if right else None,
+        "decision_points": len(right),
+        "no_point_tasks": len(plain),
+        "no_point_change": plain_change,
+        "checks": checks,
+        "qualifies": all(checks.values()),
+    }
+
+
+def run_verdict(run: Path, condition: str | None = None) -> dict:
+    """:func:`proof_verdict` of a run folder: its first and last ``eval/step_<N>.json``."""
+    steps = sorted(run.glob("eval/step_*.json"), key=lambda p: int(p.stem.split("_")[1]))
+    if len(steps) < 2:
+        raise ValueError(f"{run}: needs held-out evaluations at two steps, found {len(steps)}")
+    first, last = (json.loads(p.read_text()) for p in (steps[0], steps[-1]))
+    cond = condition or next(iter(first["conditions"]))
+    out = proof_verdict(first["conditions"][cond], last["conditions"][cond])
+    return {"run": str(run), "condition": cond, "steps": [first["step"], last["step"]], **out}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.regime_proof", description=__doc__)
+    parser.add_argument("runs", nargs="+", type=Path, help="RL run folders")
+    parser.add_argument("--condition", default=None, help="eval condition (default: the first)")
+    args = parser.parse_args(argv)
+    for run in args.runs:
+        print(json.dumps(run_verdict(run, args.condition), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""The proof-run criterion (analysis.regime_proof): McNemar by hand, each check's boundary."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from analysis.regime_proof import mcnemar_exact, proof_verdict
+
+
+def test_mcnemar_exact_by_hand():
+    # b = 1 (1 -> 0), c = 5 (0 -> 1): p = 2 * P(X <= 1), X ~ Bin(6, 1/2) = 2 * 7/64
+    before = [True, False, False, False, False, False, True, False]
+    after = [False, True, True, True, True, True, True, False]
+    out = mcnemar_exact(before, after)
+    assert (out["b"], out["c"], out["n"]) == (1, 5, 8)
+    assert out["p"] == pytest.approx(14 / 64)
+    # b = 0, c = 6: p = 2 / 64; no discordant pair: p = 1
+    assert mcnemar_exact([False] * 6, [True] * 6)["p"] == pytest.approx(2 / 64)
+    assert mcnemar_exact([True, False], [True, False])["p"] == 1.0
+    with pytest.raises(ValueError):
+        mcnemar_exact([True], [True, False])
+
+
+def _block(success, decisions):
+    rows = [
+        {"task_id": f"t{i}", "reward": float(s), "decisions": [{"right": r} for r in d]}
+        for i, (s, d) in enumerate(zip(success, decisions, strict=True))
+    ]
+    return {"per_task": rows}
+
+
+def test_proof_verdict_checks_and_boundaries():
+    # 40 tasks: 30 with one point, 10 without; start 10 successes, end 26 (+0.40, c 16, b 0)
+    points = [[True]] * 30 + [[]] * 10
+    start = _block([True] * 5 + [False] * 25 + [True] * 5 + [False] * 5, points)
+    end_points = [[True]] * 24 + [[False]] * 6 + [[]] * 10  # 24 of 30 right = 0.80
+    end = _block([True] * 21 + [False] * 9 + [True] * 5 + [False] * 5, end_points)
+    out = proof_verdict(start, end)
+    assert out["gain"] == pytest.approx(0.40)
+    assert out["mcnemar"]["b"] == 0 and out["mcnemar"]["c"] == 16
+    assert out["mcnemar"]["p"] == pytest.approx(2 * 0.5**16)
+    assert out["decisions_right_end"] == pytest.approx(0.80)  # exactly the bound: holds
+    assert out["no_point_change"] == 0.0 and out["qualifies"] is True
+    # one fewer right point: 23/30 < 0.80
+    end_points[0] = [False]
+    assert (
+        proof_verdict(
+            start,
+            _block(end["per_task"] and [r["reward"] == 1 for r in end["per_task"]], end_points),
+        )["checks"]["decisions"]
+        is False
+    )
+
+
+def test_proof_verdict_no_point_loss_and_gain_significance():
+    points = [[True]] * 50 + [[]] * 50
+    start = _block([False] * 50 + [True] * 50, points)
+    # no-point tasks lose 1 of 50 (-0.02, holds), 2 of 50 (-0.04, fails)
+    for lost, ok in ((1, True), (2, False)):
+        end = _block([True] * 20 + [False] * 30 + [False] * lost + [True] * (50 - lost), points)
+        out = proof_verdict(start, end)
+        assert out["checks"]["no_point_loss"] is ok
+        assert out["no_point_change"] == pytest.approx(-lost / 50)
+    # a gain of 0.10 that is not significant: 10 tasks, c 2, b 1 -> p = 1 (binomtest(2, 3))
+    pts = [[True]] * 10
+    s = [True] + [False] * 9
+    e = [False, True, True] + [False] * 7
+    out = proof_verdict(_block(s, pts), _block(e, pts))
+    assert math.isclose(out["gain"], 0.10) and out["mcnemar"]["p"] == pytest.approx(1.0)
+    assert out["checks"]["gain"] is False
+    bare = {
+        "per_task": [{k: v for k, v in r.items() if k != "decisions"} for r in start["per_task"]]
+    }
+    with pytest.raises(ValueError, match="no decision records"):
+        proof_verdict(start, bare)
+    with pytest.raises(ValueError, match="different tasks"):
+        proof_verdict(start, {"per_task": start["per_task"][:-1]})
