@@ -14,6 +14,7 @@ from pathlib import Path
 
 from analysis import campaign as cp
 from analysis.campaign import Campaign, Checkpoint, RunSpec, Where
+from rcgrpo.train.config import upgrade_config
 
 
 def resolved_config(spec: RunSpec, where: Where) -> dict:
@@ -30,8 +31,9 @@ def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:
     """Dotted keys where a run's ``config.json`` (``have``) differs from the config the spec
     resolves to. Compared: the fields both hold, except the values that name this machine's
     folders (``run.root``, ``run.resume``, each flag given a checkpoint); a field added to
-    or removed from the code since the run was trained is not a difference."""
-    want = resolved_config(spec, where)
+    or removed from the code since the run was trained is not a difference, a renamed one
+    is compared under its new name (:func:`rcgrpo.train.config.upgrade_config`)."""
+    have, want = upgrade_config(have), resolved_config(spec, where)
     flags = [spec.argv[i - 1] for i, a in enumerate(spec.argv) if isinstance(a, Checkpoint)]
     skip = {"run.root", "run.resume", *(str(f).lstrip("-").replace("-", "_") for f in flags)}
 

@@ -35,6 +35,7 @@ from analysis.report.sources import REPO_ROOT, discover_runs
 from analysis.runs import Run, load_runs
 from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
+from rcgrpo.train.config import upgrade_config
 
 GROUP_KEYS = ["round", "prompt"]
 FACTORIAL_ARMS = ("cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo")
@@ -249,10 +250,11 @@ def _grid(rows: pd.DataFrame, column: str, size: int) -> np.ndarray:
 def _advantages(run: Run, rewards: torch.Tensor, logged: np.ndarray, kept: np.ndarray):
     """The logged advantages of kept groups; dropped groups (no advantage in the update)
     get their own group-scaled advantage, for the spread column only."""
-    algo = run.config.get("algo", {})
+    algo = upgrade_config(run.config).get("algo", {})
     eps, ddof = float(algo.get("eps_stab", 1e-6)), int(algo.get("adv_ddof", 0))
-    scale = algo.get("adv_scale", "group")
-    own = group_advantages(rewards, eps, "group" if scale == "batch" else scale, ddof)
+    estimator = algo.get("adv_estimator", "grpo")
+    own_estimator = "grpo" if estimator == "grpo-batch" else estimator
+    own = group_advantages(rewards, own_estimator, eps_stab=eps, ddof=ddof)
     values = np.where(kept[:, None], pd.DataFrame(logged).fillna(0.0).to_numpy(float), own)
     return torch.tensor(values, dtype=torch.float64)
 

@@ -2,7 +2,7 @@
 
 The public algorithm library (pure functions, torch tensors in and out)::
 
-    rcgrpo.group_advantages(rewards, eps_stab=1e-6, scale="group", ddof=0)
+    rcgrpo.group_advantages(rewards, estimator="grpo", eps_stab=1e-6, ddof=0)  # ADV_ESTIMATORS
     rcgrpo.sample_reward_tokens(num_prompts, group_size, p=0.5, scheme="iid", generator=None)
     rcgrpo.group_diagnostics(rewards, advantages, high=None, p=None)
     rcgrpo.policy_loss(logp, old_logp, ref_logp, advantages, mask, clip_low=0.2, ...)

@@ -14,8 +14,8 @@ ranks rollouts of the same goal against each other (it improves behaviour under 
 and under the high goal is what evaluation uses). Per group and goal, Σ_{j∈r} w_j = 0 and
 b_j is constant, so Σ_j b_j w_j = 0 and Σ_j A_j² = Σ_j b_j² + Σ_j w_j² (Lemma A.3 scaled).
 
-Every advantage scaling of :func:`rcgrpo.group_advantages` is :math:`A_j = c_g(R_j-\mu_g)`
-for a per-group factor c_g (1/(σ_g+ε), a batch factor, or 1), so the split is read off the
+Every estimator of :func:`rcgrpo.group_advantages` is :math:`A_j = c_g(R_j-\mu_g)` for a
+per-group factor c_g (1/(σ_g+ε), a batch factor, 1 or G/(G-1)), so the split is read off the
 advantages alone: :math:`b_j` is the mean advantage of the group's rollouts with goal
 :math:`r_j` (that mean is :math:`c_g(\mu_{r_j}-\mu_g)`) and :math:`w_j = A_j - b_j`. No
 rewards, ε or ddof are needed, and the same function serves the trainer and an offline
@@ -61,7 +61,7 @@ def advantage_split(
         \qquad w_j = A_j - b_j.
 
     Args:
-        advantages: [P, G] finite float, any scaling of :func:`rcgrpo.group_advantages`.
+        advantages: [P, G] finite float, any estimator of :func:`rcgrpo.group_advantages`.
         high: [P, G] bool, True = the rollout drew ``<|high_reward|>``.
     """
     check_group_tensor("advantages", advantages)

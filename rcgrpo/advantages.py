@@ -1,16 +1,39 @@
-"""Group-relative advantages (GRPO, Dr. GRPO, batch-scaled) — pure functions.
+r"""Group-relative advantage estimators (GRPO, Dr. GRPO, RLOO, batch-scaled GRPO) — pure
+functions and their registry.
 
 Shape letters: P prompts, G group size (rollouts per prompt). Rewards are laid out [P, G]
-so every group statistic is a reduction over dim 1.
+so every group statistic is a reduction over dim 1. With the group mean
+:math:`\mu_g = \tfrac1G \sum_k R_k` every estimator is :math:`A_j = c_g (R_j - \mu_g)` for a
+per-group factor :math:`c_g \ge 0` (:mod:`rcgrpo.advantage_split` relies on it):
+
+- ``grpo`` (Shao et al. 2024; the RC-GRPO paper §2): :math:`c_g = 1/(\sigma_g+\varepsilon)`.
+- ``grpo-batch`` (TRL ``scale_rewards="batch"``): :math:`c_g = 1/(\sigma_B+\varepsilon)`,
+  σ_B the std of all P·G rewards.
+- ``dr-grpo`` (Liu et al. 2025, "Understanding R1-Zero-Like Training" §3): :math:`c_g = 1`.
+- ``rloo`` (Ahmadian et al. 2024, "Back to Basics", §3.2; Kool et al. 2019):
+  :math:`c_g = G/(G-1)`, the leave-one-out baseline.
+
+A constant group (advantage collapse, Def. 4.1) gets exactly 0 from every estimator.
+:data:`ADV_ESTIMATORS` maps each name to its function (a registry, not an if/elif chain);
+:func:`group_advantages` validates and dispatches.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 
 from rcgrpo.validation import check_choice, check_group_tensor, check_nonnegative
 
-SCALES = ("group", "batch", "none")
+
+def _check(rewards: torch.Tensor, eps_stab: float, ddof: int) -> torch.Tensor:
+    """Validated rewards as floats (integer/bool rewards become float32)."""
+    check_group_tensor("rewards", rewards)
+    check_nonnegative("eps_stab", eps_stab)
+    if isinstance(ddof, bool) or ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 (population std, paper) or 1 (sample std), got {ddof!r}")
+    return rewards if rewards.is_floating_point() else rewards.float()
 
 
 def _row_scale(x: torch.Tensor) -> torch.Tensor:
@@ -19,62 +42,127 @@ def _row_scale(x: torch.Tensor) -> torch.Tensor:
     return torch.where(m > 0, m, torch.ones_like(m))
 
 
-def group_advantages(
-    rewards: torch.Tensor,
-    eps_stab: float = 1e-6,
-    scale: str = "group",
-    ddof: int = 0,
-) -> torch.Tensor:
-    r"""Group-normalised advantages, paper Eq. (advantage) in §2 / Def. 4.1.
+def _centred(r: torch.Tensor, m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(y - μ_y with constant groups exactly 0, y = R/m, constant [P, 1]).
 
-    .. math::
-        \mu_g = \tfrac1G \sum_k R_k,\qquad
-        \sigma_g^2 = \tfrac{1}{G-\mathrm{ddof}} \sum_k (R_k-\mu_g)^2
-
-    - ``scale="group"`` (GRPO, Shao et al. 2024; the RC-GRPO paper):
-      :math:`A_j = (R_j-\mu_g)/(\sigma_g+\varepsilon_{stab})`.
-    - ``scale="batch"`` (TRL ``scale_rewards="batch"``): centred per group, divided by the
-      standard deviation of all P·G rewards of the batch (same ``ddof``).
-    - ``scale="none"`` (Dr. GRPO, Liu et al. 2025): :math:`A_j = R_j-\mu_g`.
-
-    Conventions: the paper uses the population std (``ddof=0``); TRL and verl use the
-    Bessel-corrected std (``ddof=1``). With ``ddof=0``, ``|A_j| <= sqrt(G-1)``. A constant
-    group (advantage collapse, Def. 4.1) returns exactly 0 for every ``eps_stab`` and every
-    scale, even when floating-point rounding makes the computed mean differ from the value.
-
-    Args:
-        rewards: float tensor [P, G], finite, G >= 2.
-        eps_stab: ε_stab >= 0 added to the std (the paper leaves it unstated; TRL uses 1e-4,
-            verl 1e-6).
-        scale: one of ``"group"``, ``"batch"``, ``"none"``.
-        ddof: 0 (population std, paper) or 1 (sample std, TRL/verl).
-
-    Returns:
-        advantages [P, G], same dtype as ``rewards`` (integer/bool rewards become float32).
-    """
-    check_group_tensor("rewards", rewards)
-    check_nonnegative("eps_stab", eps_stab)
-    check_choice("scale", scale, SCALES)
-    if isinstance(ddof, bool) or ddof not in (0, 1):
-        raise ValueError(f"ddof must be 0 (population std, paper) or 1 (sample std), got {ddof!r}")
-
-    r = rewards if rewards.is_floating_point() else rewards.float()
+    Working with y = R/m, m = max|R|, keeps y in [-1, 1]: it cannot underflow or overflow
+    when squared (plain std turns rewards 1e-200 apart into σ = 0, and the mean of
+    (0, 5e-324) rounds to an endpoint); (R - μ)/(σ + ε) = (y - μ_y)/(σ_y + ε/m)."""
     constant = r.amax(dim=1, keepdim=True) == r.amin(dim=1, keepdim=True)
-    # Work with y = R/m, m = max|R| (per group, or over the batch for scale="batch"):
-    # (R - μ)/(σ + ε) = (y - μ_y)/(σ_y + ε/m) is the same number, but y ∈ [-1, 1] cannot
-    # underflow or overflow when squared (plain std turns rewards 1e-200 apart into σ = 0,
-    # and the mean of (0, 5e-324) rounds to an endpoint).
-    m = _row_scale(r) if scale != "batch" else _row_scale(r.reshape(1, -1))
     y = r / m
     centred = y - y.mean(dim=1, keepdim=True)
-    centred = torch.where(constant, torch.zeros_like(centred), centred)
-    if scale == "none":
-        return centred * m
-    rows = y if scale == "group" else y.reshape(1, -1)
-    std = rows.std(dim=1, keepdim=True, correction=ddof).expand(r.shape[0], 1)
+    return torch.where(constant, torch.zeros_like(centred), centred), y, constant
+
+
+def _std_scaled(r: torch.Tensor, m: torch.Tensor, rows: str, eps_stab: float, ddof: int):
+    """(y - μ_y)/(σ_y + ε/m), σ_y over each group (``rows="group"``) or the whole batch."""
+    centred, y, constant = _centred(r, m)
+    pool = y if rows == "group" else y.reshape(1, -1)
+    std = pool.std(dim=1, keepdim=True, correction=ddof).expand(r.shape[0], 1)
     # (torch evaluates scalar / m as scalar · (1/m): 0 · inf = NaN for subnormal m)
     scaled_eps = eps_stab / m if eps_stab > 0 else torch.zeros_like(m)
     # A constant group divides 0 by 1, not by (0 + eps_stab): with eps_stab = 0 the latter
     # is 0/0 = NaN, which would break the "exactly 0 for every eps_stab" contract.
     denom = torch.where(constant, torch.ones_like(std), std + scaled_eps)
     return centred / denom
+
+
+def grpo_advantages(rewards: torch.Tensor, eps_stab: float = 1e-6, ddof: int = 0) -> torch.Tensor:
+    r"""GRPO's group-normalised advantage, paper Eq. (advantage) in §2 / Def. 4.1.
+
+    .. math::
+        A_j = \frac{R_j-\mu_g}{\sigma_g+\varepsilon_{stab}},\qquad
+        \sigma_g^2 = \tfrac{1}{G-\mathrm{ddof}} \sum_k (R_k-\mu_g)^2
+
+    Convention: the paper uses the population std (``ddof=0``; then ``|A_j| <= sqrt(G-1)``);
+    TRL and verl the Bessel-corrected one (``ddof=1``). ε_stab: the paper leaves it unstated;
+    TRL uses 1e-4, verl 1e-6.
+
+    Args:
+        rewards: [P, G], finite, G >= 2.
+        eps_stab: ε_stab >= 0.
+        ddof: 0 (population std, paper) or 1 (sample std, TRL/verl).
+
+    Returns:
+        [P, G], the dtype of ``rewards`` (integer/bool rewards become float32).
+    """
+    r = _check(rewards, eps_stab, ddof)
+    return _std_scaled(r, _row_scale(r), "group", eps_stab, ddof)
+
+
+def grpo_batch_advantages(
+    rewards: torch.Tensor, eps_stab: float = 1e-6, ddof: int = 0
+) -> torch.Tensor:
+    r"""Centred per group, divided by the std of the whole batch (TRL ``scale_rewards="batch"``).
+
+    .. math::
+        A_j = \frac{R_j-\mu_g}{\sigma_B+\varepsilon_{stab}},\qquad
+        \sigma_B^2 = \tfrac{1}{PG-\mathrm{ddof}} \sum_{p,k} (R_{p,k}-\bar R)^2
+
+    Args and returns as :func:`grpo_advantages`.
+    """
+    r = _check(rewards, eps_stab, ddof)
+    return _std_scaled(r, _row_scale(r.reshape(1, -1)), "batch", eps_stab, ddof)
+
+
+def dr_grpo_advantages(rewards: torch.Tensor) -> torch.Tensor:
+    r"""Dr. GRPO's mean-centred advantage, no std (Liu et al. 2025, §3):
+    :math:`A_j = R_j - \mu_g`.
+
+    Args:
+        rewards: [P, G], finite, G >= 2.
+
+    Returns:
+        [P, G], the dtype of ``rewards`` (integer/bool rewards become float32).
+    """
+    r = _check(rewards, 0.0, 0)
+    m = _row_scale(r)
+    return _centred(r, m)[0] * m
+
+
+def rloo_advantages(rewards: torch.Tensor) -> torch.Tensor:
+    r"""REINFORCE leave-one-out (Ahmadian et al. 2024, §3.2): each rollout's baseline is the
+    mean reward of the other G - 1 rollouts of its group.
+
+    .. math::
+        A_j = R_j - \frac{1}{G-1}\sum_{k\ne j} R_k = \frac{G}{G-1}\,(R_j-\mu_g)
+
+    (the second form is the one computed: G/(G-1) times :func:`dr_grpo_advantages`).
+
+    Args:
+        rewards: [P, G], finite, G >= 2.
+
+    Returns:
+        [P, G], the dtype of ``rewards`` (integer/bool rewards become float32).
+    """
+    r = _check(rewards, 0.0, 0)
+    m = _row_scale(r)
+    group_size = r.shape[1]
+    return _centred(r, m)[0] * m * (group_size / (group_size - 1))
+
+
+# estimator name -> function of (rewards, eps_stab, ddof) (a registry, not an if/elif chain)
+ADV_ESTIMATORS: dict[str, Callable[[torch.Tensor, float, int], torch.Tensor]] = {
+    "grpo": grpo_advantages,
+    "grpo-batch": grpo_batch_advantages,
+    "dr-grpo": lambda rewards, eps_stab, ddof: dr_grpo_advantages(rewards),
+    "rloo": lambda rewards, eps_stab, ddof: rloo_advantages(rewards),
+}
+
+
+def group_advantages(
+    rewards: torch.Tensor,
+    estimator: str = "grpo",
+    *,
+    eps_stab: float = 1e-6,
+    ddof: int = 0,
+) -> torch.Tensor:
+    """Advantages [P, G] of ``rewards`` [P, G] under one of :data:`ADV_ESTIMATORS`.
+
+    See the module docstring for the estimators and their papers. ``eps_stab`` and ``ddof``
+    are the std convention of ``grpo`` and ``grpo-batch`` (:func:`grpo_advantages`); the
+    other estimators divide by no std and validate but ignore them.
+    """
+    check_choice("estimator", estimator, ADV_ESTIMATORS)
+    _check(rewards, eps_stab, ddof)
+    return ADV_ESTIMATORS[estimator](rewards, eps_stab, ddof)

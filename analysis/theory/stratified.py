@@ -107,7 +107,7 @@ def _check_setting(res: StatementResult, setting: dict, gen, num_mc: int, kappa_
     )
     if num_mc:
         tokens, rewards = sample_group_rewards(high, low, p, group_size, "stratified", num_mc, gen)
-        samples = (group_advantages(rewards, scale="none") ** 2).mean(dim=1).numpy()
+        samples = (group_advantages(rewards, "dr-grpo") ** 2).mean(dim=1).numpy()
         hw = bernstein_halfwidth(samples, 0.25)
         res.add(
             "E[sigma_g^2] MC vs closed form", "==", closed, samples.mean(), hw, "monte carlo", cfg

@@ -8,7 +8,7 @@ r"""Lemmas A.3 and A.4 — checked exactly in rational arithmetic.
 Both on finite distributions with rational probabilities and values (``fractions.Fraction``):
 A.3 from a joint table ``joint`` [m, K] over (Y, X); A.4 by enumerating the multisets of G
 draws (multinomial weights), never by the closed form. A Monte Carlo estimate of
-:math:`E[S_G^2]` goes through :func:`rcgrpo.group_advantages` with ``scale="none"``
+:math:`E[S_G^2]` goes through :func:`rcgrpo.group_advantages` with ``estimator="dr-grpo"``
 (:math:`S_G^2` = mean of the squared centred rewards).
 """
 
@@ -65,11 +65,11 @@ def expected_population_variance(values, probs, group_size: int) -> Fraction:
 
 
 def population_variance_mc(values, probs, group_size: int, num_groups: int, gen) -> np.ndarray:
-    """[num_groups] sampled :math:`S_G^2` via ``group_advantages(scale="none")``."""
+    """[num_groups] sampled :math:`S_G^2` via ``group_advantages(estimator="dr-grpo")``."""
     q = torch.tensor([float(p) for p in probs], dtype=torch.float64)
     idx = torch.multinomial(q, num_groups * group_size, replacement=True, generator=gen)
     x = torch.tensor([float(v) for v in values], dtype=torch.float64).index_select(0, idx)
-    centred = group_advantages(x.reshape(num_groups, group_size), scale="none")
+    centred = group_advantages(x.reshape(num_groups, group_size), "dr-grpo")
     return (centred**2).mean(dim=1).numpy()
 
 

@@ -19,7 +19,7 @@ deterministic conditional rewards). Stratified tokens (statement 6, exactly
 A conditional reward distribution is a pair ``(values [K], probs [K])`` with values in
 [0, 1]. Exact values enumerate every (token, reward) outcome of the group; Monte Carlo
 draws tokens with :func:`rcgrpo.sample_reward_tokens` and computes
-:math:`\sigma_g^2` as the mean squared ``group_advantages(scale="none")``.
+:math:`\sigma_g^2` as the mean squared ``group_advantages(estimator="dr-grpo")``.
 
 It bounds the *expectation* only: with deterministic conditional rewards (μ_h = 1,
 μ_l = 0, the tight case) a group is still constant whenever its tokens agree, with
@@ -126,9 +126,9 @@ def sample_group_rewards(high, low, p, group_size, scheme, num_groups, gen):
 
 
 def group_variance_mc(high, low, p, group_size, scheme, num_groups, gen) -> np.ndarray:
-    """[N] sampled σ_g² = mean_j (group_advantages(scale="none"))²."""
+    """[N] sampled σ_g² = mean_j (group_advantages(estimator="dr-grpo"))²."""
     _, rewards = sample_group_rewards(high, low, p, group_size, scheme, num_groups, gen)
-    return (group_advantages(rewards, scale="none") ** 2).mean(dim=1).numpy()
+    return (group_advantages(rewards, "dr-grpo") ** 2).mean(dim=1).numpy()
 
 
 def random_conditional(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -22,10 +22,12 @@ What it adds to TRL, without forking it:
   advantage, executed calls).
 
 The one override is ``_generate_and_score_completions``: it hands the dataset rows to the
-rollout function (TRL passes it the prompts only) and logs our metrics after the
-advantages exist. TRL's advantage is A = (R − μ_g)/(σ_g + 1e-4) with the Bessel-corrected
-σ_g, i.e. ``rcgrpo.group_advantages(R, eps_stab=1e-4, ddof=1)`` (docs/trl.md lists every
-difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo.integrations.trl``) is :mod:`rcgrpo.integrations.trl_cli`.
+rollout function (TRL passes it the prompts only), replaces TRL's advantages by those of
+the trainer's estimator (:func:`trl_advantages`: ``adv_estimator``, a name of
+:data:`rcgrpo.advantages.ADV_ESTIMATORS` as ``algo.adv_estimator``, computed on the gathered
+[P, G] grid with TRL's std convention) and logs our metrics. TRL's own advantage is
+A = (R − μ_g)/(σ_g + 1e-4) with the Bessel-corrected σ_g, i.e. ``grpo`` with ``eps_stab=1e-4,
+ddof=1`` (docs/trl.md lists every difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo.integrations.trl``) is :mod:`rcgrpo.integrations.trl_cli`.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from accelerate.utils import gather_object
 from datasets import Dataset
 from trl import GRPOTrainer
 
+from rcgrpo.advantages import ADV_ESTIMATORS, group_advantages
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.env import Episode
 from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_goals
@@ -57,6 +60,7 @@ __all__ = [
     "environment_reward",
     "group_metrics",
     "task_dataset",
+    "trl_advantages",
 ]
 
 TRL_ADV_DDOF = 1
@@ -80,6 +84,12 @@ def task_dataset(tasks: Sequence[Any], mode: str = "combined", prompt_style: str
 def environment_reward(prompts: list, completions: list, rc_reward: list, **kwargs) -> list[float]:
     """TRL reward function: the environment's R of each rollout (computed by the episode)."""
     return [float(r) for r in rc_reward]
+
+
+def trl_advantages(rewards: torch.Tensor, estimator: str) -> torch.Tensor:
+    """[P, G] advantages of the gathered reward grid under ``estimator`` with TRL's std
+    convention (:data:`TRL_ADV_EPS`, :data:`TRL_ADV_DDOF`); ``grpo`` is what TRL computes."""
+    return group_advantages(rewards, estimator, eps_stab=TRL_ADV_EPS, ddof=TRL_ADV_DDOF)
 
 
 def group_metrics(
@@ -110,10 +120,22 @@ def _unsupported_sampling(args: Any) -> str | None:
     return None
 
 
-def check_config(args: Any, settings: RolloutSettings, train_dataset: Any) -> None:
+def check_config(
+    args: Any, settings: RolloutSettings, train_dataset: Any, adv_estimator: str = "grpo"
+) -> None:
     """Everything :class:`RCGRPOTrainer` refuses before it loads a model (one-line errors):
     goal sharing and collective vLLM settings (:mod:`rcgrpo.integrations.guard`), a backend
-    that disagrees with ``args.use_vllm``, sampling options our sampler would ignore."""
+    that disagrees with ``args.use_vllm``, sampling options our sampler would ignore, an
+    estimator outside the registry and a TRL reward scaling it would silently replace."""
+    if adv_estimator not in ADV_ESTIMATORS:
+        raise ValueError(
+            f"adv_estimator must be one of {list(ADV_ESTIMATORS)}, got {adv_estimator!r}"
+        )
+    if getattr(args, "scale_rewards", "group") != "group":
+        raise ValueError(
+            f"scale_rewards={args.scale_rewards!r}: RCGRPOTrainer trains on adv_estimator's "
+            "advantages (grpo-batch = TRL's 'batch', dr-grpo = 'none'); leave it at 'group'"
+        )
     check_no_shared_goals(args, train_dataset, grouped_generation=False)
     check_multi_turn_backend(args)
     if (settings.backend == "vllm") != bool(args.use_vllm):
@@ -137,6 +159,7 @@ class RCGRPOTrainer(GRPOTrainer):
         tokenizer: the policy's tokenizer (chat template).
         settings: :class:`RolloutSettings`.
         train_dataset: default :func:`task_dataset` of ``tasks``.
+        adv_estimator: the advantage estimator trained on (:func:`trl_advantages`).
         policy_factory: see :class:`EpisodeRollout` (tests pass a scripted policy).
         rollout_log: JSONL file to append one row per rollout to (main process).
         **kwargs: passed to ``GRPOTrainer`` (not ``reward_funcs`` / ``rollout_func``).
@@ -152,6 +175,7 @@ class RCGRPOTrainer(GRPOTrainer):
         train_dataset: Any = None,
         policy_factory: Any = None,
         rollout_log: str | Path | None = None,
+        adv_estimator: str = "grpo",
         **kwargs: Any,
     ):
         settings = settings or RolloutSettings()
@@ -161,8 +185,9 @@ class RCGRPOTrainer(GRPOTrainer):
                 raise ValueError(f"{key} is set by RCGRPOTrainer (the environment owns it)")
         if train_dataset is None:
             train_dataset = task_dataset(tasks, settings.mode, settings.prompt_style)
-        check_config(args, settings, train_dataset)
+        check_config(args, settings, train_dataset, adv_estimator)
         self.rc_settings = settings
+        self.rc_adv_estimator = adv_estimator
         self.rc_rows: list[dict] | None = None
         self.rc_last: dict[str, Any] = {}
         self.rc_rollout_log = None if rollout_log is None else Path(rollout_log)
@@ -183,17 +208,21 @@ class RCGRPOTrainer(GRPOTrainer):
             out = super()._generate_and_score_completions(inputs)
         finally:
             self.rc_rows = None
-        self._rc_log(inputs, out["advantages"])
+        out["advantages"] = self._rc_log(inputs, out["advantages"])
         return out
 
-    def _rc_log(self, inputs: list[dict], advantages: torch.Tensor) -> None:
-        """Gather this round's grid and append our metrics to TRL's lists."""
+    def _rc_log(self, inputs: list[dict], trl_local: torch.Tensor) -> torch.Tensor:
+        """Gather this round's grid, compute its advantages (:func:`trl_advantages`), append
+        our metrics to TRL's lists; returns this process's slice of the advantages."""
         mode = "train" if self.model.training else "eval"
         group = self.num_generations if mode == "train" else self.num_generations_eval
         local = torch.tensor([[float(x[k]) for k in _STATS] for x in inputs], dtype=torch.float64)
         table = self.accelerator.gather(local.to(self.accelerator.device)).cpu()
-        adv = self.accelerator.gather(advantages).cpu().double()
         rewards, high = table[:, 0].view(-1, group), table[:, 1].bool().view(-1, group)
+        trained = trl_advantages(rewards, self.rc_adv_estimator).view(-1).to(trl_local.dtype)
+        start = self.accelerator.process_index * len(inputs)
+        mine = trained[start : start + len(inputs)].to(trl_local.device)
+        adv = trained.double()  # logged as trained
         s = self.rc_settings
         p = s.p_high if mode == "train" and s.scheme == "iid" else None
         metrics = group_metrics(rewards, adv.view(-1, group), high, p)
@@ -216,6 +245,7 @@ class RCGRPOTrainer(GRPOTrainer):
         }
         if self.rc_rollout_log is not None and self.accelerator.is_main_process:
             self._rc_write_rollouts()
+        return mine
 
     def _rc_write_rollouts(self) -> None:
         """Append this round's rows: the trainer's table row of each rollout

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from rcgrpo.advantages import ADV_ESTIMATORS
 from rcgrpo.integrations.trl_rollout import SCHEMES, RolloutSettings
 from rcgrpo.policy.rollout import MODES
 from rcgrpo.validation import check_positive_int
@@ -82,6 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     arg("--prompt-style", default="compact", choices=("compact", "bfcl", "bare"))
     arg("--scheme", default="iid", choices=SCHEMES, help="reward goal per rollout")
     arg("--p-high", type=float, default=0.5)
+    arg(
+        "--adv-estimator",
+        default="grpo",
+        choices=list(ADV_ESTIMATORS),
+        help="advantage estimator, as algo.adv_estimator (TRL's std: ddof 1, eps 1e-4)",
+    )
     arg("--group-size", type=int, default=4, help="G (num_generations)")
     arg("--prompts-per-step", type=int, default=2, help="P per process and optimizer step")
     arg("--steps", type=int, default=2)
@@ -166,7 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(a.output_dir)
     (out / "rollouts.jsonl").unlink(missing_ok=True)
     trainer = RCGRPOTrainer(
-        a.model, args, _tasks(a), tokenizer, settings, rollout_log=out / "rollouts.jsonl"
+        a.model,
+        args,
+        _tasks(a),
+        tokenizer,
+        settings,
+        rollout_log=out / "rollouts.jsonl",
+        adv_estimator=a.adv_estimator,
     )
     trainer.train()
     if trainer.accelerator.is_main_process:

@@ -155,11 +155,11 @@ def _preset(command: str, name: str) -> Any:
 
 
 def _with_file(command: str, base: Any, path: str) -> Any:
-    from rcgrpo.train.config import from_dict
+    from rcgrpo.train.config import from_dict, upgrade_config
 
     try:
         with open(path) as fh:
-            data = json.load(fh)
+            data = upgrade_config(json.load(fh))
     except (OSError, ValueError) as err:
         raise ConfigError(f"--config {path}: {err}") from None
     check_keys(command, json_keys(data), f"--config {path}: ")

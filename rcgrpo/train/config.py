@@ -103,12 +103,14 @@ class AlgoConfig:
     """P(<|high_reward|>) for iid / stratified (paper: 0.5, matching the 1:1 RCTP data)."""
     eval_condition: str = "high"
     """Token used for held-out evaluation: high (RC-GRPO, paper) | low | none."""
-    adv_scale: str = "group"
-    """group (GRPO) | batch (TRL scale_rewards=batch) | none (Dr. GRPO)."""
+    adv_estimator: str = "grpo"
+    """grpo (paper) | grpo-batch (TRL scale_rewards=batch) | dr-grpo (Dr. GRPO) | rloo
+    (leave-one-out baseline); the registry :data:`rcgrpo.advantages.ADV_ESTIMATORS`."""
     adv_ddof: int = 0
-    """Std of the advantage: 0 = population (paper), 1 = Bessel-corrected (TRL, verl)."""
+    """grpo, grpo-batch: std of the advantage: 0 = population (paper), 1 = Bessel-corrected
+    (TRL, verl)."""
     eps_stab: float = 1e-6
-    """ε_stab added to the group std (paper: unstated; verl 1e-6, TRL 1e-4)."""
+    """grpo, grpo-batch: ε_stab added to the std (paper: unstated; verl 1e-6, TRL 1e-4)."""
     ratio: str = "token"
     """token (π_θ/π_old per token; TRL, verl) | trajectory (paper as printed, Σ_t log-ratio)
     | sequence (GSPO: the length-normalised Σ_t log-ratio)."""
@@ -249,6 +251,23 @@ def from_dict(cls: type[T], data: dict[str, Any], *, base: T | None = None, _pat
 
 def load_json_config(cls: type[T], path: str | Path, base: T | None = None) -> T:
     return from_dict(cls, json.loads(Path(path).read_text()), base=base)
+
+
+LEGACY_ADV_SCALE = {"group": "grpo", "batch": "grpo-batch", "none": "dr-grpo"}
+"""``algo.adv_scale`` (configs written before 2026-12-02) -> its ``algo.adv_estimator``."""
+
+
+def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
+    """A config dict written by an older version, in today's keys (a new dict; the input is
+    not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``. Every reader of a
+    stored ``config.json`` (``--config``, resume, the campaign's spec check) calls it."""
+    algo = data.get("algo") if isinstance(data, dict) else None
+    if not isinstance(algo, dict) or "adv_scale" not in algo:
+        return data
+    algo = dict(algo)
+    scale = algo.pop("adv_scale")
+    algo.setdefault("adv_estimator", LEGACY_ADV_SCALE.get(scale, scale))
+    return {**data, "algo": algo}
 
 
 def save_config(cfg: Any, path: str | Path) -> None:

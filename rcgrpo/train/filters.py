@@ -127,8 +127,8 @@ def collect_groups(
 
 
 def advantages_of(rewards: torch.Tensor, algo) -> torch.Tensor:
-    """[N, G] advantages under the run's scaling (:func:`rcgrpo.group_advantages`)."""
-    return group_advantages(rewards, algo.eps_stab, algo.adv_scale, algo.adv_ddof)
+    """[N, G] advantages under the run's estimator (:func:`rcgrpo.group_advantages`)."""
+    return group_advantages(rewards, algo.adv_estimator, eps_stab=algo.eps_stab, ddof=algo.adv_ddof)
 
 
 def training_batch(collected: Collected, algo):

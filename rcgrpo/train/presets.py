@@ -80,7 +80,7 @@ _CPU: dict[str, dict[str, Any]] = {
         "kl_beta": 0.1,
         "clip_low": 0.2,
         "clip_high": 0.2,
-        "adv_scale": "group",
+        "adv_estimator": "grpo",
         "loss_agg": "token-mean",
     },
     "optim": {"lr": 5e-5, "warmup_steps": 5, "max_grad_norm": 1.0, "micro_batch": 4},
@@ -141,7 +141,9 @@ _SECTIONS: dict[str, dict[str, Any]] = {
     "cpu-dapo": _cpu(SFT_INIT, algo={"group_filter": "dapo", "max_resample_rounds": 3}),
     "cpu-entropy": _cpu(SFT_INIT, algo={"entropy_coef": 0.01}),
     "cpu-hightemp": _cpu(SFT_INIT, rollout={"temperature": 1.5}),
-    "cpu-drgrpo": _cpu(SFT_INIT, algo={"adv_scale": "none", "loss_agg": "seq-mean-token-sum-norm"}),
+    "cpu-drgrpo": _cpu(
+        SFT_INIT, algo={"adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}
+    ),
     "regime-grpo": _REGIME,
     "regime-rcgrpo": _merge(_REGIME, init=REGIME_RCTP_INIT, algo=_RC),
     "regime-sft-rc": _merge(_REGIME, algo=_RC),

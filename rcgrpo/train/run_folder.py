@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from rcgrpo.train.checkpoint import list_checkpoints
-from rcgrpo.train.config import to_dict
+from rcgrpo.train.config import to_dict, upgrade_config
 from rcgrpo.train.runlog import RunPaths
 from rcgrpo.train.validate import ConfigError
 
@@ -65,10 +65,12 @@ def check_folder(paths: RunPaths, resume: bool) -> None:
 
 def check_same_run(cfg: Any, paths: RunPaths, resumable: tuple[str, ...] = RESUME_KEYS) -> None:
     """A resumed run must have the config it was started with (``resumable`` keys aside); a
-    key the config no longer has cannot change the run."""
+    key the config no longer has cannot change the run, a renamed one is read under its new
+    name (:func:`~rcgrpo.train.config.upgrade_config`)."""
     if not paths.config.exists():
         return
-    old, new = flat(json.loads(paths.config.read_text())), flat(to_dict(cfg))
+    old = flat(upgrade_config(json.loads(paths.config.read_text())))
+    new = flat(to_dict(cfg))
     for key in sorted(new):
         if key not in resumable and old.get(key) != new[key]:
             raise ConfigError(

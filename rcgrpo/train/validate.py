@@ -101,7 +101,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
             "sft.synth_preset": SYNTH_PRESETS,
             "sft.demonstrations": SCRIPTS,
         }
-    from rcgrpo.advantages import SCALES
+    from rcgrpo.advantages import ADV_ESTIMATORS
     from rcgrpo.aggregation import AGG_MODES
     from rcgrpo.conditioning import SCHEMES
     from rcgrpo.kl import KL_ESTIMATORS
@@ -114,7 +114,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
         "tasks.synth_preset": SYNTH_PRESETS,
         "algo.conditioning": SCHEMES,
         "algo.eval_condition": CONDITIONS,
-        "algo.adv_scale": SCALES,
+        "algo.adv_estimator": ADV_ESTIMATORS,
         "algo.ratio": RATIO_LEVELS,
         "algo.ratio_against": RATIO_AGAINST,
         "algo.kl_estimator": KL_ESTIMATORS,

@@ -9,6 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rcgrpo import group_advantages, group_diagnostics
+from rcgrpo.advantages import ADV_ESTIMATORS
 
 NAN = float("nan")
 
@@ -133,21 +134,21 @@ def batch(draw):
         st.lists(st.lists(st.sampled_from(values), min_size=g, max_size=g), min_size=p, max_size=p)
     )
     high = draw(st.lists(st.lists(st.booleans(), min_size=g, max_size=g), min_size=p, max_size=p))
-    scale = draw(st.sampled_from(["group", "batch", "none"]))
+    estimator = draw(st.sampled_from(list(ADV_ESTIMATORS)))
     return (
         torch.tensor(rewards, dtype=torch.float32),
         torch.tensor(high),
-        scale,
+        estimator,
         draw(st.floats(0, 1)),
     )
 
 
 @settings(max_examples=120)
 @given(batch())
-@example((torch.tensor([[1.0, 1.0], [0.0, 0.0]]), torch.ones(2, 2, dtype=torch.bool), "group", 0.5))
+@example((torch.tensor([[1.0, 1.0], [0.0, 0.0]]), torch.ones(2, 2, dtype=torch.bool), "grpo", 0.5))
 def test_vectorised_equals_loop(inputs):
-    rewards, high, scale, p = inputs
-    adv = group_advantages(rewards, scale=scale)
+    rewards, high, estimator, p = inputs
+    adv = group_advantages(rewards, estimator)
     fast = group_diagnostics(rewards, adv, high, p=p)
     per, summary = slow_diagnostics(rewards.double(), adv.double(), high, p)
     assert set(fast) == set(per) | set(summary)

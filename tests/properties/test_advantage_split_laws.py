@@ -8,20 +8,21 @@ from hypothesis import strategies as st
 
 from rcgrpo import group_advantages
 from rcgrpo.advantage_split import advantage_split, split_summaries
+from rcgrpo.advantages import ADV_ESTIMATORS
 
 
 @st.composite
 def groups(draw, max_p=5, max_g=8):
-    """rewards [P, G] (binary or a small grid), bool goals [P, G], a scaling and eps."""
+    """rewards [P, G] (binary or a small grid), bool goals [P, G], an estimator and eps."""
     p, g = draw(st.integers(1, max_p)), draw(st.integers(2, max_g))
     values = draw(st.sampled_from([[0.0, 1.0], [0.0, 0.5, 1.0], [-2.0, 0.25, 3.0]]))
     cells = st.tuples(st.sampled_from(values), st.booleans())
     rows = draw(st.lists(st.lists(cells, min_size=g, max_size=g), min_size=p, max_size=p))
     rewards = torch.tensor([[v for v, _ in row] for row in rows], dtype=torch.float64)
     high = torch.tensor([[h for _, h in row] for row in rows], dtype=torch.bool)
-    scale = draw(st.sampled_from(["group", "batch", "none"]))
+    estimator = draw(st.sampled_from(list(ADV_ESTIMATORS)))
     eps = draw(st.sampled_from([0.0, 1e-6, 0.1]))
-    return rewards, high, group_advantages(rewards, eps_stab=eps, scale=scale)
+    return rewards, high, group_advantages(rewards, estimator, eps_stab=eps)
 
 
 @settings(deadline=None)

@@ -9,8 +9,10 @@ step, i.i.d. goals. Checked from the run's own files (rollouts.jsonl, metrics.js
   reward equals ``score_trajectory`` on that rollout's executed calls and ``truncated``;
 - our group metrics are in TRL's log rows under the registry names, and equal
   ``group_diagnostics`` of the logged rewards;
-- TRL's advantages equal ``group_advantages(R, eps_stab=1e-4, ddof=1)`` (TRL's convention:
-  Bessel-corrected group std plus 1e-4).
+- the run trains on the estimator its flag names (``--adv-estimator rloo``, a name of the
+  trainer's registry): the logged advantages are ``group_advantages(R, "rloo")``, which
+  TRL itself does not compute (its own is ``grpo`` with ddof 1 and 1e-4,
+  tests/unit/integrations/test_trl_conventions.py).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def run(tmp_path_factory):
     flags = ["--model", str(ckpt), "--output-dir", str(out), "--num-tasks", "2"]
     flags += ["--prompt-style", "bare", "--max-context", "400", "--lr", "1e-3"]
     flags += ["--group-size", str(G), "--prompts-per-step", str(P), "--steps", str(STEPS)]
-    flags += ["--scheme", "iid", "--seed", str(SEED)]
+    flags += ["--scheme", "iid", "--seed", str(SEED), "--adv-estimator", "rloo"]
     done = subprocess.run(
         [sys.executable, "-m", "rcgrpo.integrations.trl", *flags],
         capture_output=True,
@@ -93,14 +95,14 @@ def test_rewards_are_score_trajectory_on_the_same_calls(run):
     assert 0 < sum(r["reward"] for r in rollout_rows) < len(rollout_rows)  # both outcomes occur
 
 
-def test_trl_advantages_are_group_advantages_with_trl_std(run):
+def test_the_run_trains_on_the_estimator_of_its_flag(run):
     rollout_rows, _ = run
     for step in range(STEPS):
         step_rows = [r for r in rollout_rows if r["step"] == step]
         rewards = torch.tensor([r["reward"] for r in step_rows]).view(P, G)
         adv = torch.tensor([r["advantage"] for r in step_rows]).view(P, G)
-        ours = group_advantages(rewards, eps_stab=1e-4, ddof=1)
-        assert torch.allclose(adv, ours, atol=1e-5)
+        # the float32 values trained on, so equal to float32 rounding
+        torch.testing.assert_close(adv, group_advantages(rewards, "rloo"))
     assert any(r["advantage"] != 0 for r in rollout_rows)
 
 
@@ -122,7 +124,7 @@ def test_group_metrics_are_in_trl_logs(run):
         step_rows = [r for r in rollout_rows if r["step"] == step]
         rewards = torch.tensor([r["reward"] for r in step_rows], dtype=torch.float64).view(P, G)
         high = torch.tensor([r["reward_token"] == "high" for r in step_rows]).view(P, G)
-        diag = group_diagnostics(rewards, group_advantages(rewards, 1e-4, ddof=1), high, p=0.5)
+        diag = group_diagnostics(rewards, group_advantages(rewards, "rloo"), high, p=0.5)
         for name in (
             "group/zero_var_frac",
             "group/var_mean",

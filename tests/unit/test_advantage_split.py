@@ -47,7 +47,7 @@ def test_unscaled_advantage_mixed_group():
     # w = A - b = [.5, -.5, 0, 0]
     rewards = torch.tensor([[1.0, 0, 0, 0]])
     high = torch.tensor([[T, T, F, F]])
-    between, within = advantage_split(group_advantages(rewards, scale="none"), high)
+    between, within = advantage_split(group_advantages(rewards, "dr-grpo"), high)
     _close(between, [[0.25, 0.25, -0.25, -0.25]])
     _close(within, [[0.5, -0.5, 0, 0]])
     s = split_summaries(between, within, high)
@@ -100,7 +100,7 @@ def test_bad_input_names_the_argument(adv, high, match):
 
 
 class _Algo:
-    eps_stab, adv_scale, adv_ddof = 0.0, "group", 0
+    eps_stab, adv_estimator, adv_ddof = 0.0, "grpo", 0
 
 
 class _Collected:

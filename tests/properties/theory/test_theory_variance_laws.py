@@ -122,7 +122,7 @@ def test_continuous_conditionals_closed_form(ab, p, group_size, scheme, seed):
     x = np.where(
         tokens.numpy(), rng.beta(a_h, b_h, (n, group_size)), rng.beta(a_l, b_l, (n, group_size))
     )
-    samples = (group_advantages(torch.from_numpy(x), scale="none") ** 2).mean(dim=1).numpy()
+    samples = (group_advantages(torch.from_numpy(x), "dr-grpo") ** 2).mean(dim=1).numpy()
     if scheme == "iid":
         exact = vg.expected_group_variance_iid(atoms(mu_h, v_h), atoms(mu_l, v_l), p, group_size)
     else:

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from datasets import Dataset
 from trl import GRPOConfig
 
-from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset
+from rcgrpo.advantages import ADV_ESTIMATORS
+from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset, trl_advantages
 from rcgrpo.integrations.trl_cli import build_parser, grpo_kwargs, paper_stage2_kwargs
 
 CPU = {"report_to": [], "use_cpu": True, "bf16": False}
@@ -63,6 +65,7 @@ def test_cli_flags_map_to_one_generation_round_per_step(tmp_path):
         ({"use_vllm": True, "vllm_mode": "colocate"}, None, {}, "go together"),
         ({}, None, {"backend": "vllm"}, "go together"),
         ({"top_k": 5}, None, {}, "top_k is not applied"),
+        ({"scale_rewards": "none"}, None, {}, "leave it at 'group'"),
     ],
 )
 def test_trainer_refuses_before_loading_anything(
@@ -79,6 +82,35 @@ def test_trainer_refuses_before_loading_anything(
         RCGRPOTrainer(
             "no/such/model", args, coin_flip_tasks, None, RolloutSettings(**settings), dataset
         )
+
+
+def test_an_estimator_outside_the_registry_is_refused(coin_flip_tasks, tmp_path):
+    args = GRPOConfig(output_dir=str(tmp_path), per_device_train_batch_size=8, **CPU)
+    with pytest.raises(ValueError, match="adv_estimator must be one of"):
+        RCGRPOTrainer("no/such/model", args, coin_flip_tasks, None, adv_estimator="group")
+
+
+def test_the_cli_and_the_trainer_config_take_the_registry_names(tmp_path):
+    from rcgrpo.train.cli import parse_cli
+
+    flags = ["--model", "m", "--output-dir", str(tmp_path)]
+    action = next(a for a in build_parser()._actions if a.dest == "adv_estimator")
+    assert list(action.choices) == list(ADV_ESTIMATORS) and action.default == "grpo"
+    for name in ADV_ESTIMATORS:
+        assert build_parser().parse_args([*flags, "--adv-estimator", name]).adv_estimator == name
+        cfg = parse_cli("train", ["--preset", "cpu-grpo", "--algo.adv-estimator", name])
+        assert cfg.algo.adv_estimator == name
+
+
+def test_trl_advantages_use_trl_std_for_grpo_and_none_for_rloo():
+    # R = (1, 0, 0, 0): μ = 1/4, Σ(R - μ)² = 9/16 + 3 · 1/16 = 3/4
+    r = torch.tensor([[1.0, 0.0, 0.0, 0.0]], dtype=torch.float64)
+    # grpo, TRL's ddof 1 and eps 1e-4: σ = sqrt(3/4 / 3) = 1/2 ⇒ A = (3/4, -1/4 ×3) / 0.5001
+    want = torch.tensor([[0.75, -0.25, -0.25, -0.25]], dtype=torch.float64) / 0.5001
+    torch.testing.assert_close(trl_advantages(r, "grpo"), want)
+    # rloo: A_0 = 1 - (0 + 0 + 0)/3 = 1, A_j = 0 - (1 + 0 + 0)/3 = -1/3 (no std, no eps)
+    want = torch.tensor([[1.0, -1 / 3, -1 / 3, -1 / 3]], dtype=torch.float64)
+    torch.testing.assert_close(trl_advantages(r, "rloo"), want)
 
 
 def test_task_dataset_rows_carry_no_goal(coin_flip_tasks):

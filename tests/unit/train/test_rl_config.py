@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
 from rcgrpo.train.cli import parse_cli
-from rcgrpo.train.config import TrainConfig, from_dict, to_dict
+from rcgrpo.train.config import TrainConfig, from_dict, to_dict, upgrade_config
 from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset
 from rcgrpo.train.rl import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
@@ -45,7 +46,7 @@ def test_cpu_presets_differ_from_grpo_by_their_documented_change_only():
     assert _diff("cpu-grpo", "cpu-entropy") == {"algo.entropy_coef": 0.01}
     assert _diff("cpu-grpo", "cpu-hightemp") == {"rollout.temperature": 1.5}
     assert _diff("cpu-grpo", "cpu-drgrpo") == {
-        "algo.adv_scale": "none",
+        "algo.adv_estimator": "dr-grpo",
         "algo.loss_agg": "seq-mean-token-sum-norm",
     }
     assert preset("cpu-grpo").init == SFT_INIT
@@ -148,3 +149,28 @@ def test_cli_config_errors_exit_2_with_one_line(tmp_path, capsys):
     )
     assert "init has no checkpoint folder at 'runs/none/final'" in capsys.readouterr().err
     assert not (tmp_path / "cpu-grpo-s0").exists()
+
+
+COMMITTED = Path(__file__).parents[3] / "results" / "campaign"
+
+
+@pytest.mark.parametrize(
+    ("run", "estimator"), [("cpu-grpo-s0", "grpo"), ("cpu-drgrpo-s0", "dr-grpo")]
+)
+def test_a_committed_config_written_with_adv_scale_loads_under_adv_estimator(run, estimator):
+    # the committed runs record algo.adv_scale (group | none), the key before the registry
+    stored = json.loads((COMMITTED / run / "config.json").read_text())
+    assert "adv_scale" in stored["algo"] and "adv_estimator" not in stored["algo"]
+    cfg = parse_cli("train", ["--config", str(COMMITTED / run / "config.json")])
+    assert cfg.algo.adv_estimator == estimator
+
+
+def test_upgrade_config_renames_adv_scale_and_leaves_the_input_alone():
+    for scale, estimator in {"group": "grpo", "batch": "grpo-batch", "none": "dr-grpo"}.items():
+        old = {"algo": {"adv_scale": scale, "kl_beta": 0.1}, "run": {"seed": 1}}
+        new = upgrade_config(old)
+        assert new == {"algo": {"adv_estimator": estimator, "kl_beta": 0.1}, "run": {"seed": 1}}
+        assert old["algo"]["adv_scale"] == scale
+    assert upgrade_config({"algo": {"adv_estimator": "rloo"}}) == {
+        "algo": {"adv_estimator": "rloo"}
+    }

@@ -78,12 +78,21 @@ def test_training_batch_slices_global_advantages_to_local_groups():
 def test_batch_scaled_advantages_use_the_whole_kept_batch():
     rnd = _round([[1, 0], [1, 1], [0, 0], [0.5, 0]])
     out = collect_groups(lambda i: rnd, GROUP_FILTERS["none"], target=4, max_rounds=0)
-    _, adv = training_batch(out, AlgoConfig(adv_scale="batch"))
+    _, adv = training_batch(out, AlgoConfig(adv_estimator="grpo-batch"))
     # centred per group: (0.5, -0.5), 0, 0, (0.25, -0.25); one std over all 8 rewards
     rewards = torch.tensor([1, 0, 1, 1, 0, 0, 0.5, 0])
     std = rewards.std(correction=0)
     assert adv[0, 0].item() == pytest.approx(0.5 / (std + 1e-6).item(), rel=1e-5)
     assert adv[1].abs().sum() == 0 and adv[2].abs().sum() == 0
+
+
+def test_the_run_trains_on_the_estimator_its_config_names():
+    rnd = _round([[1, 0], [1, 1], [0, 0], [0.5, 0]])
+    out = collect_groups(lambda i: rnd, GROUP_FILTERS["none"], target=4, max_rounds=0)
+    _, adv = training_batch(out, AlgoConfig(adv_estimator="rloo"))
+    # G = 2: A_0 = R_0 - R_1, A_1 = R_1 - R_0 ⇒ (1, -1), (0, 0), (0, 0), (0.5, -0.5)
+    want = torch.tensor([[1.0, -1.0], [0.0, 0.0], [0.0, 0.0], [0.5, -0.5]])
+    torch.testing.assert_close(adv, want.to(adv.dtype))
 
 
 def test_conversation_rows_share_the_table_keys():

@@ -61,3 +61,20 @@ def test_a_resumed_config_may_change_only_the_resumable_keys(tmp_path):
     with pytest.raises(ConfigError, match=r"sft\.amp is 'fp32' but .* used 'auto'"):
         check_same_run(with_overrides(cfg, sft={"amp": "fp32"}), paths)
     check_same_run(cfg, RunPaths(tmp_path / "no-config"))  # nothing to compare with
+
+
+def test_a_run_started_before_the_estimator_registry_resumes_under_its_new_name(tmp_path):
+    # a config.json written with algo.adv_scale "none" is the run of adv_estimator dr-grpo
+    import dataclasses
+
+    from rcgrpo.train.presets import preset as rl_preset
+
+    paths = RunPaths(tmp_path / "run").make()
+    cfg = rl_preset("cpu-drgrpo")
+    stored = to_dict(cfg)
+    stored["algo"]["adv_scale"] = {"dr-grpo": "none"}[stored["algo"].pop("adv_estimator")]
+    paths.config.write_text(json.dumps(stored))
+    check_same_run(cfg, paths)
+    grpo = dataclasses.replace(cfg, algo=dataclasses.replace(cfg.algo, adv_estimator="grpo"))
+    with pytest.raises(ConfigError, match=r"algo\.adv_estimator is 'grpo' but .* used 'dr-grpo'"):
+        check_same_run(grpo, paths)
