@@ -39,9 +39,9 @@ test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; 
 	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
 
 figures-check: $(STAMP)  ## on a clean checkout: make figures natively and emulated (AVX2) give the committed bytes, git status clean
-	$(PY) -m analysis.figures build --no-train
+	$(PY) -m analysis.figures build
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
-	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --no-train --out .figures-avx2
+	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --out .figures-avx2
 	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}" || exit 1; done; rm -rf .figures-avx2
 
 test-fast: $(STAMP)  ## everything except tests marked slow
@@ -53,7 +53,7 @@ theory: $(STAMP)  ## check every theory statement of the paper
 runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
 	$(PY) -m analysis.experiments
 
-figures: $(STAMP)  ## build every figure module (runs experiments first if their runs are missing; FIGURES_ARGS=--no-train)
+figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)
 	$(PY) -m analysis.figures build $(FIGURES_ARGS)
 
 lab: $(STAMP)  ## JupyterLab on notebooks/, on 127.0.0.1 only (LAB_ARGS="--port 8890 --no-browser")

@@ -112,19 +112,13 @@ def _check(camp: Campaign, experiments: Iterable[str]) -> list[str]:
     return [n for e in experiments for n in camp.experiments[e]]
 
 
-def ensure_runs(
-    experiments, force_train: bool = False, jobs: int = 2, train: bool = True
-) -> dict[str, list[Path | None]]:
-    """Folders of every run of ``experiments``, training the missing ones first (``train``
-    False: only the runs that are done, None for the others)."""
+def find_runs(experiments: Iterable[str]) -> dict[str, dict[str, Path | None]]:
+    """Per experiment, each of its runs (campaign order) -> the folder of the run when it is
+    done (runs/campaign or the committed results/campaign), else None. Never trains: that is
+    ``make runs`` (:func:`main`)."""
     camp = build_campaign()
-    if train:
-        run_all(camp, _check(camp, experiments), jobs=jobs, force_train=force_train)
-    else:
-        _check(camp, experiments)
-    return {
-        e: [locate(camp.runs[n], force_train) for n in camp.experiments[e]] for e in experiments
-    }
+    _check(camp, experiments)
+    return {e: {n: locate(camp.runs[n]) for n in camp.experiments[e]} for e in experiments}
 
 
 def _list(camp: Campaign, force_train: bool) -> None:

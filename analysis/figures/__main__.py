@@ -1,9 +1,13 @@
-"""``python -m analysis.figures build [--only NAME ...] [--out DIR] [--no-train]``: build every
-figure. The runs a figure needs are trained first where missing; with ``--no-train`` it is
-built from the runs that are done (a campaign in progress) and the missing ones are named.
+"""``python -m analysis.figures build [--only NAME ...] [--out DIR]``: build every figure from
+the campaign runs that are done (the committed ``results/campaign``, or ``runs/campaign``).
 
-Fails loudly (exit 1) when no figure module exists or a name given to ``--only`` matches
-nothing — a ``make figures`` that silently builds nothing is a bug.
+Building never trains. A figure is built only when every run of the experiments it reads
+is done, so it never shows fewer runs than the campaign; for each figure it cannot build it
+names the runs it lacks and the command that trains them (``make runs``), leaves that
+figure's files as they are, builds the others and exits 1.
+
+Fails loudly (exit 1) as well when no figure module exists or a name given to ``--only``
+matches nothing — a ``make figures`` that silently builds nothing is a bug.
 """
 
 from __future__ import annotations
@@ -29,6 +33,16 @@ from analysis.figures.save import (  # noqa: E402
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+TRAIN_COMMAND = "make runs"
+"""What trains the campaign runs a figure lacks (``python -m analysis.experiments``)."""
+
+
+class MissingRuns(RuntimeError):
+    """A figure whose runs are not all done: ``figure`` and the ``runs`` it lacks."""
+
+    def __init__(self, figure: str, runs: list[str]):
+        self.figure, self.runs = figure, runs
+        super().__init__(f"{figure}: lacks run(s) {', '.join(runs)} (train them: {TRAIN_COMMAND})")
 
 
 def discover() -> list[str]:
@@ -38,29 +52,23 @@ def discover() -> list[str]:
     )
 
 
-def build_one(
-    name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS, train: bool = True
-) -> Path | None:
+def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> Path:
     """Build one figure into ``out_dir``: its files and sidecar are byte-identical when
-    rebuilt from unchanged inputs (:mod:`analysis.figures.save`). Returns its first file,
-    or None when ``train`` is False and an experiment it reads has no run done."""
+    rebuilt from unchanged inputs (:mod:`analysis.figures.save`). Returns its first file.
+    Raises :class:`MissingRuns` (before drawing or writing anything) when a run of an
+    experiment it reads is not done; never trains."""
     module = importlib.import_module(f"analysis.figures.fig_{name}")
     requires = tuple(getattr(module, "REQUIRES", ()))
     files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
-    runs: dict[str, list[Path | None]] = {}
+    runs: dict[str, list[Path]] = {}
     if requires:
-        from analysis.experiments import ensure_runs
+        from analysis.experiments import find_runs
 
-        runs = ensure_runs(requires, train=train)
-        missing = sum(p is None for paths_ in runs.values() for p in paths_)
-        if missing:
-            print(f"[figures]   {name}: {missing} run(s) of {list(requires)} not done, left out")
-        empty = [exp for exp, paths_ in runs.items() if all(p is None for p in paths_)]
-        if empty:  # nothing to draw: remove what an older build left, it shows other runs
-            for old in out_dir.glob(f"{name}.*"):
-                old.unlink()
-            print(f"[figures]   {name}: no run of {empty} is done, not built")
-            return None
+        found = find_runs(requires)
+        lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
+        if lacking:
+            raise MissingRuns(name, lacking)
+        runs = {exp: list(folders.values()) for exp, folders in found.items()}
     fig = module.make_figure(runs)
     paths = save_figure(fig, out_dir, name, formats)
     plt.close(fig)
@@ -70,10 +78,7 @@ def build_one(
         "caption": getattr(module, "CAPTION", ""),
         "experiments": list(requires),
         "files": files,
-        "runs": {
-            exp: [run_entry(p, ROOT) for p in paths_ if p is not None]
-            for exp, paths_ in runs.items()
-        },
+        "runs": {exp: [run_entry(p, ROOT) for p in paths_] for exp, paths_ in runs.items()},
     }
     write_sidecar(out_dir / f"{name}.json", sidecar)
     return paths[0]
@@ -86,9 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "figures")
     parser.add_argument(
         "--formats", nargs="+", default=list(FORMATS), help="file formats (png pdf svg)"
-    )
-    parser.add_argument(
-        "--no-train", action="store_true", help="use the runs that are done; never train"
     )
     args = parser.parse_args(argv)
     names = discover()
@@ -104,14 +106,28 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: no figure module named {unknown}; have {names}", file=sys.stderr)
             return 1
         names = [n for n in names if n in args.only]
-    built = 0
+    built, unbuilt = 0, []
     for name in names:
         print(f"[figures] {name} ...", flush=True)
-        path = build_one(name, args.out, tuple(args.formats), not args.no_train)
-        if path is not None:
-            built += 1
-            print(f"[figures]   -> {path}", flush=True)
+        try:
+            path = build_one(name, args.out, tuple(args.formats))
+        except MissingRuns as err:
+            unbuilt.append(err)
+            print(f"[figures]   not built: {err}", flush=True)
+            continue
+        built += 1
+        print(f"[figures]   -> {path}", flush=True)
     print(f"[figures] built {built} of {len(names)} figure(s) into {args.out}")
+    if unbuilt:
+        lacking = sorted({run for err in unbuilt for run in err.runs})
+        print(
+            f"error: {len(unbuilt)} figure(s) not built, their runs are not done: "
+            + "; ".join(str(err) for err in unbuilt)
+            + f"\nerror: `{TRAIN_COMMAND}` trains the {len(lacking)} run(s) they lack "
+            + f"({', '.join(lacking)}); building never trains",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -45,11 +45,11 @@ def _read_inputs(paths: list[str], out_dir: Path) -> set[str]:
 def test_every_file_a_figure_reads_is_declared_and_hashed(name, tmp_path):
     _OPENED.append([])
     try:
-        built = builder.build_one(name, tmp_path, ("png",), train=False)
+        builder.build_one(name, tmp_path, ("png",))
+    except builder.MissingRuns as err:
+        pytest.skip(f"{err} (not done here)")
     finally:
         opened = _OPENED.pop()
-    if built is None:
-        pytest.skip(f"{name}: no run of its experiments is done here")
     side = json.loads((tmp_path / f"{name}.json").read_text())
     runs = [entry["path"] for entries in side["runs"].values() for entry in entries]
     files = {f["path"] for f in side["files"]}
