@@ -23,6 +23,7 @@ from typing import Any
 from rcgrpo.advantages import ADV_ESTIMATORS
 from rcgrpo.integrations.trl_rollout import SCHEMES, RolloutSettings
 from rcgrpo.policy.rollout import MODES
+from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks
 from rcgrpo.validation import check_positive_int
 
 PAPER_GROUP_SIZE = 5
@@ -73,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     arg = p.add_argument
     arg("--model", required=True, help="policy checkpoint folder (RCTP-FT for RC-GRPO)")
     arg("--output-dir", required=True, type=Path)
-    arg("--tasks", default="synth", choices=("synth", "bfcl"), help="task source")
+    arg("--tasks", default="synth", choices=list(TASK_SOURCES), help="task source (registry)")
     arg("--num-tasks", type=int, default=None, help="first N tasks of the split (all if unset)")
     arg("--synth-preset", default="tiny", help="synth difficulty preset")
     arg("--max-turns", type=int, default=1, help="synth: user turns per task (max)")
@@ -106,10 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _tasks(a: argparse.Namespace) -> list:
-    from rcgrpo.policy.task_sources import load_tasks
-
-    if a.tasks == "bfcl":
-        return load_tasks("bfcl", "train", seed=a.task_seed, limit=a.num_tasks)
+    if a.tasks != "synth":
+        return load_tasks(a.tasks, "train", seed=a.task_seed, limit=a.num_tasks)
     knobs = {"turns": (1, a.max_turns), "calls_per_turn": (1, a.max_calls_per_turn)}
     return load_tasks(
         "synth", "train", a.task_seed, a.num_tasks or 64, preset=a.synth_preset, **knobs

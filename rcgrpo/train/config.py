@@ -39,7 +39,8 @@ class ModelConfig:
 @dataclass
 class TaskConfig:
     source: str = "synth"
-    """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn)."""
+    """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn) |
+    a source added with :func:`rcgrpo.policy.task_sources.register_task_source`."""
     prompt_style: str = "compact"
     """compact (short signatures; tiny models) | bfcl (official system prompt; real models)."""
     num_train: int = 4000

@@ -32,7 +32,6 @@ from rcgrpo.train.sft_config import SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
-TASK_SOURCES = ("synth", "bfcl")  # sources with a train / held-out split (Stage 1 + 2)
 
 __all__ = ["ConfigError", "check_types", "validate_config", "validate_world"]
 
@@ -83,6 +82,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     from rcgrpo.env.synth import SYNTH_PRESETS
     from rcgrpo.policy.render import PROMPT_STYLES
     from rcgrpo.policy.rollout import MODES
+    from rcgrpo.policy.task_sources import TASK_SOURCES
 
     shared = {
         "model.dtype": DTYPES,

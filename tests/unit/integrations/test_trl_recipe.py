@@ -10,7 +10,7 @@ from trl import GRPOConfig
 
 from rcgrpo.advantages import ADV_ESTIMATORS
 from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset, trl_advantages
-from rcgrpo.integrations.trl_cli import build_parser, grpo_kwargs, paper_stage2_kwargs
+from rcgrpo.integrations.trl_cli import _tasks, build_parser, grpo_kwargs, paper_stage2_kwargs
 
 CPU = {"report_to": [], "use_cpu": True, "bf16": False}
 
@@ -118,3 +118,17 @@ def test_task_dataset_rows_carry_no_goal(coin_flip_tasks):
     assert ds["task_id"] == [t.id for t in coin_flip_tasks]
     text = str(ds["prompt"])
     assert "Reward Goal" not in text and "Call done() when you have finished." in text
+
+
+def test_the_cli_task_sources_are_the_registry(tmp_path):
+    from rcgrpo.policy.task_sources import TASK_SOURCES, register_task_source
+
+    register_task_source("unit_rows", lambda split, seed=0, limit=None: [split, seed, limit])
+    try:
+        flags = ["--model", "m", "--output-dir", str(tmp_path), "--tasks", "unit_rows"]
+        flags += ["--num-tasks", "2", "--task-seed", "4"]
+        assert _tasks(build_parser().parse_args(flags)) == ["train", 4, 2]
+    finally:
+        TASK_SOURCES.pop("unit_rows")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--model", "m", "--output-dir", "o", "--tasks", "unit_rows"])
