@@ -1,0 +1,326 @@
+r"""Verdicts of the new regime (issue 27), by rules committed before its first campaign run.
+
+The pool regime's rules stay in :mod:`analysis.verdicts` (its table, labelled as the pool
+regime's). Here each :class:`Rule` of :data:`RULES` maps run data to *holds*, *does not hold*
+or *inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
+:mod:`analysis.regime_checks` holds what held by construction in the pool regime, as labelled
+bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (B4, B5).
+
+Two designs; an arm is an experiment group (``regime-rcgrpo``, …), one run per seed, and a
+seed counts when every arm of the rule has a finished run on it (seeds
+:data:`RESERVED_SEEDS` never count: design and calibration):
+
+- **seed** (training dynamics, from ``rollouts.jsonl`` / ``metrics.jsonl``): a per-seed
+  value :math:`x_s` (one arm, or a difference of two arms on the same seed: both draw the
+  same training tasks), estimate :math:`\bar x`, interval :math:`\bar x \mp t_{0.975,S-1}
+  s/\sqrt S`, MDE :math:`(t_{0.975,S-1}+t_{0.80,S-1})\,s/\sqrt S`;
+- **task × seed** (held-out success, from ``eval/step_N.json`` ``per_task``): the contrast
+  :math:`d_{st}=\sum_k w_k y_{k,s,t}` over the tasks every run evaluated, estimate, interval
+  and MDE of :mod:`analysis.paired_design` (two-way random effects, Satterthwaite ν).
+
+Decision, with threshold θ and the side the claim predicts (θ = 0 for orderings: the verdict
+is inconclusive exactly when the interval contains 0):
+
+.. math:: \text{above: holds if } \ell > \theta,\ \text{does not hold if } u < \theta;\quad
+   \text{below: holds if } u < \theta,\ \text{does not hold if } \ell > \theta;
+
+inconclusive otherwise, when fewer than :data:`MIN_SEEDS` seeds, or when the rule's gate
+check fails. "Final" = the last held-out evaluation at the run's evaluation goal (RC arms:
+high); "over training" = every group of steps ≥ 1 (:mod:`analysis.regime_groups`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from analysis import regime_groups as rg
+from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
+from analysis.paired_design import mde as _mde
+from analysis.regime_calibration import high_like_entropy
+from analysis.runs import Run, load_run
+from analysis.verdicts import seed_of
+
+MIN_SEEDS = 3
+"""Fewer seeds than this: inconclusive."""
+RESERVED_SEEDS = (7, 9)
+"""The design seed (docs/regime.md) and the calibration seed: never in a verdict."""
+SIDES = ("above", "below")
+VERDICTS = ("holds", "does not hold", "inconclusive")
+COLLAPSE_MANY = 0.5
+"""1a: 'many' zero-variance groups read as most."""
+HIGH_LOW_GAP = 0.30
+"""2: 'success under high ≫ under low' read as a 30-point gap (the pool's threshold)."""
+ENTROPY_RISE = 0.10
+"""4a: an entropy rise under 10% counts as not increased (the pool's threshold)."""
+NONINFERIORITY = -TARGET_MDE
+"""S2: stratified loses no held-out success, at the margin the design is powered for."""
+
+SFT_GRPO, SFT_RC = "regime-grpo", "regime-sft-rc"
+RCTP_GRPO, RCTP_RC = "regime-rctp-grpo", "regime-rcgrpo"
+FACTORIAL = (RCTP_RC, RCTP_GRPO, SFT_RC, SFT_GRPO)
+RCTP_STRAT = "regime-rcgrpo-strat"
+"""RC-GRPO with stratified goals: exactly G/2 = 4 high goals per group."""
+TEMP_MATCHED, COEF_MATCHED = "regime-rctp-grpo-temp", "regime-rctp-grpo-entcoef"
+"""RCTP-FT + GRPO at the calibrated temperature / entropy coefficient."""
+
+TaskValue = Callable[[Run], dict[str, float]]
+"""A run's held-out success per task id."""
+SeedValue = Callable[[Sequence[Run]], float]
+"""x_s from the runs of one seed, one per arm in the rule's order."""
+
+
+def success(at: str = "last", goal: str | None = None) -> TaskValue:
+    """Per-task reward of the first / last held-out evaluation, under ``goal`` (default: the
+    run's ``algo.eval_condition``, or the evaluation's only condition)."""
+    if at not in ("first", "last"):
+        raise ValueError(f"at must be first|last, got {at!r}")
+
+    def read(run: Run) -> dict[str, float]:
+        evals = {int(k.split("_")[-1]): v for k, v in run.evals.items() if k.startswith("step_")}
+        if not evals:
+            raise ValueError(f"run {run.root} has no eval/step_N.json")
+        conds = evals[(min if at == "first" else max)(evals)]["conditions"]
+        want = goal or run.config.get("algo", {}).get("eval_condition")
+        key = want if want in conds else next(iter(conds)) if len(conds) == 1 else None
+        if key is None:
+            raise ValueError(f"run {run.root}: no condition {want!r} in {sorted(conds)}")
+        return {r["task_id"]: float(r["reward"]) for r in conds[key]["per_task"]}
+
+    return read
+
+
+@functools.lru_cache(maxsize=64)
+def groups(run: Run) -> pd.DataFrame:
+    """The run's training groups (:func:`analysis.regime_groups.group_table`), cached."""
+    return rg.group_table(run.rollouts)
+
+
+def collapse(run: Run) -> float:
+    return rg.collapse_share(groups(run))
+
+
+def informative(run: Run) -> float:
+    return rg.informative_share(groups(run))
+
+
+def within(run: Run) -> float:
+    return rg.within_variance(groups(run))
+
+
+def entropy(run: Run) -> float:
+    return high_like_entropy(run.metrics)
+
+
+def one(f: Callable[[Run], float]) -> SeedValue:
+    return lambda runs: f(runs[0])
+
+
+def diff(f: Callable[[Run], float]) -> SeedValue:
+    return lambda runs: f(runs[0]) - f(runs[1])
+
+
+def rel(f: Callable[[Run], float]) -> SeedValue:
+    def value(runs: Sequence[Run]) -> float:
+        base = f(runs[1])
+        return f(runs[0]) / base - 1.0 if base != 0 else math.nan
+
+    return value
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One pre-registered test (module docstring)."""
+
+    id: str
+    claim: str
+    quantity: str
+    arms: tuple[str, ...]
+    threshold: float
+    side: str
+    why: str
+    seed_value: SeedValue | None = None
+    """Seed design: x_s from one run per arm."""
+    cells: tuple[TaskValue, ...] | None = None
+    """Task × seed design: y per task, one reader per arm."""
+    weights: tuple[float, ...] | None = None
+    """Task × seed design: the contrast's w_k, one per arm."""
+    gate: str | None = None
+    """A check (:func:`checks`) that must pass, else inconclusive."""
+
+    def __post_init__(self) -> None:
+        if self.side not in SIDES:
+            raise ValueError(f"rule {self.id}: side must be one of {SIDES}")
+        task = self.cells is not None and self.weights is not None
+        if task == (self.seed_value is not None):
+            raise ValueError(f"rule {self.id}: give seed_value, or cells and weights")
+        if task and not len(self.cells) == len(self.weights) == len(self.arms):
+            raise ValueError(f"rule {self.id}: one cell reader and weight per arm")
+
+    @property
+    def design(self) -> str:
+        return "seed" if self.seed_value is not None else "task × seed"
+
+
+def _success_rule(id_, claim, quantity, arms, weights, why, threshold=0.0, gate=None) -> Rule:
+    cells = tuple(success() for _ in arms)
+    return Rule(id_, claim, quantity, arms, threshold, "above", why, None, cells, weights, gate)
+
+
+def _entropy_rules(arm: str, tag: str, k: int) -> tuple[Rule, ...]:
+    gate, name = f"B4 {arm}", f"GRPO at a calibrated {tag}"
+    why = "'not mere entropy': at matched entropy RC-GRPO still does better (paper §1, §3)"
+    return (
+        Rule(f"E{k}", f"{name} collapses more groups than RC-GRPO", "collapse share, arm − RC",
+             (arm, RCTP_RC), 0.0, "above", why, diff(collapse), gate=gate),
+        Rule(f"E{k + 1}", f"RC-GRPO keeps more informative groups than {name}",
+             "informative share, RC − arm", (RCTP_RC, arm), 0.0, "above",
+             "our reading of Fig. 1: reward conditioning, not entropy, gives informative groups",
+             diff(informative), gate=gate),
+        _success_rule(f"E{k + 2}", f"RC-GRPO beats {name} on held-out success",
+                      "final success, RC − arm", (RCTP_RC, arm), (1.0, -1.0), why, gate=gate),
+    )  # fmt: skip
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("C1", "SFT + GRPO: many zero-variance groups", "collapse share over training",
+         (SFT_GRPO,), COLLAPSE_MANY, "above", "paper §1; 'many' read as most", one(collapse)),
+    Rule("C2", "RCTP-FT: success under high ≫ under low",
+         "step-0 held-out success of RC-GRPO's start, high − low", (RCTP_RC, RCTP_RC),
+         HIGH_LOW_GAP, "above", "'≫' read as 30 points (the pool's rule 2)",
+         None, (success("first", "high"), success("first", "low")), (1.0, -1.0)),
+    Rule("C3", "RC-GRPO: no increased entropy", "high-goal token entropy, RC / RCTP+GRPO − 1",
+         (RCTP_RC, RCTP_GRPO), ENTROPY_RISE, "below", "the pool's rule 4a", rel(entropy)),
+    Rule("I1", "RC-GRPO's groups are more often informative than RCTP-FT + GRPO's",
+         "share of groups with mixed same-goal rewards, RC − GRPO", (RCTP_RC, RCTP_GRPO), 0.0,
+         "above", "Fig. 1: informative advantages; same checkpoint, only sampling differs",
+         diff(informative)),
+    Rule("I2", "RC-GRPO carries more within-goal variance than RCTP-FT + GRPO",
+         "within-goal part of σ_g², RC − GRPO", (RCTP_RC, RCTP_GRPO), 0.0, "above",
+         "law of total variance split by goal (Lemma A.3)", diff(within)),
+    _success_rule("T1", "RCTP-FT + RC-GRPO > RCTP-FT + GRPO", "final success, difference",
+                  (RCTP_RC, RCTP_GRPO), (1.0, -1.0), "Table 1: +11.25 / +2.50 points"),
+    _success_rule("T2", "RCTP-FT + GRPO > SFT + GRPO", "final success, difference",
+                  (RCTP_GRPO, SFT_GRPO), (1.0, -1.0), "Table 1: +25.0 / +11.25 points"),
+    _success_rule("T3", "init main effect > 0", "½ Σ (RCTP-FT − SFT) over sampling", FACTORIAL,
+                  (0.5, 0.5, -0.5, -0.5), "Table 1: +31.9 / +12.5 points"),
+    _success_rule("T4", "sampling main effect > 0", "½ Σ (RC − GRPO) over init", FACTORIAL,
+                  (0.5, -0.5, 0.5, -0.5), "Table 1: +4.4 / +1.25 points"),
+    _success_rule("T5", "init matters more than sampling", "init − sampling effect "
+                  "(= RCTP+GRPO − SFT+RC)", (RCTP_GRPO, SFT_RC), (1.0, -1.0),
+                  "Table 1: +27.5 / +11.25 points"),
+    *_entropy_rules(TEMP_MATCHED, "temperature", 1),
+    *_entropy_rules(COEF_MATCHED, "entropy coefficient", 4),
+    Rule("S1", "stratified goals collapse fewer groups", "collapse share, i.i.d. − stratified",
+         (RCTP_RC, RCTP_STRAT), 0.0, "above", "Jensen: P(collapse | n_high) is convex in n_high",
+         diff(collapse), gate="B5"),
+    _success_rule("S2", "stratified goals lose no held-out success",
+                  "final success, stratified − i.i.d.", (RCTP_STRAT, RCTP_RC), (1.0, -1.0),
+                  "non-inferiority at the 5-point MDE the design is powered for",
+                  NONINFERIORITY, "B5"),
+)  # fmt: skip
+"""The pre-registered rules (docs/regime_verdicts.md)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its 95% interval and MDE."""
+
+    mean: float
+    low: float
+    high: float
+    se: float
+    df: float
+    seeds: int
+    tasks: int
+    """Held-out tasks per seed (0: seed design)."""
+    mde: float
+
+
+def seed_interval(values: Sequence[float]) -> Interval | None:
+    """Mean, t-interval and MDE over the finite per-seed values (None below two)."""
+    x = [float(v) for v in values if math.isfinite(v)]
+    if len(x) < 2:
+        return None
+    n, m = len(x), math.fsum(x) / len(x)
+    se = math.sqrt(math.fsum((v - m) ** 2 for v in x) / (n - 1) / n)
+    half = float(_st.t.ppf(1 - ALPHA / 2, n - 1)) * se
+    return Interval(m, m - half, m + half, se, n - 1, n, 0, _mde(se, n - 1, ALPHA, POWER))
+
+
+def task_matrix(per_seed: Sequence[Sequence[dict[str, float]]], weights: Sequence[float]):
+    """d[s, t] = Σ_k w_k y_k over the tasks every run has; returns (d, task ids)."""
+    common = set.intersection(*(set(y) for runs in per_seed for y in runs))
+    tasks = sorted(common)
+    d = [[math.fsum(w * y[t] for w, y in zip(weights, runs, strict=True)) for t in tasks]
+         for runs in per_seed]  # fmt: skip
+    return np.asarray(d, dtype=np.float64).reshape(len(per_seed), len(tasks)), tasks
+
+
+def task_seed_interval(d: np.ndarray) -> Interval | None:
+    """:func:`analysis.paired_design.paired` as an :class:`Interval` (None below 2 × 2)."""
+    if d.shape[0] < 2 or d.shape[1] < 2:
+        return None
+    p = paired(d)
+    lo, hi = p.interval
+    return Interval(p.mean, lo, hi, p.se, p.df, p.seeds, p.tasks, p.mde)
+
+
+def decide(iv: Interval | None, threshold: float, side: str, min_seeds: int = MIN_SEEDS) -> str:
+    """The verdict from an interval (module docstring)."""
+    if side not in SIDES:
+        raise ValueError(f"side must be one of {SIDES}, got {side!r}")
+    if iv is None or iv.seeds < min_seeds:
+        return "inconclusive"
+    above, below = iv.low > threshold, iv.high < threshold
+    if side == "above":
+        return "holds" if above else "does not hold" if below else "inconclusive"
+    return "holds" if below else "does not hold" if above else "inconclusive"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    rule: Rule
+    seeds: tuple[int, ...]
+    interval: Interval | None
+    verdict: str
+    note: str
+
+
+def evaluate(
+    rule: Rule, arms: Mapping[str, Mapping[int, Run]], gates: Mapping[str, bool]
+) -> Outcome:
+    """Apply ``rule`` to the runs by arm and seed; ``gates``: check id → passed."""
+    have = [set(arms.get(a, {})) - set(RESERVED_SEEDS) for a in rule.arms]
+    seeds = tuple(sorted(set.intersection(*have)))
+    runs = [[arms[a][s] for a in rule.arms] for s in seeds]
+    if rule.seed_value is not None:
+        iv = seed_interval([rule.seed_value(r) for r in runs])
+    else:
+        ys = [[cell(run) for cell, run in zip(rule.cells, r, strict=True)] for r in runs]
+        iv = task_seed_interval(task_matrix(ys, rule.weights)[0]) if ys else None
+    verdict, note = decide(iv, rule.threshold, rule.side), ""
+    missing = [a for a, h in zip(rule.arms, have, strict=True) if not h]
+    if missing:
+        note = f"not yet run: {', '.join(dict.fromkeys(missing))}"
+    elif rule.gate is not None and not gates.get(rule.gate, False):
+        verdict, note = "inconclusive", f"gate {rule.gate} fails"
+    elif iv is not None and verdict == "inconclusive" and abs(iv.mean - rule.threshold) < iv.mde:
+        note = "|effect − θ| < MDE"
+    return Outcome(rule, seeds, iv, verdict, note)
+
+
+def load_arms(found: Mapping[str, Sequence[Path]]) -> dict[str, dict[int, Run]]:
+    """Experiment → {seed: run} from finished run folders (reserved seeds dropped)."""
+    out: dict[str, dict[int, Run]] = {}
+    for arm, paths in found.items():
+        runs = (load_run(p) for p in paths)
+        out[arm] = {s: r for r in runs if (s := seed_of(r)) not in RESERVED_SEEDS}
+    return out
