@@ -111,18 +111,6 @@ def execute_notebook(
     return nb
 
 
-def outputs_text(nb: NotebookNode) -> str:
-    """Every printed stream and ``text/plain`` result of the notebook, in cell order."""
-    parts = []
-    for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                parts.append(out.get("text", ""))
-            elif "data" in out and "text/plain" in out["data"]:
-                parts.append(out["data"]["text/plain"])
-    return "\n".join(parts)
-
-
 SHOWN_PROBLEMS = re.compile(r"\bnan\b|warning|not logged", re.IGNORECASE)
 """What an executed notebook must not show: a NaN where a value does not apply, a warning,
 a panel or value that was *not logged*."""

@@ -38,11 +38,6 @@ def _split(text: str, name: str) -> tuple[str, str, str]:
     return head, body, tail
 
 
-def read_block(text: str, name: str) -> str:
-    """The body of block ``name`` in ``text`` (without the marker lines)."""
-    return _split(text, name)[1].removeprefix("\n")
-
-
 def replace_block(text: str, name: str, body: str) -> str:
     """``text`` with the body of block ``name`` replaced by ``body`` (a final newline added)."""
     head, _, tail = _split(text, name)

@@ -250,10 +250,6 @@ def from_dict(cls: type[T], data: dict[str, Any], *, base: T | None = None, _pat
     return dataclasses.replace(obj, **updates)
 
 
-def load_json_config(cls: type[T], path: str | Path, base: T | None = None) -> T:
-    return from_dict(cls, json.loads(Path(path).read_text()), base=base)
-
-
 LEGACY_ADV_SCALE = {"group": "grpo", "batch": "grpo-batch", "none": "dr-grpo"}
 """``algo.adv_scale`` (configs written before 2026-12-02) -> its ``algo.adv_estimator``."""
 

@@ -19,7 +19,7 @@ import pytest
 from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint
 
 from analysis.explore import dashboard, pick_runs
-from analysis.notebook_runner import execute_notebook, output_problems, outputs_text
+from analysis.notebook_runner import execute_notebook, output_problems
 
 pytestmark = pytest.mark.slow  # ~35 s on one core (half of it the 2-step training run)
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -38,6 +38,18 @@ def one_thread_kernels():
         os.environ.pop("OMP_NUM_THREADS", None)
     else:
         os.environ["OMP_NUM_THREADS"] = old
+
+
+def outputs_text(nb) -> str:
+    """Every printed stream and ``text/plain`` result of the notebook, in cell order."""
+    parts = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                parts.append(out.get("text", ""))
+            elif "data" in out and "text/plain" in out["data"]:
+                parts.append(out["data"]["text/plain"])
+    return "\n".join(parts)
 
 
 def images(nb) -> int:

@@ -16,11 +16,17 @@ from analysis.report.runtable import Column, Row, TableSpec, first, last
 from analysis.report.sources import layout_resolver
 from analysis.stats import Estimate
 from rcgrpo import docs_cli, metrics_cli
-from rcgrpo.docblocks import markers, read_block, update_file
+from rcgrpo.docblocks import markers, update_file
 from rcgrpo.env.synth_families import FAMILIES
 from rcgrpo.metrics import METRICS
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _block(text: str, name: str) -> str:
+    """The body of generated block ``name`` in ``text`` (between its marker lines)."""
+    begin, end = markers(name)
+    return text.split(begin + "\n", 1)[1].split(end, 1)[0]
 
 
 def test_library_blocks_are_up_to_date():
@@ -30,11 +36,11 @@ def test_library_blocks_are_up_to_date():
 
 
 def test_generated_docs_hold_every_metric_and_family():
-    table = read_block((ROOT / "docs" / "metrics.md").read_text(), "metrics")
+    table = _block((ROOT / "docs" / "metrics.md").read_text(), "metrics")
     assert len(table.splitlines()) == 2 + len(METRICS)
     for name in METRICS:
         assert table.count(f"| `{name}` |") == 1, name
-    families = read_block((ROOT / "docs" / "synth.md").read_text(), "synth-families")
+    families = _block((ROOT / "docs" / "synth.md").read_text(), "synth-families")
     assert [line.split("`")[1] for line in families.splitlines()[2:]] == [f.name for f in FAMILIES]
 
 
@@ -105,7 +111,7 @@ def test_first_sentence_and_seed_patterns_hand_worked():
 
 
 def test_verdicts_block_is_the_placeholder_until_the_module_exists():
-    body = read_block((ROOT / "README.md").read_text(), "verdicts")
+    body = _block((ROOT / "README.md").read_text(), "verdicts")
     assert body == rr.verdicts_markdown()
     assert body.strip()
 
@@ -159,7 +165,7 @@ def test_readme_main_exit_codes(tmp_path, capsys):
     assert rr.readme_main(True, empty, readme, docs) == 1
     assert rr.readme_main(False, empty, readme, docs) == 0
     assert rr.readme_main(True, empty, readme, docs) == 0
-    assert "not yet run" in read_block(readme.read_text(), "results")
+    assert "not yet run" in _block(readme.read_text(), "results")
     readme.write_text("no markers\n")
     assert rr.readme_main(False, empty, readme, docs) == 2
     capsys.readouterr()
