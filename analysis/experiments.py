@@ -15,7 +15,8 @@ One experiment per purpose (see ``docs/experiments.md``):
   (``sft-synth-cpu``: length curriculum, warmup-stable-decay lr, 2.1 epochs) and RCTP-FT
   from it (``rctp-synth-cpu``; failures sampled from the SFT run's early ``weak`` snapshot).
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC sampling}, per seed, each RL
-  run starting from the Stage-1 checkpoints of the same seed.
+  run starting from the Stage-1 checkpoints of the same seed. The RL experiments train the
+  arms of :data:`rcgrpo.train.arms.ARMS` (regime ``pool``) that name them.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint, on :data:`BASELINE_SEEDS`.
 - ``stratified``: RC-GRPO with stratified goals (exactly round(p·G) high goals per group)
@@ -43,6 +44,7 @@ from analysis.campaign import (
     status,
 )
 from analysis.campaign_config import adopt
+from rcgrpo.train.arms import arms
 
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = SEEDS
@@ -57,9 +59,6 @@ RL_STEPS = RECIPE.steps
 RL_EVAL_EVERY = 25
 """Held-out evaluation of the campaign's RL runs every 25 steps (and at step 0): 200 tasks,
 twice (high and low goal) for the RC arms."""
-FACTORIAL = {"cpu-grpo": "sft", "cpu-sft-rc": "sft", "cpu-rctp-grpo": "rctp", "cpu-rcgrpo": "rctp"}
-"""Factorial arm (RL preset) -> the Stage-1 model it starts from."""
-BASELINES = ("cpu-dapo", "cpu-entropy", "cpu-hightemp", "cpu-drgrpo")
 
 
 def stage1(seed: int) -> dict[str, RunSpec]:
@@ -97,11 +96,9 @@ def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
         start = stage1(seed)
         for spec in start.values():
             camp.add("stage1", spec)
-        for preset, init in FACTORIAL.items():
-            camp.add("factorial", rl(preset, start[init], seed))
-        for preset in BASELINES if seed in BASELINE_SEEDS else ():
-            camp.add("baselines", rl(preset, start["sft"], seed))
-        camp.add("stratified", rl("cpu-rcgrpo-strat", start["rctp"], seed))
+        for arm in arms("pool"):
+            if arm.experiment != "baselines" or seed in BASELINE_SEEDS:
+                camp.add(arm.experiment, rl(arm.preset, start[arm.start], seed))
     return camp
 
 

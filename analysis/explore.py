@@ -35,10 +35,11 @@ from analysis.report.sources import REPO_ROOT, discover_runs
 from analysis.runs import Run, load_runs
 from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
+from rcgrpo.train import arms as registry
 from rcgrpo.train.config import upgrade_config
 
 GROUP_KEYS = ["round", "prompt"]
-FACTORIAL_ARMS = ("cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo")
+FACTORIAL_ARMS = tuple(a.preset for a in registry.arms("pool", "factorial"))
 """The paper's 2x2 (init x sampling) in the campaign's order: the notebook's default arms."""
 DASHBOARD: tuple[Panel, ...] = (
     Panel(
@@ -69,10 +70,9 @@ DASHBOARD: tuple[Panel, ...] = (
 
 def arm(run: Run) -> str:
     """The run's arm as the figures name it (e.g. ``SFT + GRPO``), else its preset or name."""
-    from analysis.figures.dynamics import ARMS
-
     preset = run.config.get("preset") or run.name
-    return ARMS[preset][0] if preset in ARMS else preset
+    record = registry.arm(preset)
+    return record.label if record is not None else preset
 
 
 def find_runs(

@@ -47,6 +47,7 @@ from analysis.paired_design import mde as _mde
 from analysis.regime_calibration import high_like_entropy
 from analysis.runs import Run, load_run
 from analysis.verdicts import seed_of
+from rcgrpo.train.arms import roles
 
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
@@ -63,12 +64,14 @@ ENTROPY_RISE = 0.10
 NONINFERIORITY = -TARGET_MDE
 """S2: stratified loses no held-out success, at the margin the design is powered for."""
 
-SFT_GRPO, SFT_RC = "regime-grpo", "regime-sft-rc"
-RCTP_GRPO, RCTP_RC = "regime-rctp-grpo", "regime-rcgrpo"
+ROLES = roles("new")
+"""Role -> experiment group of the new regime's arms (:data:`rcgrpo.train.arms.ARMS`)."""
+SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]
+RCTP_GRPO, RCTP_RC = ROLES["rctp_grpo"], ROLES["rctp_rc"]
 FACTORIAL = (RCTP_RC, RCTP_GRPO, SFT_RC, SFT_GRPO)
-RCTP_STRAT = "regime-rcgrpo-strat"
+RCTP_STRAT = ROLES["rctp_strat"]
 """RC-GRPO with stratified goals: exactly G/2 = 4 high goals per group."""
-TEMP_MATCHED, COEF_MATCHED = "regime-rctp-grpo-temp", "regime-rctp-grpo-entcoef"
+TEMP_MATCHED, COEF_MATCHED = ROLES["temp_matched"], ROLES["coef_matched"]
 """RCTP-FT + GRPO at the calibrated temperature / entropy coefficient."""
 
 TaskValue = Callable[[Run], dict[str, float]]

@@ -5,7 +5,8 @@ entropy or temperature does not fix the collapse) and ours (stratified against i
 goals), a :class:`Rule` in :data:`RULES` fixes in advance:
 
 - the measured quantity: a per-seed value :math:`x_i` from the runs of seed :math:`i`, one
-  run per arm (an arm is an experiment group such as ``cpu-grpo``). A one-arm quantity
+  run per arm (an arm is an experiment group such as ``cpu-grpo``, the holder of a role of
+  :data:`rcgrpo.train.arms.ARMS` such as ``sft_grpo``). A one-arm quantity
   reads one run; a comparison is the difference of two runs of the SAME seed (paired by
   seed: Stage 1 and every RL arm of a seed start from that seed's checkpoints); a factorial
   contrast is a weighted sum over the four cells of one seed;
@@ -33,6 +34,7 @@ training steps (at least one step), "over training" = every training step (``ste
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -43,6 +45,7 @@ from analysis.report.runtable import Extractor, last, mean_over_training, window
 from analysis.report.sources import Resolver, collect
 from analysis.runs import Run, load_run
 from analysis.stats import Estimate, mean_ci
+from rcgrpo.train.arms import roles
 
 MIN_SEEDS = 3
 """Fewer seeds (pairs) than this: inconclusive, whatever the interval says."""
@@ -139,9 +142,13 @@ class Rule:
         return f"{kind}; holds if CI {'>' if self.side == 'above' else '<'} {self.threshold:g}"
 
 
-SFT_GRPO, SFT_RC, RCTP_GRPO, RCTP_RC = "cpu-grpo", "cpu-sft-rc", "cpu-rctp-grpo", "cpu-rcgrpo"
-RCTP_STRAT, RCTP = "cpu-rcgrpo-strat", "rctp"
-ENTROPY, HIGHTEMP = "cpu-entropy", "cpu-hightemp"
+RCTP = "rctp"
+"""The Stage-1 RCTP-FT runs (an experiment group, not an arm)."""
+GROUPS = {RCTP: RCTP, **roles("pool")}
+"""Role -> experiment group of the pool regime's arms (:data:`rcgrpo.train.arms.ARMS`)."""
+SFT_GRPO, SFT_RC = GROUPS["sft_grpo"], GROUPS["sft_rc"]
+RCTP_GRPO, RCTP_RC, RCTP_STRAT = GROUPS["rctp_grpo"], GROUPS["rctp_rc"], GROUPS["rctp_strat"]
+ENTROPY, HIGHTEMP = GROUPS["entropy"], GROUPS["hightemp"]
 FACTORIAL = (RCTP_GRPO, RCTP_RC, SFT_GRPO, SFT_RC)
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -284,6 +291,13 @@ RULES: tuple[Rule, ...] = (
 """The pre-registered rules (module docstring); the tests and thresholds of the verdicts."""
 
 
+def arm_rules() -> tuple[Rule, ...]:
+    """:data:`RULES` with each arm replaced by the one that holds its role in the registry
+    now (:func:`rcgrpo.train.arms.roles`): what :func:`outcomes` reads."""
+    now, role = {RCTP: RCTP, **roles("pool")}, {g: r for r, g in GROUPS.items()}
+    return tuple(dataclasses.replace(r, arms=tuple(now[role[a]] for a in r.arms)) for r in RULES)
+
+
 def decide(est: Estimate | None, threshold: float, side: str, min_seeds: int = MIN_SEEDS) -> str:
     """The verdict of one rule from its estimate (module docstring)."""
     if side not in SIDES:
@@ -334,11 +348,12 @@ def evaluate(rule: Rule, found: dict[str, list[Path]]) -> Outcome:
     return Outcome(rule, seeds, values, est, decide(est, rule.threshold, rule.side), missing)
 
 
-def outcomes(resolve: Resolver | None = None, rules: Sequence[Rule] = RULES) -> list[Outcome]:
-    """Every rule on the runs ``resolve`` finds (default: the campaign's, never training)."""
+def outcomes(resolve: Resolver | None = None, rules: Sequence[Rule] | None = None) -> list[Outcome]:
+    """``rules`` (default: :func:`arm_rules`) on the runs ``resolve`` finds (default: the
+    campaign's, never training)."""
     from analysis.report.sources import default_resolver
 
-    resolve = resolve or default_resolver()
+    resolve, rules = resolve or default_resolver(), rules or arm_rules()
     found = collect([a for r in rules for a in r.arms], resolve)
     return [evaluate(rule, found) for rule in rules]
 

@@ -22,39 +22,33 @@ import pandas as pd
 from analysis.figures import style as fs
 from analysis.runs import Run, load_runs
 from analysis.stats import mean_ci
+from rcgrpo.train.arms import arms
 
 SMOOTH = 10
 """Trailing moving-average window (logged steps) of the training curves."""
 
-ARMS: dict[str, tuple[str, str]] = {
-    "cpu-grpo": ("SFT + GRPO", fs.BLACK),
-    "cpu-sft-rc": ("SFT + RC sampling", fs.ORANGE),
-    "cpu-rctp-grpo": ("RCTP-FT + GRPO", fs.SKY),
-    "cpu-rcgrpo": ("RCTP-FT + RC-GRPO", fs.VERMILION),
-    "cpu-dapo": ("DAPO dynamic sampling", fs.GREEN),
-    "cpu-entropy": ("entropy bonus 0.01", fs.PURPLE),
-    "cpu-hightemp": ("temperature 1.5", fs.YELLOW),
-    "cpu-drgrpo": ("Dr. GRPO", fs.BLUE),
-    "cpu-rcgrpo-strat": ("RC-GRPO, stratified goals", fs.STRATIFIED),
-}
-"""Preset -> (legend label, colour)."""
+
+def styles() -> dict[str, tuple[str, str]]:
+    """Preset -> (legend label, colour) of every arm (:data:`rcgrpo.train.arms.ARMS`, read
+    now), in the registry's order."""
+    return {a.preset: (a.label, fs.PALETTE[a.colour]) for a in arms()}
 
 
 def by_preset(paths: Iterable[Path | None]) -> dict[str, list[Run]]:
-    """Runs grouped by ``config.json["preset"]`` in :data:`ARMS` order (missing paths skipped)."""
+    """Runs grouped by ``config.json["preset"]`` in :func:`styles` order (missing paths skipped)."""
     groups: dict[str, list[Run]] = {}
     for run in load_runs(p for p in paths if p is not None):
         groups.setdefault(run.config.get("preset") or run.name, []).append(run)
-    order = {name: i for i, name in enumerate(ARMS)}
+    order = {name: i for i, name in enumerate(styles())}
     return dict(sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def label(preset: str) -> str:
-    return ARMS.get(preset, (preset, fs.BLACK))[0]
+    return styles().get(preset, (preset, fs.BLACK))[0]
 
 
 def color(preset: str) -> str:
-    return ARMS.get(preset, (preset, fs.BLACK))[1]
+    return styles().get(preset, (preset, fs.BLACK))[1]
 
 
 def series(run: Run, key: str, smooth: int = SMOOTH) -> pd.Series:

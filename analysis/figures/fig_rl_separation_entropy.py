@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from analysis.experiments import BASELINES, FACTORIAL
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.goal_split import two_goals
 from analysis.runs import Run
 from analysis.theory.separation_entropy import variance_envelope
+from rcgrpo.train.arms import arm
 
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (
@@ -49,8 +49,9 @@ STARTS = {"sft": "SFT start", "rctp": "RCTP-FT start"}
 
 
 def start_of(preset: str) -> str:
-    """``sft`` or ``rctp``: the Stage-1 checkpoint an arm starts from (the campaign's map)."""
-    return FACTORIAL.get(preset, "sft" if preset in BASELINES else "rctp")
+    """``sft`` or ``rctp``: the Stage-1 checkpoint an arm starts from (its record)."""
+    record = arm(preset)
+    return record.start if record is not None else "rctp"
 
 
 def sampling(runs: list[Run]) -> tuple[int, float]:

@@ -39,6 +39,17 @@ BLACK, ORANGE, SKY, GREEN, YELLOW, BLUE, VERMILION, PURPLE = (
     "#D55E00",
     "#CC79A7",
 )
+PALETTE = {
+    "black": BLACK,
+    "orange": ORANGE,
+    "sky": SKY,
+    "green": GREEN,
+    "yellow": YELLOW,
+    "blue": BLUE,
+    "vermilion": VERMILION,
+    "purple": PURPLE,
+}
+"""Colour name (an arm's ``colour``, :data:`rcgrpo.train.arms.COLOURS`) -> value."""
 EXACT = BLUE  # exact values
 BOUND = VERMILION  # the paper's bounds
 BOUND_2 = ORANGE  # a second / derived bound

@@ -25,19 +25,12 @@ from scipy import stats as _scipy_stats
 
 from analysis.report.runtable import Column, Extractor, Row, TableSpec, _series, window
 from analysis.runs import Run
+from rcgrpo.train.arms import arms
 
 ENTROPY, REWARD = "policy/entropy", "reward/mean"
-ARMS: tuple[tuple[str, str, str], ...] = (
-    ("SFT", "GRPO", "sft_grpo"),
-    ("SFT", "RC sampling", "sft_rc"),
-    ("RCTP-FT", "GRPO (high goal)", "rctp_grpo"),
-    ("RCTP-FT", "RC-GRPO", "rctp_rc"),
-    ("SFT", "GRPO + DAPO", "dapo"),
-    ("SFT", "GRPO + entropy bonus", "entropy"),
-    ("SFT", "GRPO, temperature 1.5", "hightemp"),
-    ("SFT", "Dr. GRPO", "drgrpo"),
-)
-"""(init, stage 2, role in the report's experiment map) per row."""
+TABLE_EXPERIMENTS = ("factorial", "baselines")
+"""The pool campaign's experiments whose arms are the rows (:data:`rcgrpo.train.arms.ARMS`),
+each named by its ``start`` and ``method``."""
 
 
 def middle(metric: str, fraction: float = 0.1) -> Extractor:
@@ -103,7 +96,8 @@ def dynamics_tables(experiments: dict[str, str], markdown: bool = False) -> tupl
     """The two tables for the report's experiment map ``experiments`` (role -> group);
     ``markdown`` swaps the LaTeX headers for plain ones."""
     entropy, training = _columns(markdown)
-    rows = tuple(Row((init, method), experiments[role]) for init, method, role in ARMS)
+    chosen = (a for e in TABLE_EXPERIMENTS for a in arms("pool", e))
+    rows = tuple(Row((a.init, a.method), experiments[a.role]) for a in chosen)
     note = (
         "Start / middle / end = mean over the first / middle / last 10\\% of the RL steps. "
         "$\\rho_S(H, R)$ = Spearman correlation over steps between token entropy and the "

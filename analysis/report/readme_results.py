@@ -45,6 +45,7 @@ from analysis.report.tables import EXPERIMENTS as E
 from analysis.runs import load_run
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.docblocks import update_file
+from rcgrpo.train.arms import arms
 
 README = REPO_ROOT / "README.md"
 COMMITTED = REPO_ROOT / "results" / "campaign"
@@ -113,12 +114,7 @@ FACTORIAL: TableSpec = _spec(
         Column("advantage gap", mean_over_training("adv/gap_mean")),
         Column("between-goal share", mean_over_training("group/between_frac")),
     ),
-    (
-        Row(("GRPO", "SFT"), E["sft_grpo"]),
-        Row(("RC sampling", "SFT"), E["sft_rc"]),
-        Row(("GRPO (high goal)", "RCTP-FT"), E["rctp_grpo"]),
-        Row(("RC-GRPO", "RCTP-FT"), E["rctp_rc"]),
-    ),
+    (Row((a.method, a.init), a.preset) for a in arms("pool", "factorial")),
 )
 """The paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC sampling}; training success on the 16-task
 pool over the first / last 10% of the steps (RC arms: high goal); collapse statistics per

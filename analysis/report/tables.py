@@ -1,9 +1,10 @@
 r"""The report's experiment tables: what each one shows and which runs it needs.
 
-Experiment groups live in :data:`EXPERIMENTS` only (role -> group name); a group is every
-seed of one configuration, named as the campaign (:mod:`analysis.experiments`) names its
-runs: ``sft-s0``, ``rctp-s0`` (Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``).
-If the campaign renames its runs, change them here.
+Experiment groups come from :func:`experiments` (role -> group name): Stage 1's and the
+arms' of :data:`rcgrpo.train.arms.ARMS`; a group is every seed of one configuration, named
+as the campaign (:mod:`analysis.experiments`) names its runs: ``sft-s0``, ``rctp-s0``
+(Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``). A row names an arm by its
+``start`` and ``method``; :func:`tables` builds the rows from the arms registered now.
 
 Every number is a mean over the experiment's seeds with a 95% t-interval; success rates are
 in % like the paper. Collapse and separation statistics are per training step (all groups
@@ -11,6 +12,9 @@ generated at that step), averaged over the steps of a run.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
 
 from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.runtable import (
@@ -26,19 +30,16 @@ from analysis.report.runtable import (
     training_success,
     window,
 )
+from rcgrpo.train.arms import Arm, arms, roles
 
-EXPERIMENTS: dict[str, str] = {
-    "sft": "sft",  # Stage 1 SFT on the synth suite (expert trajectories)
-    "rctp": "rctp",  # Stage 1 RCTP-FT (1:1 success/failure, reward goal)
-    "sft_grpo": "cpu-grpo",  # SFT + GRPO (the collapse baseline)
-    "sft_rc": "cpu-sft-rc",  # SFT + RC sampling
-    "rctp_grpo": "cpu-rctp-grpo",  # RCTP-FT + GRPO (high token only)
-    "rctp_rc": "cpu-rcgrpo",  # RCTP-FT + RC-GRPO (the paper's method)
-    "dapo": "cpu-dapo",  # SFT + GRPO with DAPO dynamic sampling
-    "entropy": "cpu-entropy",  # SFT + GRPO with an entropy bonus
-    "hightemp": "cpu-hightemp",  # SFT + GRPO at sampling temperature 1.5
-    "drgrpo": "cpu-drgrpo",  # SFT + Dr. GRPO (no std scaling, length-free aggregation)
-}
+
+def experiments() -> dict[str, str]:
+    """Role -> experiment group: Stage 1's ``sft`` and ``rctp``, and every arm of the pool
+    regime by its role (:data:`rcgrpo.train.arms.ARMS`, read now)."""
+    return {"sft": "sft", "rctp": "rctp", **roles("pool")}
+
+
+EXPERIMENTS: dict[str, str] = experiments()
 E = EXPERIMENTS
 SUCCESS = "reward/eval_success"
 
@@ -77,12 +78,14 @@ STAGE1 = TableSpec(
 )
 
 PAPER_QWEN = {"sft_grpo": "48.75", "sft_rc": "46.25", "rctp_grpo": "73.75", "rctp_rc": "85.00"}
-FACTORIAL_ROWS = (
-    ("SFT", "GRPO", "sft_grpo"),
-    ("SFT", "RC sampling", "sft_rc"),
-    ("RCTP-FT", "GRPO (high goal)", "rctp_grpo"),
-    ("RCTP-FT", "RC-GRPO", "rctp_rc"),
-)
+"""The paper's Table 1 (Qwen2.5-7B, BFCL) per factorial role."""
+
+
+def factorial_rows(e: dict[str, str], paper: bool = False) -> tuple[Row, ...]:
+    """One row per ``factorial`` arm (``paper``: with the paper's number after it)."""
+    cells = arms("pool", "factorial")
+    return tuple(Row((a.init, a.method), e[a.role], (PAPER_QWEN[a.role],) * paper) for a in cells)
+
 
 FACTORIAL = TableSpec(
     name="factorial",
@@ -97,7 +100,7 @@ FACTORIAL = TableSpec(
         Column("train early", training_success("early"), 1, True),
         Column("train late", training_success("late"), 1, True),
     ),
-    rows=tuple(Row((i, s), E[k], (PAPER_QWEN[k],)) for i, s, k in FACTORIAL_ROWS),
+    rows=factorial_rows(E, paper=True),
     after_headers=("paper (Qwen2.5-7B)",),
     note="Start = evaluation of the Stage-1 checkpoint at RL step 0, final = after the last "
     "step; RC runs are evaluated with the high goal. Train early / late = success on the "
@@ -122,7 +125,7 @@ COLLAPSE = TableSpec(
         Column("$E[\\sigma_g^2]$", mean_over_training("group/var_mean"), 3),
         Column("$H$", mean_over_training("policy/entropy")),
     ),
-    rows=tuple(Row((i, s), E[k]) for i, s, k in FACTORIAL_ROWS),
+    rows=factorial_rows(E),
     size="footnotesize",
     colsep="3pt",
     note="Predicted $=\\mathrm{mean}_g[s_g^G+(1-s_g)^G]$ from each group's own success rate "
@@ -130,6 +133,12 @@ COLLAPSE = TableSpec(
     "$\\max_j A_j-\\min_j A_j$ (the paper's Fig.~2 quantity) over the first / last 10\\% "
     "of steps. $H$ = token entropy of the policy (nats).",
 )
+
+
+def separation_rows(e: dict[str, str]) -> tuple[Row, ...]:
+    """The two arms with i.i.d. reward goals, by start."""
+    return (Row(("SFT",), e["sft_rc"]), Row(("RCTP-FT",), e["rctp_rc"]))
+
 
 SEPARATION = TableSpec(
     name="separation",
@@ -151,10 +160,7 @@ SEPARATION = TableSpec(
         Column("between", mean_over_training("group/between_frac")),
         Column("no diversity", mean_over_training("group/no_token_diversity_frac"), 3),
     ),
-    rows=(
-        Row(("SFT",), E["sft_rc"]),
-        Row(("RCTP-FT",), E["rctp_rc"]),
-    ),
+    rows=separation_rows(E),
     size="footnotesize",
     colsep="3pt",
     note="$\\hat\\varepsilon$ = the step's pooled separation; steps $\\geq$ = steps with "
@@ -164,14 +170,17 @@ SEPARATION = TableSpec(
     "$p^G+(1-p)^G=0.0625$ at $G=5$).",
 )
 
-BASELINE_ROWS = (
-    ("GRPO", "sft_grpo"),
-    ("GRPO + DAPO", "dapo"),
-    ("GRPO + entropy bonus", "entropy"),
-    ("GRPO, $\\tau=1.5$", "hightemp"),
-    ("Dr.~GRPO", "drgrpo"),
-    ("RC-GRPO (RCTP-FT)", "rctp_rc"),
-)
+
+def baseline_rows(e: dict[str, str]) -> tuple[Row, ...]:
+    """GRPO, the ``baselines`` arms, RC-GRPO (the first and last from the factorial)."""
+    by_role = {a.role: a for a in arms("pool")}
+    chosen = (by_role["sft_grpo"], *arms("pool", "baselines"), by_role["rctp_rc"])
+    return tuple(Row((_baseline_label(a),), e[a.role]) for a in chosen)
+
+
+def _baseline_label(arm: Arm) -> str:
+    return arm.method_tex if arm.start == "sft" else f"{arm.method_tex} ({arm.init})"
+
 
 BASELINES = TableSpec(
     name="baselines",
@@ -187,7 +196,7 @@ BASELINES = TableSpec(
         Column("KL", mean_over_training("policy/kl_ref"), 3),
         Column("s/step", mean_over_training("perf/time_step_s"), 1),
     ),
-    rows=tuple(Row((name,), E[key]) for name, key in BASELINE_ROWS),
+    rows=baseline_rows(E),
     size="footnotesize",
     colsep="3pt",
     note="All from the SFT checkpoint except RC-GRPO (from RCTP-FT), on the same seeds; GRPO "
@@ -197,5 +206,22 @@ BASELINES = TableSpec(
     "dropped. Time per step on the shared 2-core machine (one torch thread).",
 )
 
-TABLES: tuple[TableSpec, ...] = (STAGE1, FACTORIAL, COLLAPSE, SEPARATION, BASELINES)
-TABLES += dynamics_tables(E)  # the paper's Tables 4-5 (analysis.report.dynamics_tables)
+ROWS: dict[str, Callable[[dict[str, str]], tuple[Row, ...]]] = {
+    "factorial": lambda e: factorial_rows(e, paper=True),
+    "collapse": factorial_rows,
+    "separation": separation_rows,
+    "baselines": baseline_rows,
+}
+"""Table name -> its rows from an experiment map (the tables whose rows are arms)."""
+
+
+def tables() -> tuple[TableSpec, ...]:
+    """Every table of the report, its rows from the arms registered now; the paper's Tables
+    4-5 are :mod:`analysis.report.dynamics_tables`."""
+    e = experiments()
+    specs = (STAGE1, FACTORIAL, COLLAPSE, SEPARATION, BASELINES)
+    rebuilt = (dataclasses.replace(t, rows=ROWS[t.name](e)) if t.name in ROWS else t for t in specs)
+    return (*rebuilt, *dynamics_tables(e))
+
+
+TABLES: tuple[TableSpec, ...] = tables()

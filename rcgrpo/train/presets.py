@@ -1,9 +1,11 @@
 """Named RL configs (Stage 2): ``python -m rcgrpo train --preset NAME``.
 
-Every algorithm is the same loop with different config values. The CPU presets share one
-base (tiny Qwen2 from Stage 1, synth suite, combined mode) and each differs from
-``cpu-grpo`` or ``cpu-rcgrpo`` in as few values as possible, so a comparison attributes an
-effect to one change:
+Every algorithm is the same loop with different config values. Each arm of
+:data:`rcgrpo.train.arms.ARMS` has a preset of the same name: its regime's base (GRPO from
+that regime's SFT checkpoint), the Stage-1 checkpoint its record names and its changes in
+``_CHANGES``, as few as possible, so a comparison attributes an effect to one change. The
+``cpu-*`` arms (tiny Qwen2 from Stage 1, synth suite ``cpu``, combined mode; a test checks
+this table against the registry and the presets):
 
 ====================  ===============  ===============  ==========================================
 preset                init (Stage 1)   reward token     differs from ``cpu-grpo`` in
@@ -19,11 +21,15 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 ``cpu-drgrpo``        SFT              none             Dr. GRPO: no std scaling, constant-L loss
 ====================  ===============  ===============  ==========================================
 
-The ``regime-*`` presets (``regime-grpo``, ``regime-rcgrpo``, ``regime-sft-rc``,
-``regime-rctp-grpo``: the factorial's four cells) run on the synth ``regime`` suite from its
-Stage-1 checkpoints (``docs/regime.md``) and differ from ``regime-grpo`` as the ``cpu-*``
-cells differ from ``cpu-grpo``; ``regime-grpo`` differs from ``cpu-grpo`` in the suite, the
-checkpoint, G 8, 10,000 training / 1,000 held-out tasks, lr 1e-4 and 200 steps.
+The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpoints
+(``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
+``regime-sft-rc``, ``regime-rctp-grpo`` and ``regime-rcgrpo-strat`` differ from
+``regime-grpo`` as the ``cpu-*`` arms differ from ``cpu-grpo``; ``regime-grpo`` differs from
+``cpu-grpo`` in the suite, the checkpoint, G 8, 10,000 training / 1,000 held-out tasks,
+lr 1e-4 and 200 steps. ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a
+calibrated temperature / entropy coefficient (``docs/regime_verdicts.md``); until the
+calibration has chosen it, the value is :data:`NOT_CALIBRATED` and they run only with it
+given as a flag.
 
 The CPU values (lr, P, G, steps) are chosen for the from-scratch tiny model and a 2-core
 budget (``docs/training.md``, Stage 2); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
@@ -38,8 +44,10 @@ documented defaults of :mod:`rcgrpo.train.config`.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any
 
+from rcgrpo.train.arms import Arm, arms
 from rcgrpo.train.config import TrainConfig, from_dict
 
 SFT_INIT = "runs/stage1/sft-synth/final"
@@ -132,24 +140,51 @@ _PAPER = {
     "run": {"name": RUN_NAME, "steps": 400, "eval_every": 25, "checkpoint_every": 25},
 }
 
+_HIGH = {"conditioning": "high", "eval_condition": "high"}
+NOT_CALIBRATED = math.nan
+"""Placeholder of a value a calibration run must choose (docs/regime_verdicts.md,
+"Calibrating the entropy-matched arms"): validation refuses a config that still holds it,
+so the preset runs only with the value given as a flag until the chosen value is set here."""
+
+_BASES = {"pool": _CPU, "new": _REGIME}
+"""Each regime's base: GRPO from its SFT checkpoint."""
+_INITS = {
+    "pool": {"sft": SFT_INIT, "rctp": RCTP_INIT},
+    "new": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
+}
+"""Each regime's Stage-1 checkpoints, by an arm's ``start``."""
+_CHANGES: dict[str, dict[str, dict[str, Any]]] = {
+    "cpu-grpo": {},
+    "cpu-rcgrpo": {"algo": _RC},
+    "cpu-rcgrpo-strat": {"algo": {**_RC, "conditioning": "stratified"}},
+    "cpu-sft-rc": {"algo": _RC},
+    "cpu-rctp-grpo": {"algo": _HIGH},
+    "cpu-dapo": {"algo": {"group_filter": "dapo", "max_resample_rounds": 3}},
+    "cpu-entropy": {"algo": {"entropy_coef": 0.01}},
+    "cpu-hightemp": {"rollout": {"temperature": 1.5}},
+    "cpu-drgrpo": {"algo": {"adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}},
+    "regime-grpo": {},
+    "regime-rcgrpo": {"algo": _RC},
+    "regime-sft-rc": {"algo": _RC},
+    "regime-rctp-grpo": {"algo": _HIGH},
+    "regime-rcgrpo-strat": {"algo": {**_RC, "conditioning": "stratified"}},
+    "regime-rctp-grpo-temp": {"algo": _HIGH, "rollout": {"temperature": NOT_CALIBRATED}},
+    "regime-rctp-grpo-entcoef": {"algo": {**_HIGH, "entropy_coef": NOT_CALIBRATED}},
+}
+"""Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
+
+
+def arm_sections(arm: Arm) -> dict[str, Any]:
+    """The preset of ``arm`` as config sections: its regime's base, the Stage-1 checkpoint
+    of its ``start``, its ``_CHANGES``."""
+    if arm.preset not in _CHANGES:
+        raise ValueError(f"arm {arm.preset} has no preset values in presets._CHANGES")
+    base, init = _BASES[arm.regime], _INITS[arm.regime][arm.start]
+    return _merge(base, init=init, **_CHANGES[arm.preset])
+
+
 _SECTIONS: dict[str, dict[str, Any]] = {
-    "cpu-grpo": _cpu(SFT_INIT),
-    "cpu-rcgrpo": _cpu(RCTP_INIT, algo=_RC),
-    "cpu-rcgrpo-strat": _cpu(RCTP_INIT, algo={**_RC, "conditioning": "stratified"}),
-    "cpu-sft-rc": _cpu(SFT_INIT, algo=_RC),
-    "cpu-rctp-grpo": _cpu(RCTP_INIT, algo={"conditioning": "high", "eval_condition": "high"}),
-    "cpu-dapo": _cpu(SFT_INIT, algo={"group_filter": "dapo", "max_resample_rounds": 3}),
-    "cpu-entropy": _cpu(SFT_INIT, algo={"entropy_coef": 0.01}),
-    "cpu-hightemp": _cpu(SFT_INIT, rollout={"temperature": 1.5}),
-    "cpu-drgrpo": _cpu(
-        SFT_INIT, algo={"adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}
-    ),
-    "regime-grpo": _REGIME,
-    "regime-rcgrpo": _merge(_REGIME, init=REGIME_RCTP_INIT, algo=_RC),
-    "regime-sft-rc": _merge(_REGIME, algo=_RC),
-    "regime-rctp-grpo": _merge(
-        _REGIME, init=REGIME_RCTP_INIT, algo={"conditioning": "high", "eval_condition": "high"}
-    ),
+    **{a.preset: arm_sections(a) for a in arms()},
     "paper-qwen7b": _PAPER,
     "paper-qwen7b-grpo": _merge(
         _PAPER,
@@ -164,6 +199,21 @@ PRESETS: dict[str, TrainConfig] = {
     for name, sections in _SECTIONS.items()
 }
 """Named configs (module docstring)."""
+
+
+def uncalibrated(name: str) -> tuple[str, ...]:
+    """Dotted keys that preset ``name`` leaves at :data:`NOT_CALIBRATED`."""
+
+    def walk(d: dict[str, Any], prefix: str) -> list[str]:
+        out = []
+        for k, v in d.items():
+            if isinstance(v, dict):
+                out += walk(v, f"{prefix}{k}.")
+            elif isinstance(v, float) and math.isnan(v):
+                out.append(f"{prefix}{k}")
+        return out
+
+    return tuple(walk(_SECTIONS[name], ""))
 
 
 def preset(name: str) -> TrainConfig:

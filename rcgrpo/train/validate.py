@@ -7,7 +7,8 @@ the value, e.g. ``config: algo.conditioning must be one of ['high', 'iid', 'low'
 'stratified'], got 'idd'``. Three kinds of checks, in this order:
 
 - types: every field against its annotation (a JSON string where a number belongs, a
-  float step count, a bool given as 0/1 ...);
+  float step count, a bool given as 0/1 ...); a NaN is a value no one has set (the
+  ``NOT_CALIBRATED`` placeholder of :mod:`rcgrpo.train.presets`);
 - enums: string choices against the registry of the module that implements them (the
   registry IS the list of valid values, so adding an aggregation mode, a group filter or
   an lr schedule needs no change here);
@@ -21,6 +22,7 @@ adds its own.
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -73,6 +75,10 @@ def check_types(obj: Any, prefix: str = "") -> None:
         elif not _matches(value, hints[f.name]):
             name = getattr(hints[f.name], "__name__", str(hints[f.name]))
             _fail(key, f"must be of type {name}", value)
+        elif isinstance(value, float) and math.isnan(value):
+            _fail(
+                key, "is not set (a preset's NOT_CALIBRATED placeholder: give it as a flag)", value
+            )
 
 
 # ------------------------------------------------------------------------------ enums

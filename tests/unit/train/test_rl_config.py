@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, to_dict, upgrade_config
-from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset
+from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset, uncalibrated
 from rcgrpo.train.rl import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -27,9 +28,33 @@ def _diff(a: str, b: str) -> dict:
     return {k: y[k] for k in x if x[k] != y[k] and k != "preset"}
 
 
+UNCALIBRATED = {
+    "regime-rctp-grpo-temp": ("rollout.temperature", "--rollout.temperature", "1.3"),
+    "regime-rctp-grpo-entcoef": ("algo.entropy_coef", "--algo.entropy-coef", "0.02"),
+}
+"""Presets whose value a calibration run chooses (docs/regime_verdicts.md), not set yet."""
+
+
 def test_every_preset_is_valid_and_names_itself():
+    assert {n: uncalibrated(n) for n in PRESETS if uncalibrated(n)} == {
+        n: (key,) for n, (key, _, _) in UNCALIBRATED.items()
+    }
     for name, cfg in PRESETS.items():
-        assert validate_config(cfg) is cfg and cfg.preset == name
+        assert cfg.preset == name
+        if name not in UNCALIBRATED:
+            assert validate_config(cfg) is cfg
+
+
+@pytest.mark.parametrize("name", sorted(UNCALIBRATED))
+def test_an_uncalibrated_preset_runs_only_with_its_value_given(name):
+    key, flag, value = UNCALIBRATED[name]
+    with pytest.raises(
+        ConfigError, match=rf"^config: {re.escape(key)} is not set .*NOT_CALIBRATED"
+    ):
+        validate_config(preset(name))
+    cfg = validate_config(parse_cli("train", ["--preset", name, flag, value]))
+    section, field = key.split(".")
+    assert getattr(getattr(cfg, section), field) == float(value)
 
 
 def test_cpu_presets_differ_from_grpo_by_their_documented_change_only():

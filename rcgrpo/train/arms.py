@@ -1,0 +1,140 @@
+"""The RL arms: one record per arm, read by the presets, the campaign, figures, tables, verdicts.
+
+An *arm* is one Stage-2 configuration that experiments compare: its RL preset (whose name is
+also the experiment group and the run-name prefix, ``<preset>-s<seed>``), the Stage-1 model
+it starts from, how figures and tables name and colour it, the campaign experiment that
+trains it and the role the verdict rules read it under. Each record is typed once, here:
+
+- :mod:`rcgrpo.train.presets` builds each arm's preset from its regime's base, the Stage-1
+  checkpoint of ``start`` and the arm's changes (``_CHANGES`` there);
+- :mod:`analysis.experiments` trains the ``pool`` arms, one run per seed, in ``experiment``;
+- :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
+  ``analysis.figures.style.PALETTE``), in this order;
+- :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
+  ``start`` and ``method`` and find an arm by ``role``;
+- :mod:`analysis.verdicts` (``pool``) and :mod:`analysis.regime_verdicts` (``new``) read
+  their arms by ``role``.
+
+Adding an arm is one record here plus its changes in ``presets._CHANGES``; a verdict on it
+needs a rule written before its runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+REGIMES = ("pool", "new")
+"""``pool``: the CPU campaign on the ``cpu`` synth suite (16-task training pool); ``new``:
+the ``regime`` suite of docs/regime.md."""
+STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
+"""Stage-1 model an arm starts from -> its name in tables."""
+COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
+"""Okabe-Ito colour names (``analysis.figures.style.PALETTE`` holds their values)."""
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One RL arm (module docstring)."""
+
+    preset: str
+    """RL preset name = experiment group = run-name prefix."""
+    start: str
+    """Stage-1 model it starts from: a key of :data:`STARTS`."""
+    label: str
+    """Figure legend, e.g. ``RCTP-FT + GRPO``."""
+    method: str
+    """Stage-2 method in tables, beside the start: ``GRPO (high goal)``."""
+    colour: str
+    """Figure colour: a name of :data:`COLOURS`."""
+    experiment: str
+    """Campaign experiment that trains it (``factorial``, ``baselines``, ...)."""
+    role: str
+    """Name the report's tables and the verdict rules read it under, unique in its regime."""
+    regime: str = "pool"
+    """A name of :data:`REGIMES`."""
+    tex: str = ""
+    """``method`` in LaTeX where it differs (the report's baselines table)."""
+
+    def __post_init__(self) -> None:
+        for key, value, options in (
+            ("start", self.start, tuple(STARTS)),
+            ("colour", self.colour, COLOURS),
+            ("regime", self.regime, REGIMES),
+        ):
+            if value not in options:
+                raise ValueError(
+                    f"arm {self.preset}: {key} must be one of {options}, got {value!r}"
+                )
+
+    @property
+    def init(self) -> str:
+        """The start as tables name it (``SFT`` / ``RCTP-FT``)."""
+        return STARTS[self.start]
+
+    @property
+    def method_tex(self) -> str:
+        return self.tex or self.method
+
+
+ARMS: tuple[Arm, ...] = (
+    Arm("cpu-grpo", "sft", "SFT + GRPO", "GRPO", "black", "factorial", "sft_grpo"),
+    Arm("cpu-sft-rc", "sft", "SFT + RC sampling", "RC sampling", "orange", "factorial", "sft_rc"),
+    Arm("cpu-rctp-grpo", "rctp", "RCTP-FT + GRPO", "GRPO (high goal)", "sky", "factorial",
+        "rctp_grpo"),
+    Arm("cpu-rcgrpo", "rctp", "RCTP-FT + RC-GRPO", "RC-GRPO", "vermilion", "factorial",
+        "rctp_rc"),
+    Arm("cpu-dapo", "sft", "DAPO dynamic sampling", "GRPO + DAPO", "green", "baselines", "dapo"),
+    Arm("cpu-entropy", "sft", "entropy bonus 0.01", "GRPO + entropy bonus", "purple",
+        "baselines", "entropy"),
+    Arm("cpu-hightemp", "sft", "temperature 1.5", "GRPO, temperature 1.5", "yellow",
+        "baselines", "hightemp", tex="GRPO, $\\tau=1.5$"),
+    Arm("cpu-drgrpo", "sft", "Dr. GRPO", "Dr. GRPO", "blue", "baselines", "drgrpo",
+        tex="Dr.~GRPO"),
+    Arm("cpu-rcgrpo-strat", "rctp", "RC-GRPO, stratified goals", "RC-GRPO, stratified goals",
+        "green", "stratified", "rctp_strat"),
+    Arm("regime-grpo", "sft", "SFT + GRPO", "GRPO", "black", "regime-factorial", "sft_grpo",
+        "new"),
+    Arm("regime-sft-rc", "sft", "SFT + RC sampling", "RC sampling", "orange", "regime-factorial",
+        "sft_rc", "new"),
+    Arm("regime-rctp-grpo", "rctp", "RCTP-FT + GRPO", "GRPO (high goal)", "sky",
+        "regime-factorial", "rctp_grpo", "new"),
+    Arm("regime-rcgrpo", "rctp", "RCTP-FT + RC-GRPO", "RC-GRPO", "vermilion", "regime-factorial",
+        "rctp_rc", "new"),
+    Arm("regime-rcgrpo-strat", "rctp", "RC-GRPO, stratified goals", "RC-GRPO, stratified goals",
+        "green", "regime-stratified", "rctp_strat", "new"),
+    Arm("regime-rctp-grpo-temp", "rctp", "RCTP-FT + GRPO, matched temperature",
+        "GRPO (high goal), matched temperature", "yellow", "regime-matched", "temp_matched",
+        "new"),
+    Arm("regime-rctp-grpo-entcoef", "rctp", "RCTP-FT + GRPO, matched entropy bonus",
+        "GRPO (high goal), matched entropy bonus", "purple", "regime-matched", "coef_matched",
+        "new"),
+)  # fmt: skip
+"""Every arm; within a regime, the order of legends, bars and table rows."""
+
+
+def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:
+    """The arms of ``regime`` and/or ``experiment`` (default: all), in :data:`ARMS` order;
+    read at call time, so an arm registered later is included."""
+    return tuple(
+        a
+        for a in ARMS
+        if (regime is None or a.regime == regime)
+        and (experiment is None or a.experiment == experiment)
+    )
+
+
+def arm(preset: str) -> Arm | None:
+    """The arm of RL preset ``preset`` (None: not an arm, e.g. ``paper-qwen7b``)."""
+    return next((a for a in ARMS if a.preset == preset), None)
+
+
+def roles(regime: str) -> dict[str, str]:
+    """Role -> preset of the arms of ``regime``; a role held twice is an error."""
+    out: dict[str, str] = {}
+    for a in arms(regime):
+        if a.role in out:
+            raise ValueError(
+                f"role {a.role!r} of regime {regime} is held by {out[a.role]} and {a.preset}"
+            )
+        out[a.role] = a.preset
+    return out
