@@ -6,14 +6,17 @@ A run is one ``python -m rcgrpo <stage> ...`` command (:class:`RunSpec`) trained
 ``campaign.json``
     the run's spec, written at launch (:meth:`RunSpec.record`): the argv without the machine's
     paths (``--run.root`` and ``--run.name`` are added at launch; a checkpoint of another run
-    is written ``sft-s0/final``) and, recursively, the specs of the runs it starts from;
+    is written ``sft-s0/final``), the values it resolves to (``resolved``: the config and
+    the task suite's fingerprint, :func:`analysis.campaign_config.pinned`) and, recursively,
+    the specs of the runs it starts from;
 ``.complete``
     written after the command exited 0.
 
-A folder *counts* (:func:`locate`) only when complete and its recorded spec equals the current
-one: a changed preset name, step count or seed, here or in any run it starts from, makes the
-folder *stale* and it is never reused (``--list`` shows it). A preset's values are not part of
-the spec: change a preset's values and rename it, or delete the runs trained with it.
+A folder *counts* (:func:`locate`) only when complete and its recorded spec is the current
+one (:func:`analysis.campaign_spec.same_spec`): a changed preset name, flag, preset value or
+task suite, here or in any run it starts from, makes the folder *stale* and it is never
+reused (``--list`` shows it). Config fields added to or removed from the code since are no
+difference, a renamed one is compared under its new name.
 
 Light copies in :data:`RESULTS` are committed, so a fresh clone reuses them (and ``make
 figures`` does not retrain): the logs, configs and eval JSON of every run, plus the
@@ -39,6 +42,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from analysis.campaign_spec import same_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGN = ROOT / "runs" / "campaign"
@@ -72,6 +77,8 @@ class RunSpec:
 
     name: str
     argv: tuple[str | Checkpoint, ...]
+    pin: Callable[[RunSpec], dict] | None = field(default=None, compare=False, repr=False)
+    """The values the argv resolves to (recorded as ``resolved``; None: not recorded)."""
 
     @property
     def starts_from(self) -> tuple[RunSpec, ...]:
@@ -85,11 +92,12 @@ class RunSpec:
 
     def record(self) -> dict:
         """The spec as ``campaign.json`` holds it: independent of the machine's paths."""
-        return {
+        out = {
             "name": self.name,
             "argv": [str(a) for a in self.argv],
             "needs": {d.name: d.record() for d in self.starts_from},
         }
+        return out | ({"resolved": self.pin(self)} if self.pin is not None else {})
 
     def command(self, where: Where, resume: bool) -> list[str]:
         """The command line, each checkpoint resolved to ``where(run) / sub``."""
@@ -153,7 +161,7 @@ def recorded_spec(folder: Path) -> dict | None:
 
 def is_current(folder: Path, spec: RunSpec) -> bool:
     """``folder`` holds a complete run launched with ``spec`` (the test of ``done``)."""
-    return is_complete(folder) and recorded_spec(folder) == spec.record()
+    return is_complete(folder) and same_spec(recorded_spec(folder), spec.record())
 
 
 def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
@@ -244,7 +252,7 @@ def _launch(camp: Campaign, name: str, force_train: bool) -> subprocess.Popen:
     """Start run ``name``: resume its folder if it holds the current spec, else set the old
     folder aside in ``runs/campaign/stale/`` and start afresh; record the spec first."""
     spec, folder = camp.runs[name], CAMPAIGN / name
-    resume = folder.is_dir() and recorded_spec(folder) == spec.record()
+    resume = folder.is_dir() and same_spec(recorded_spec(folder), spec.record())
     if folder.is_dir() and not resume:
         aside = CAMPAIGN / "stale" / f"{name}-{time.strftime('%Y%m%dT%H%M%S')}"
         aside.parent.mkdir(parents=True, exist_ok=True)
@@ -274,7 +282,7 @@ def run_all(
     if dry_run:
         where = _where(camp, force_train, planned=True)
         for n in todo:
-            resume = recorded_spec(CAMPAIGN / n) == camp.runs[n].record()
+            resume = same_spec(recorded_spec(CAMPAIGN / n), camp.runs[n].record())
             print(" ".join(camp.runs[n].command(where, resume)))
         return todo
     CAMPAIGN.mkdir(parents=True, exist_ok=True)

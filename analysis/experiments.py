@@ -43,47 +43,47 @@ from analysis.campaign import (
     run_all,
     status,
 )
-from analysis.campaign_config import adopt
+from analysis.campaign_config import adopt, pinned
 from rcgrpo.train.arms import arms
 
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = SEEDS
 """Seeds of the baseline runs (the same as the factorial's)."""
 RECIPE = sw.POOL_FOLLOW_UP[0]
-"""The RL recipe every factorial, baseline and stratified run uses, on top of its preset: the
-setting :func:`analysis.recipe_sweep.choose` picks from the committed sweep (a test checks
-they agree): lr 1e-4 on a pool of 16 training tasks (``tasks.num_train``), 8 prompts x G 5
-per step, β 0.1. Its Δ_train was +0.107 over 200 steps, held-out 0.595 -> 0.575 (seed 3)."""
-RL_STEPS = RECIPE.steps
-"""RL steps per Stage-2 run of the campaign: the recipe's 200."""
-RL_EVAL_EVERY = 25
-"""Held-out evaluation of the campaign's RL runs every 25 steps (and at step 0): 200 tasks,
-twice (high and low goal) for the RC arms."""
+"""The RL recipe of every factorial, baseline and stratified run, carried by the ``cpu-*``
+presets themselves (a test checks both): the setting :func:`analysis.recipe_sweep.choose`
+picks from the committed sweep (a test checks they agree): lr 1e-4 on a pool of 16 training
+tasks (``tasks.num_train``), 8 prompts x G 5 per step, β 0.1, 200 steps. Its Δ_train was
++0.107, held-out 0.595 -> 0.575 (seed 3). The presets also evaluate every 25 steps (and at
+step 0): 200 held-out tasks, twice (high and low goal) for the RC arms."""
 
 
 def stage1(seed: int) -> dict[str, RunSpec]:
     """SFT from scratch, then RCTP-FT from its final model with failures of its weak one."""
-    sft = RunSpec(f"sft-s{seed}", ("sft", "--preset", "sft-synth-cpu", "--run.seed", str(seed)))
+    sft_argv = ("sft", "--preset", "sft-synth-cpu", "--run.seed", str(seed))
+    sft = RunSpec(f"sft-s{seed}", sft_argv, pin=pinned)
     rctp = RunSpec(
         f"rctp-s{seed}",
         ("rctp", "--preset", "rctp-synth-cpu", "--run.seed", str(seed))
         + ("--model.path", Checkpoint(sft), "--failures.policy", Checkpoint(sft, "weak")),
+        pin=pinned,
     )
     return {"sft": sft, "rctp": rctp}
 
 
 def rl(preset: str, init: RunSpec, seed: int) -> RunSpec:
-    """RL preset ``preset`` at the :data:`RECIPE` from the final model of Stage-1 run ``init``."""
-    steps = ("--run.steps", str(RL_STEPS), "--run.eval-every", str(RL_EVAL_EVERY))
-    argv = ("train", "--preset", preset, "--run.seed", str(seed), *steps, *RECIPE.flags())
-    return RunSpec(f"{preset}-s{seed}", (*argv, "--init", Checkpoint(init)))
+    """RL preset ``preset`` as it is (it carries the :data:`RECIPE`) from the final model of
+    Stage-1 run ``init``."""
+    argv = ("train", "--preset", preset, "--run.seed", str(seed))
+    return RunSpec(f"{preset}-s{seed}", (*argv, "--init", Checkpoint(init)), pin=pinned)
 
 
 def sweep(setting: sw.Setting, init: RunSpec) -> RunSpec:
     """One setting of the recipe sweep: ``cpu-grpo`` plus the setting's flags."""
     steps = ("--run.steps", str(setting.steps), "--run.eval-every", str(sw.EVAL_EVERY))
     argv = ("train", "--preset", "cpu-grpo", "--run.seed", str(sw.SEED), *steps)
-    return RunSpec(f"sweep-{setting.tag}", (*argv, *setting.flags(), "--init", Checkpoint(init)))
+    argv = (*argv, *setting.flags(), "--init", Checkpoint(init))
+    return RunSpec(f"sweep-{setting.tag}", argv, pin=pinned)
 
 
 def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:

@@ -28,7 +28,10 @@ gradient there. Groups whose rewards are all equal have zero advantages and zero
 they count in N as they count in a step.
 
     python -m analysis.grad_noise --init results/campaign/sft-s3/final --preset cpu-grpo \
-        --steps 16 --seed 3 --out results/diagnostics/grad_noise-sft-s3.json
+        --tasks.num-train 6000 --steps 16 --seed 3 --out results/diagnostics/grad_noise-sft-s3.json
+
+(``--tasks.num-train 6000``: the whole training set; the preset's own is the campaign's
+16-task pool.)
 """
 
 from __future__ import annotations

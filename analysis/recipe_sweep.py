@@ -2,7 +2,9 @@ r"""The RL recipe sweep: SFT + GRPO settings and the criterion that picks the fa
 
 Written down before the sweep ran. Every setting is preset ``cpu-grpo`` (SFT start, no reward
 token, G 5) from the Stage-1 SFT model of :data:`SEED` — a seed the factorial does not use —
-for :data:`STEPS` steps, with flags over the preset. A setting *learns* when
+for :data:`STEPS` steps, with flags over the preset. The preset then trained on all
+:data:`FULL_TASKS` training tasks; it now carries the recipe this sweep chose (a 16-task pool),
+so every setting names its number of training tasks. A setting *learns* when
 
 .. math:: \Delta_{train} = \overline{s}_{last\ 20} - \overline{s}_{first\ 20} \ge 0.10
           \quad\text{and}\quad \Delta_{held-out} = e_{end} - e_{0} \ge -0.03,
@@ -39,6 +41,9 @@ MAX_HELDOUT_DROP = 0.03
 """Largest held-out fall a learning setting may show."""
 TIE = 0.02
 """Δ_train differences at or below this are ties."""
+FULL_TASKS = 6000
+"""Training tasks of a setting without a pool: the whole synth training set the preset had
+when the sweep ran."""
 
 
 @dataclass(frozen=True)
@@ -54,19 +59,18 @@ class Setting:
     prompts: int = 8
     """``rollout.prompts_per_step`` (the preset's 8 by default)."""
     train_tasks: int = 0
-    """``tasks.num_train`` (0 = the preset's 6,000)."""
+    """``tasks.num_train`` (0 = :data:`FULL_TASKS`, the whole training set)."""
     loss_agg: str = "token-mean"
     """``algo.loss_agg`` (the preset's token-mean by default)."""
     steps: int = STEPS
     """``run.steps`` (the criterion compares the first and last :data:`WINDOW` of them)."""
 
     def flags(self) -> tuple[str, ...]:
-        tasks = ("--tasks.num-train", str(self.train_tasks)) if self.train_tasks else ()
         agg = ("--algo.loss-agg", self.loss_agg) if self.loss_agg != "token-mean" else ()
         return (
             *("--optim.lr", f"{self.lr:g}", "--algo.kl-beta", f"{self.kl_beta:g}"),
             *("--rollout.prompts-per-step", str(self.prompts)),
-            *tasks,
+            *("--tasks.num-train", str(self.train_tasks or FULL_TASKS)),
             *agg,
         )
 

@@ -31,9 +31,14 @@ calibrated temperature / entropy coefficient (``docs/regime_verdicts.md``); unti
 calibration has chosen it, the value is :data:`NOT_CALIBRATED` and they run only with it
 given as a flag.
 
-The CPU values (lr, P, G, steps) are chosen for the from-scratch tiny model and a 2-core
-budget (``docs/training.md``, Stage 2); ``paper-qwen7b`` carries the paper's values (§4: G 5, β 0.1,
-clip 0.2, lr 1e-6, 256 prompts per step, 400 steps; GRPO baseline: 64 prompts). Values the
+The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
+(with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
+``NAME-sS`` (a test checks every one): the setting the pre-registered RL recipe sweep chose
+on SFT + GRPO (``analysis/recipe_sweep.py``; a test checks they agree), lr 1e-4 on a pool of
+16 training tasks, 200 steps. On the full 6,000-task training set no setting of the sweep
+learned (``docs/lab-notes/2026-12-rl-recipe.md``). ``paper-qwen7b`` carries the paper's
+values (§4: G 5, β 0.1, clip 0.2, lr 1e-6, 256 prompts per step, 400 steps; GRPO baseline:
+64 prompts). Values the
 paper leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the
 documented defaults of :mod:`rcgrpo.train.config`.
 
@@ -68,7 +73,7 @@ _CPU: dict[str, dict[str, Any]] = {
         "source": "synth",
         "mode": "combined",
         "prompt_style": "compact",
-        "num_train": 6000,
+        "num_train": 16,
         "num_eval": 200,
         "max_turns": 2,
         "max_calls_per_turn": 2,
@@ -91,9 +96,12 @@ _CPU: dict[str, dict[str, Any]] = {
         "adv_estimator": "grpo",
         "loss_agg": "token-mean",
     },
-    "optim": {"lr": 5e-5, "warmup_steps": 5, "max_grad_norm": 1.0, "micro_batch": 4},
-    "run": {"name": RUN_NAME, "steps": 100, "eval_every": 20, "checkpoint_every": 20},
+    "optim": {"lr": 1e-4, "warmup_steps": 5, "max_grad_norm": 1.0, "micro_batch": 4},
+    "run": {"name": RUN_NAME, "steps": 200, "eval_every": 25, "checkpoint_every": 20},
 }
+"""The base of the ``cpu-*`` arms, at the recipe the campaign reports: lr 1e-4 on a pool of
+16 training tasks (``tasks.num_train``), 8 prompts x G 5 per step, β 0.1, 200 steps, held-out
+evaluation at step 0 and every 25 steps (module docstring)."""
 _RC = {"conditioning": "iid", "p_high": 0.5, "eval_condition": "high", "eval_low": True}
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from analysis import campaign as cp
 from analysis import campaign_config as cc
+from analysis import campaign_spec
 from analysis import experiments as ex
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
@@ -169,3 +170,31 @@ def test_adopt_records_the_spec_only_when_the_config_matches(machine, tmp_path):
         cc.adopt(camp, ["cpu-grpo-s0"])
     with pytest.raises(ValueError, match="not complete"):
         cc.adopt(camp, ["cpu-sft-rc-s0"])
+
+
+def test_a_recorded_spec_is_current_by_its_resolved_values_not_its_layout():
+    want = {
+        "name": "r",
+        "argv": ["train", "--preset", "p"],
+        "needs": {},
+        "resolved": {"config": {"algo": {"adv_estimator": "grpo", "kl_beta": 0.1}}, "suite": "a"},
+    }
+    have = json.loads(json.dumps(want))
+    assert campaign_spec.same_spec(have, want)
+    have["resolved"]["config"]["algo"]["removed_since"] = 1  # a field the code dropped
+    del have["resolved"]["config"]["algo"]["kl_beta"]  # one added since: no difference
+    assert campaign_spec.same_spec(have, want)
+    have["resolved"]["config"]["algo"] = {"adv_scale": "group"}  # renamed: upgraded first
+    assert campaign_spec.same_spec(have, want)
+    have["resolved"]["config"]["algo"] = {"adv_estimator": "rloo"}  # a changed value
+    assert not campaign_spec.same_spec(have, want)
+    assert not campaign_spec.same_spec(
+        {**want, "resolved": {**want["resolved"], "suite": "b"}}, want
+    )
+    assert not campaign_spec.same_spec({k: v for k, v in want.items() if k != "resolved"}, want)
+    dep = {**want, "name": "d"}
+    parent = {**want, "needs": {"d": dep}}
+    changed = {**dep, "resolved": {**dep["resolved"], "suite": "b"}}
+    assert not campaign_spec.same_spec(
+        {**parent, "needs": {"d": changed}}, parent
+    )  # a run it starts from

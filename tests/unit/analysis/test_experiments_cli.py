@@ -3,6 +3,7 @@ experiments are what their docstring says; the committed light copies match thei
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,9 +11,13 @@ import pytest
 
 from analysis import campaign as cp
 from analysis import campaign_config as cc
+from analysis import campaign_spec
 from analysis import experiments as ex
+from rcgrpo.env import synth
 from rcgrpo.precision import Host, resolve_amp
+from rcgrpo.train import presets
 from rcgrpo.train.cli import parse_cli
+from rcgrpo.train.config import upgrade_config
 
 CAMPAIGN = ex.build_campaign()
 ELSEWHERE = Path("/elsewhere/results")
@@ -35,8 +40,14 @@ def test_campaign_command_parses(name, resume):
     if sub == "train":
         campaign_rl = ("factorial", "baselines", "stratified")
         if any(name in CAMPAIGN.experiments[e] for e in campaign_rl):
-            assert cfg.run.steps == ex.RL_STEPS and cfg.run.eval_every == ex.RL_EVAL_EVERY
+            assert spec.argv[:3] == ("train", "--preset", cfg.preset)  # the preset as it is
+            assert [a for a in spec.argv if str(a).startswith("--")] == [
+                "--preset",
+                "--run.seed",
+                "--init",
+            ]
             recipe = ex.RECIPE  # every campaign RL run at the sweep's recipe
+            assert cfg.run.steps == recipe.steps and cfg.run.eval_every == 25
             assert cfg.optim.lr == recipe.lr and cfg.algo.kl_beta == recipe.kl_beta
             assert cfg.tasks.num_train == recipe.train_tasks
             assert cfg.rollout.prompts_per_step == recipe.prompts
@@ -101,3 +112,72 @@ def test_the_committed_light_copies_match_their_current_spec():
     for name, folder in committed.items():
         have = json.loads((folder / "config.json").read_text())
         assert cc.config_differences(have, CAMPAIGN.runs[name], lambda r: ELSEWHERE / r) == []
+
+
+COMMITTED_RL = sorted(
+    n
+    for e in ("factorial", "baselines", "stratified")
+    for n in CAMPAIGN.experiments[e]
+    if cp.is_complete(cp.RESULTS / n)
+)
+
+
+@pytest.mark.parametrize("name", COMMITTED_RL)
+def test_a_preset_and_seed_reproduce_the_committed_run(name):
+    """``python -m rcgrpo train --preset NAME --run.seed S`` (the Stage-1 checkpoint given with
+    ``--init``) resolves to the committed run's config.json, but for the machine's paths."""
+    folder = cp.RESULTS / name
+    have = json.loads((folder / "config.json").read_text())
+    preset, seed = name.rsplit("-s", 1)
+    cfg = parse_cli("train", ["--preset", preset, "--run.seed", seed, "--init", "X"])
+    want = json.loads(json.dumps(dataclasses.asdict(cfg)))
+    machine = frozenset({"init", "run.root", "run.resume"})
+    assert campaign_spec.differences(upgrade_config(have), want, machine) == []
+    assert (want["run"]["name"], want["run"]["seed"]) == (name, int(seed))
+
+
+def test_the_spec_records_resolved_values_and_the_suite():
+    spec = CAMPAIGN.runs["cpu-grpo-s0"]
+    rec = spec.record()
+    config = rec["resolved"]["config"]
+    assert config["optim"]["lr"] == ex.RECIPE.lr and config["tasks"]["num_train"] == 16
+    assert "init" not in config and "root" not in config["run"]  # machine facts
+    assert len(rec["resolved"]["suite"]) == 64  # sha256 hex
+    assert rec["needs"]["sft-s0"]["resolved"]["config"]["stage"] == "sft"
+    recorded = cp.recorded_spec(cp.RESULTS / "cpu-grpo-s0")
+    assert recorded == rec  # the committed spec is the current one, values included
+
+
+def forget_pins() -> None:
+    """Resolve specs anew (a test changes what they resolve to)."""
+    cc.pinned.cache_clear()
+    cc._fingerprint.cache_clear()
+
+
+@pytest.fixture
+def fresh_pins():
+    forget_pins()
+    yield
+    forget_pins()
+
+
+def test_a_changed_preset_value_makes_the_committed_run_stale(fresh_pins, monkeypatch):
+    spec = CAMPAIGN.runs["cpu-grpo-s0"]
+    assert cp.status(spec)[0] == "done"
+    forget_pins()
+    monkeypatch.setattr(presets.PRESETS["cpu-grpo"].optim, "lr", 2e-4)
+    assert cp.status(spec) == ("stale", cp.RESULTS / "cpu-grpo-s0")
+
+
+def test_a_changed_task_suite_makes_the_committed_run_stale(fresh_pins, monkeypatch):
+    spec = CAMPAIGN.runs["cpu-grpo-s0"]
+    assert cp.status(spec)[0] == "done"
+    forget_pins()
+    cpu = synth.SYNTH_PRESETS["cpu"]
+    monkeypatch.setitem(
+        synth.SYNTH_PRESETS,
+        "cpu",
+        dataclasses.replace(cpu, distractor_functions=cpu.distractor_functions + 1),
+    )
+    assert cp.status(spec) == ("stale", cp.RESULTS / "cpu-grpo-s0")
+    assert cp.status(CAMPAIGN.runs["sft-s0"])[0] == "stale"  # Stage 1 trained on it too

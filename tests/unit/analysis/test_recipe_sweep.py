@@ -87,6 +87,8 @@ def test_grid_flags_name_the_overridden_fields():
         "0.02",
         "--rollout.prompts-per-step",
         "16",
+        "--tasks.num-train",
+        str(sw.FULL_TASKS),  # the preset's pool is the recipe the sweep chose, not the sweep's
     )
     assert len({s.tag for s in sw.GRID}) == len(sw.GRID)
 
