@@ -102,12 +102,18 @@ def task_records(model, tokenizer, tasks, cond: str, cfg, n: int, seed: int) -> 
     return records
 
 
-def grad_noise_section(init: str, preset: str, seed: int, steps: int) -> dict:
+def grad_noise_section(
+    init: str, preset: str, seed: int, steps: int, synth_preset: str | None = None
+) -> dict:
     """:func:`analysis.grad_noise.measure` at ``init`` under ``preset`` (fresh tasks of its
-    whole training distribution), with the cosine's mean and standard error."""
+    whole training distribution, or of ``synth_preset``'s), with the cosine's mean and
+    standard error."""
     from analysis.grad_noise import measure
 
-    out = measure(["--preset", preset, "--run.seed", str(seed), "--init", init], steps)
+    argv = ["--preset", preset, "--run.seed", str(seed), "--init", init]
+    if synth_preset:
+        argv += ["--tasks.synth_preset", synth_preset]
+    out = measure(argv, steps)
     cos = out["step_cosines"]
     mean = sum(cos) / len(cos)
     sd = math.sqrt(sum((c - mean) ** 2 for c in cos) / (len(cos) - 1))
@@ -122,6 +128,10 @@ def diagnose(args: argparse.Namespace) -> dict:
     from rcgrpo.train.trajectories import load_task_splits
 
     cfg = preset(args.preset)
+    if args.synth_preset:
+        cfg = dataclasses.replace(
+            cfg, tasks=dataclasses.replace(cfg.tasks, synth_preset=args.synth_preset)
+        )
     tasks_cfg = dataclasses.replace(cfg.tasks, num_train=1, num_eval=args.tasks)
     _, tasks = load_task_splits(tasks_cfg, tasks_cfg.synth_preset)
     model, tokenizer, added = load_policy(args.init)
@@ -151,7 +161,7 @@ def diagnose(args: argparse.Namespace) -> dict:
         start = time.perf_counter()
         grad_preset = args.grad_preset or args.preset
         report["grad_noise"] = grad_noise_section(
-            args.init, grad_preset, args.seed, args.grad_steps
+            args.init, grad_preset, args.seed, args.grad_steps, args.synth_preset
         )
         report["time_s"]["grad_noise"] = time.perf_counter() - start
     return report
@@ -206,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
         "--conditions", nargs="+", default=["none"], choices=["none", "high", "low"]
     )
     parser.add_argument("--tasks", type=int, default=200, help="held-out tasks")
+    parser.add_argument(
+        "--synth-preset", default=None, help="the synth suite (default: the preset's)"
+    )
     parser.add_argument("--samples", type=int, default=SAMPLES, help="samples per task at tau")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grad-steps", type=int, default=0, help="grad-noise steps (0: skip)")

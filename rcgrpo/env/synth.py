@@ -154,6 +154,20 @@ def active_families(cfg: SynthConfig) -> list[Family]:
     ]
 
 
+_REGIME = SynthConfig(
+    turns=(1, 2),
+    calls_per_turn=(1, 2),
+    classes_per_task=(1, 1),
+    distractor_functions=5,
+    classes=(FS, TW, MSG, TK),
+    heldout_templates=0,
+    extensions=("txt",),
+    family_weights=(("fs_rename", 5.0), ("tk_resolve", 5.0)),
+    decisions=DECISIONS,
+    expert_error=0.6,
+)
+"""The regime suite (docs/regime.md): ``cpu`` with the imperfect demonstrator."""
+
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(
         turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
@@ -166,18 +180,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
         classes=(FS, TW, MSG, TK),
         heldout_templates=0,
     ),
-    "regime": SynthConfig(
-        turns=(1, 2),
-        calls_per_turn=(1, 2),
-        classes_per_task=(1, 1),
-        distractor_functions=5,
-        classes=(FS, TW, MSG, TK),
-        heldout_templates=0,
-        extensions=("txt",),
-        family_weights=(("fs_rename", 5.0), ("tk_resolve", 5.0)),
-        decisions=DECISIONS,
-        expert_error=0.6,
-    ),
+    "regime": _REGIME,
+    "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -193,7 +197,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
 beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every template in
 both splits, so its test split differs from train in argument values (crc-disjoint) and in
 template/family combinations only; ``tiny`` also holds out each family's last template.
-``regime``: ``cpu`` with the imperfect demonstrator of ``rcgrpo.env.synth_demo`` (docs/synth.md)."""
+``regime``: ``cpu`` with the imperfect demonstrator of ``rcgrpo.env.synth_demo`` (docs/synth.md);
+``regime-d10``: ``regime`` with 10 distractor functions (design variant 3, docs/regime.md)."""
 
 
 class Values:
