@@ -27,12 +27,20 @@ SFT_REPORT = "results/diagnostics/regime-sft-s0.json"
 RCTP_REPORT = "results/diagnostics/regime-rctp-s0.json"
 INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
 """Files the figure reads (repository-relative)."""
-SERIES = (
-    (SFT_REPORT, "none", "SFT", fs.BLACK),
-    (SFT_REPORT, "high", "SFT + high token", fs.ORANGE),
-    (RCTP_REPORT, "high", "RCTP-FT, high", fs.SKY),
-    (RCTP_REPORT, "low", "RCTP-FT, low", fs.VERMILION),
-)
+
+
+def series(sft: str, rctp: str) -> tuple[tuple[str, str, str, str], ...]:
+    """(report, goal, label, colour) of each pass@k curve: SFT without and with the high
+    token, RCTP-FT under each goal."""
+    return (
+        (sft, "none", "SFT", fs.BLACK),
+        (sft, "high", "SFT + high token", fs.ORANGE),
+        (rctp, "high", "RCTP-FT, high", fs.SKY),
+        (rctp, "low", "RCTP-FT, low", fs.VERMILION),
+    )
+
+
+SERIES = series(SFT_REPORT, RCTP_REPORT)
 CAPTION = (
     "Regime diagnostic of the seed-0 Stage-1 checkpoints on the 200 held-out synth tasks "
     "(analysis/regime.py; cpu-grpo rollouts: tau 1, 96 new tokens, 1,024-token context, 8 "
@@ -43,10 +51,10 @@ CAPTION = (
 )
 
 
-def load_reports(root: Path = ROOT) -> dict[str, dict]:
-    """The reports of :data:`INPUTS` by path; FileNotFoundError names a missing one."""
+def load_reports(root: Path = ROOT, inputs: tuple[str, ...] = INPUTS) -> dict[str, dict]:
+    """The reports of ``inputs`` by path; FileNotFoundError names a missing one."""
     out = {}
-    for rel in INPUTS:
+    for rel in inputs:
         path = root / rel
         if not path.is_file():
             raise FileNotFoundError(f"{rel} is missing: run python -m analysis.regime (docs)")
@@ -58,8 +66,8 @@ def _short(category: str) -> str:
     return category.removeprefix("synth/").replace("+", "+\n")
 
 
-def _pass_at_k(ax, reports: dict[str, dict]) -> None:
-    for rel, cond, label, colour in SERIES:
+def _pass_at_k(ax, reports: dict[str, dict], series: tuple = SERIES) -> None:
+    for rel, cond, label, colour in series:
         c = reports[rel]["conditions"].get(cond)
         if c is None:
             continue
@@ -112,24 +120,27 @@ def _kinds(ax, sft: dict) -> None:
     ax.legend(fontsize=6.5, loc="center right")
 
 
-def gate_line(reports: dict[str, dict]) -> str:
+def gate_line(reports: dict[str, dict], sft: str = SFT_REPORT, rctp: str = RCTP_REPORT) -> str:
     """One line: each gate's verdict (the figure's title)."""
     marks = {True: "holds", False: "fails", None: "n/a"}
-    verdicts = gates(reports[SFT_REPORT], reports[RCTP_REPORT])
+    verdicts = gates(reports[sft], reports.get(rctp))
     return "   ".join(f"{g.name.split()[0]} {marks[g.holds]}" for g in verdicts)
 
 
-def make_figure(runs: dict) -> Figure:
-    reports = load_reports()
-    sft = reports[SFT_REPORT]
+def draw(reports: dict[str, dict], sft: str, rctp: str, series: tuple, title: str) -> Figure:
+    """The three panels (module docstring) for an SFT report and an RCTP-FT report."""
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(
             1, 3, figsize=(11.0, 3.4), constrained_layout=True, width_ratios=[1, 1.1, 1.1]
         )
-        _pass_at_k(axes[0], reports)
-        _categories(axes[1], sft)
-        _kinds(axes[2], sft)
+        _pass_at_k(axes[0], reports, series)
+        _categories(axes[1], reports[sft])
+        _kinds(axes[2], reports[sft])
         for ax, letter in zip(axes, "abc", strict=True):
             fs.panel_label(ax, letter)
-        fig.suptitle(f"gates at sft-s0 / rctp-s0: {gate_line(reports)}", fontsize=8.5)
+        fig.suptitle(f"{title}: {gate_line(reports, sft, rctp)}", fontsize=8.5)
     return fig
+
+
+def make_figure(runs: dict) -> Figure:
+    return draw(load_reports(), SFT_REPORT, RCTP_REPORT, SERIES, "gates at sft-s0 / rctp-s0")
