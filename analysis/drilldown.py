@@ -26,8 +26,9 @@ from analysis.explore import arm, step_groups, step_rows
 from analysis.goal_split import two_goals
 from analysis.runs import Run
 from rcgrpo.advantage_split import advantage_split
+from rcgrpo.train.arms import roles
 
-BASELINE, CONTRAST = "cpu-grpo", "cpu-rcgrpo"
+BASELINE, CONTRAST = roles("pool")["sft_grpo"], roles("pool")["rctp_rc"]
 """The two arms :func:`choose_group` compares: SFT + GRPO (collapses) and RC-GRPO."""
 
 

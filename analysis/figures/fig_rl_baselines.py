@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
+from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (
@@ -29,6 +30,9 @@ PANELS = (
     ("reward/eval_success", "held-out success"),
 )
 
+ROLES = roles("pool")
+"""Role -> arm (:data:`rcgrpo.train.arms.ARMS`): GRPO and RC-GRPO from the factorial."""
+
 
 def make_figure(runs: dict) -> Figure:
     base = dyn.by_preset(runs["baselines"])
@@ -36,7 +40,7 @@ def make_figure(runs: dict) -> Figure:
     fact = {
         p: [r for r in rs if r.config.get("run", {}).get("seed") in seeds]
         for p, rs in dyn.by_preset(runs["factorial"]).items()
-        if p in ("cpu-grpo", "cpu-rcgrpo")
+        if p in (ROLES["sft_grpo"], ROLES["rctp_rc"])
     }
     groups = {**fact, **base}
     with plt.rc_context(fs.RC):

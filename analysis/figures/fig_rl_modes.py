@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
+from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
@@ -23,7 +24,8 @@ CAPTION = (
     "the low token (hatched), mean over seeds with 95% t-CI."
 )
 
-TOKEN_ARMS = ("cpu-sft-rc", "cpu-rcgrpo")
+TOKEN_ARMS = (roles("pool")["sft_rc"], roles("pool")["rctp_rc"])
+"""The arms with i.i.d. reward goals (:data:`rcgrpo.train.arms.ARMS`, by role)."""
 
 
 def make_figure(runs: dict) -> Figure:

@@ -19,6 +19,7 @@ from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.stats import mean_ci
 from analysis.verdicts import RULES
+from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial", "stratified")
 CAPTION = (
@@ -30,6 +31,8 @@ CAPTION = (
     "6b). Mean over seeds with 95% t-bands / CIs."
 )
 
+IID, STRAT = roles("pool")["rctp_rc"], roles("pool")["rctp_strat"]
+"""RC-GRPO with i.i.d. and with stratified goals (:data:`rcgrpo.train.arms.ARMS`, by role)."""
 RULE_6A = next(r for r in RULES if r.claim.startswith("6a"))
 """The pre-registered rule panel (c) draws: its per-seed value and threshold."""
 
@@ -46,10 +49,10 @@ def make_figure(runs: dict) -> Figure:
     seeds = {r.config.get("run", {}).get("seed") for rs in strat.values() for r in rs}
     iid = [
         r
-        for r in dyn.by_preset(runs["factorial"]).get("cpu-rcgrpo", [])
+        for r in dyn.by_preset(runs["factorial"]).get(IID, [])
         if r.config.get("run", {}).get("seed") in seeds
     ]
-    groups = {"cpu-rcgrpo": iid, **strat}
+    groups = {IID: iid, **strat}
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 4, figsize=(13.5, 3.2), constrained_layout=True)
         for ax, key, ylabel in (
@@ -60,7 +63,7 @@ def make_figure(runs: dict) -> Figure:
                 dyn.plot_band(ax, rs, key, preset)
             ax.set_xlabel("RL step")
             ax.set_ylabel(ylabel)
-        diffs = _paired(iid, strat.get("cpu-rcgrpo-strat", []))
+        diffs = _paired(iid, strat.get(STRAT, []))
         est = mean_ci(diffs)
         ax = axes[2]
         if est is not None:

@@ -15,8 +15,9 @@ from typing import Any
 from analysis.report.latex import escape, tabular
 from analysis.report.sources import Resolver
 from analysis.report.tables import EXPERIMENTS
+from rcgrpo.train.arms import roles
 
-RL_PRESET = "cpu-rcgrpo"
+RL_PRESET = roles("pool")["rctp_rc"]
 SFT_PRESET = "sft-synth-cpu"
 RCTP_PRESET = "rctp-synth-cpu"
 
