@@ -18,7 +18,8 @@ policy gradient over fresh tasks of its whole training distribution (S steps × 
 reward). The gates (:mod:`analysis.regime_gates`) read the JSON this writes::
 
     OMP_NUM_THREADS=1 python -m analysis.regime --init results/campaign/sft-s0/final \
-        --conditions none high --grad-steps 32 --out results/diagnostics/regime-sft-s0.json
+        --conditions none high --grad-steps 32 --grad-train-tasks 6000 \
+    --out results/diagnostics/regime-sft-s0.json
     python -m analysis.regime --gates results/diagnostics/regime-sft-s0.json \
         results/diagnostics/regime-rctp-s0.json
 """
@@ -103,16 +104,24 @@ def task_records(model, tokenizer, tasks, cond: str, cfg, n: int, seed: int) -> 
 
 
 def grad_noise_section(
-    init: str, preset: str, seed: int, steps: int, synth_preset: str | None = None
+    init: str,
+    preset: str,
+    seed: int,
+    steps: int,
+    synth_preset: str | None = None,
+    train_tasks: int | None = None,
 ) -> dict:
     """:func:`analysis.grad_noise.measure` at ``init`` under ``preset`` (fresh tasks of its
-    whole training distribution, or of ``synth_preset``'s), with the cosine's mean and
-    standard error."""
+    training split, or of ``synth_preset``'s; ``train_tasks`` overrides the split's size: the
+    ``cpu-*`` presets train on a 16-task pool, their whole distribution is 6,000), with the
+    cosine's mean and standard error."""
     from analysis.grad_noise import measure
 
     argv = ["--preset", preset, "--run.seed", str(seed), "--init", init]
     if synth_preset:
         argv += ["--tasks.synth_preset", synth_preset]
+    if train_tasks:
+        argv += ["--tasks.num_train", str(train_tasks)]
     out = measure(argv, steps)
     cos = out["step_cosines"]
     mean = sum(cos) / len(cos)
@@ -161,7 +170,12 @@ def diagnose(args: argparse.Namespace) -> dict:
         start = time.perf_counter()
         grad_preset = args.grad_preset or args.preset
         report["grad_noise"] = grad_noise_section(
-            args.init, grad_preset, args.seed, args.grad_steps, args.synth_preset
+            args.init,
+            grad_preset,
+            args.seed,
+            args.grad_steps,
+            args.synth_preset,
+            args.grad_train_tasks,
         )
         report["time_s"]["grad_noise"] = time.perf_counter() - start
     return report
@@ -223,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--grad-steps", type=int, default=0, help="grad-noise steps (0: skip)")
     parser.add_argument("--grad-preset", default=None, help="RL preset of the gradient")
+    parser.add_argument(
+        "--grad-train-tasks", type=int, default=None, help="training tasks of the gradient"
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON report")
     parser.add_argument("--gates", nargs="+", type=Path, help="print gates of SFT [RCTP] reports")
     parser.add_argument(
