@@ -19,7 +19,7 @@ reward). The gates (:mod:`analysis.regime_gates`) read the JSON this writes::
 
     OMP_NUM_THREADS=1 python -m analysis.regime --init results/campaign/sft-s0/final \
         --conditions none high --grad-steps 32 --grad-train-tasks 6000 \
-    --out results/diagnostics/regime-sft-s0.json
+        --out results/diagnostics/regime-sft-s0.json
     python -m analysis.regime --gates results/diagnostics/regime-sft-s0.json \
         results/diagnostics/regime-rctp-s0.json
 """
