@@ -31,7 +31,7 @@ from matplotlib.lines import Line2D
 
 from analysis.goal_split import run_split, two_goals
 from analysis.instrumentation import Panel, plot_instrumentation
-from analysis.report.sources import REPO_ROOT, discover_runs
+from analysis.run_sources import REPO_ROOT, discover_runs
 from analysis.runs import Run, load_runs
 from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
@@ -144,7 +144,7 @@ def pick_runs(
 def overview(runs: Sequence[Run]) -> pd.DataFrame:
     """One row per run: arm, preset, steps, rollouts, conversation rows and their steps,
     held-out success (greedy, the run's evaluation goal) at the first and last evaluation."""
-    from analysis.report.runtable import first, last
+    from analysis.extractors import first, last
 
     rows = []
     for r in runs:

@@ -28,8 +28,8 @@ Thresholds come from the claims and the effect sizes the paper reports (each rul
 training steps (at least one step), "over training" = every training step (``step >= 1``),
 "final" = the last held-out evaluation (RC arms: conditioned on the high goal).
 
-:func:`verdicts_latex` is the report's table (``paper/generated/verdicts.tex``);
-:func:`verdicts_markdown` the README's ``verdicts`` block, from the committed light copies.
+:mod:`analysis.report.verdict_table` renders the outcomes: the report's table
+(``paper/generated/verdicts.tex``) and the README's ``verdicts`` block.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.report.runtable import Extractor, last, mean_over_training, window
-from analysis.report.sources import Resolver, collect
+from analysis.extractors import Extractor, last, mean_over_training, window
+from analysis.run_sources import Resolver, collect
 from analysis.runs import Run, load_run
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.train.arms import roles
@@ -50,7 +50,6 @@ from rcgrpo.train.arms import roles
 MIN_SEEDS = 3
 """Fewer seeds (pairs) than this: inconclusive, whatever the interval says."""
 SIDES = ("above", "below")
-VERDICTS = ("holds", "does not hold", "inconclusive")
 SUCCESS = "reward/eval_success"
 SeedValue = Callable[[Sequence[Run]], float]
 """x_i from the runs of one seed, one per arm in the rule's ``arms`` order."""
@@ -351,65 +350,8 @@ def evaluate(rule: Rule, found: dict[str, list[Path]]) -> Outcome:
 def outcomes(resolve: Resolver | None = None, rules: Sequence[Rule] | None = None) -> list[Outcome]:
     """``rules`` (default: :func:`arm_rules`) on the runs ``resolve`` finds (default: the
     campaign's, never training)."""
-    from analysis.report.sources import default_resolver
+    from analysis.run_sources import default_resolver
 
     resolve, rules = resolve or default_resolver(), rules or arm_rules()
     found = collect([a for r in rules for a in r.arms], resolve)
     return [evaluate(rule, found) for rule in rules]
-
-
-def fmt_outcome(out: Outcome, digits: int = 3) -> str:
-    """``m [ℓ, u]``; ``m`` alone below two seeds; ``—`` without a value."""
-    est = out.estimate
-    if est is None or not math.isfinite(est.mean):
-        return "—"
-    if est.half_width is None:
-        return f"{est.mean:.{digits}f}"
-    lo, hi = est.mean - est.half_width, est.mean + est.half_width
-    return f"{est.mean:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-
-
-def _cells(out: Outcome) -> list[str]:
-    n = out.estimate.n if out.estimate is not None else 0
-    verdict = out.verdict
-    if out.missing:
-        verdict += f" (not yet run: {', '.join(out.missing)})"
-    return [out.rule.claim, out.rule.quantity, fmt_outcome(out), str(n), out.rule.test, verdict]
-
-
-HEADER = ("claim", "quantity", "estimate [95% CI]", "n", "test", "verdict")
-NOTE = (
-    "Rules and thresholds fixed in analysis/verdicts.py before the long runs. Estimate: mean "
-    "over seeds of the per-seed value with its 95% t-interval; n = seeds with every arm; "
-    "n < 3 is inconclusive."
-)
-
-
-def verdicts_latex(resolve: Resolver | None = None) -> str:
-    """The report's verdict table (``paper/generated/verdicts.tex``)."""
-    from analysis.report.latex import escape, tabular
-
-    rows = [[escape(c) for c in _cells(out)] for out in outcomes(resolve)]
-    return tabular(
-        [escape(h) for h in HEADER],
-        rows,
-        ["p{3.3cm}", "p{3.9cm}", "r", "r", "p{2.3cm}", "p{1.6cm}"],
-        caption="Verdicts on the paper's claims (and ours), by rules written down before the runs.",
-        label="tab:verdicts",
-        note=escape(NOTE),
-        size="scriptsize",
-        colsep="3pt",
-    )
-
-
-def verdicts_markdown(resolve: Resolver | None = None) -> str:
-    """The README's ``verdicts`` block (default: the committed light copies)."""
-    if resolve is None:
-        from analysis.report.readme_results import COMMITTED
-        from analysis.report.sources import layout_resolver
-
-        resolve = layout_resolver(COMMITTED)
-    lines = ["| " + " | ".join(HEADER) + " |", "|---|---|--:|--:|---|---|"]
-    for out in outcomes(resolve):
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(out)) + " |")
-    return "\n".join(lines) + "\n\n" + NOTE + "\n"

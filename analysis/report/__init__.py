@@ -9,12 +9,16 @@ the list of built result figures, and macros.
 module                             concern
 =================================  ==========================================================
 :mod:`~analysis.report.latex`      escaping, number / CI formatting, booktabs tables
-:mod:`~analysis.report.sources`    run discovery, experiment name -> run folders
 :mod:`~analysis.report.runtable`   table specs (rows = experiments, columns = extractors)
 :mod:`~analysis.report.tables`     the report's tables and the experiment names they need
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
+:mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts` as tables
 =================================  ==========================================================
+
+Runs come from the run-data layer below the report: :mod:`analysis.run_sources` (run
+discovery, experiment name -> run folders) and :mod:`analysis.extractors` (one run -> one
+number). The report imports figures, verdicts and run data; none of them imports the report.
 
 A table never shows an invented number: a missing experiment is an error naming it, or
 with ``--allow-missing`` an explicit *not yet run* row.

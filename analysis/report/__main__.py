@@ -30,16 +30,16 @@ from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import readme_main
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
-from analysis.report.sources import (
+from analysis.report.tables import TABLES
+from analysis.report.theory_table import theory_macros, theory_table
+from analysis.report.verdict_table import verdicts_latex
+from analysis.run_sources import (
     REPO_ROOT,
     THEORY_REPORT,
     MissingRunsError,
     collect,
     default_resolver,
 )
-from analysis.report.tables import TABLES
-from analysis.report.theory_table import theory_macros, theory_table
-from analysis.verdicts import verdicts_latex
 
 OUT_DIR = REPO_ROOT / "paper" / "generated"
 FIGURES_DIR = REPO_ROOT / "figures"

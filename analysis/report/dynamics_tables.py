@@ -13,61 +13,20 @@ Every cell is the mean over seeds ± the 95% t half-width of the per-run number
 or reward is constant over its steps has no rank correlation (NaN, dropped from the cell).
 
 The tables are registered in :data:`analysis.report.tables.TABLES` (LaTeX, ``make paper``);
-:func:`dynamics_markdown` renders the same tables as markdown for the README's results.
+:func:`analysis.report.readme_results.dynamics_markdown` renders the same tables as markdown
+for the README's results.
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-from scipy import stats as _scipy_stats
-
-from analysis.report.runtable import Column, Extractor, Row, TableSpec, _series, window
-from analysis.runs import Run
+from analysis.extractors import mean_over_training, middle, spearman, window
+from analysis.report.runtable import Column, Row, TableSpec
 from rcgrpo.train.arms import arms
 
 ENTROPY, REWARD = "policy/entropy", "reward/mean"
 TABLE_EXPERIMENTS = ("factorial", "baselines")
 """The pool campaign's experiments whose arms are the rows (:data:`rcgrpo.train.arms.ARMS`),
 each named by its ``start`` and ``method``."""
-
-
-def middle(metric: str, fraction: float = 0.1) -> Extractor:
-    """Mean over the ``fraction`` of training steps centred on the middle (at least one)."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
-
-    def extract(run: Run) -> float:
-        s = _series(run, metric)
-        if not len(s):
-            return math.nan
-        k = max(1, math.ceil(fraction * len(s)))
-        lo = max(0, (len(s) - k) // 2)
-        return float(s.iloc[lo : lo + k].mean())
-
-    return extract
-
-
-def spearman(a: str, b: str) -> Extractor:
-    """Spearman ρ over the training steps where both metrics are logged (NaN if constant)."""
-
-    def extract(run: Run) -> float:
-        x, y = _series(run, a), _series(run, b)
-        steps = x.index.intersection(y.index)
-        if len(steps) < 3:
-            return math.nan
-        xs, ys = x.loc[steps].to_numpy(), y.loc[steps].to_numpy()
-        if np.ptp(xs) == 0 or np.ptp(ys) == 0:
-            return math.nan
-        return float(_scipy_stats.spearmanr(xs, ys).statistic)
-
-    return extract
-
-
-def mean_all(metric: str) -> Extractor:
-    """Mean over every training step."""
-    return lambda run: float(s.mean()) if len(s := _series(run, metric)) else math.nan
 
 
 def _columns(markdown: bool) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
@@ -87,7 +46,9 @@ def _columns(markdown: bool) -> tuple[tuple[Column, ...], tuple[Column, ...]]:
         ("policy/grad_norm", "$\\|\\nabla\\|$", "grad norm", 2),
         (ENTROPY, "$H$", "H", 3),
     ):
-        training.append(Column(h(f"{latex} mean", f"{plain} mean"), mean_all(key), digits))
+        training.append(
+            Column(h(f"{latex} mean", f"{plain} mean"), mean_over_training(key), digits)
+        )
         training.append(Column(h(f"{latex} end", f"{plain} end"), window(key, "late"), digits))
     return entropy, tuple(training)
 
@@ -131,21 +92,3 @@ def dynamics_tables(experiments: dict[str, str], markdown: bool = False) -> tupl
             colsep="2.5pt",
         ),
     )
-
-
-def dynamics_markdown(found: dict | None = None) -> str:
-    """Both tables as markdown (headings included) from ``found`` (experiment -> finished
-    run folders; default: the committed light copies, as the README's results block)."""
-    from analysis.report.readme_results import COMMITTED, markdown_table
-    from analysis.report.sources import collect, layout_resolver
-    from analysis.report.tables import EXPERIMENTS
-
-    specs = dynamics_tables(EXPERIMENTS, markdown=True)
-    if found is None:
-        found = collect([e for s in specs for e in s.requires], layout_resolver(COMMITTED))
-    titles = {
-        "entropy": "Entropy over RL (Table 4 analogue)",
-        "training": "Training statistics (Table 5 analogue)",
-    }
-    blocks = [f"**{titles[s.name]}**\n\n{markdown_table(s, found)}" for s in specs]
-    return "\n".join(blocks)

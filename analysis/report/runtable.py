@@ -5,105 +5,25 @@ fill it (so the table knows what it needs, :attr:`TableSpec.requires`). A :class
 reduces ONE run to one number (an *extractor*, e.g. the last held-out success); the cell is
 the mean and 95% t-interval of that number over the experiment's runs (one per seed,
 :func:`analysis.stats.mean_ci`). A row whose experiment has no finished run is an
-error (:class:`~analysis.report.sources.MissingRunsError`) unless ``allow_missing``, where
+error (:class:`~analysis.run_sources.MissingRunsError`) unless ``allow_missing``, where
 it becomes an explicit *not yet run* row — never a number.
 
-Extractors read runs only through :mod:`analysis.runs`. Training rows are those with
-``step >= 1`` (step 0 of an RL run is the evaluation of the starting policy).
+Extractors live in :mod:`analysis.extractors` (the run-data layer).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
+from analysis.extractors import Extractor
 from analysis.report.latex import escape, fmt_estimate, span_row, tabular
-from analysis.report.sources import MissingRunsError
+from analysis.run_sources import MissingRunsError
 from analysis.runs import Run, load_run
 from analysis.stats import mean_ci
 
-Extractor = Callable[[Run], float]
 NOT_YET_RUN = r"\textit{not yet run: %s}"
-
-
-def _series(run: Run, metric: str, training: bool = True) -> pd.Series:
-    """Non-null values of ``metric`` by step (training steps only when ``training``)."""
-    df = run.metrics
-    if metric not in df or "step" not in df:
-        return pd.Series(dtype=float)
-    rows = df[df["step"] >= 1] if training else df
-    return rows.set_index("step")[metric].dropna().astype(float)
-
-
-def last(metric: str) -> Extractor:
-    """The last logged value (e.g. the final held-out evaluation)."""
-    return lambda run: float(s.iloc[-1]) if len(s := _series(run, metric, False)) else math.nan
-
-
-def cpu_seconds(run: Run) -> float:
-    """CPU seconds of the whole run (``summary.json`` ``cpu_s``; Stage 1 records it): the one
-    source of what a Stage-1 seed costs, in the README's and the paper's Stage-1 tables."""
-    return float(run.summary.get("cpu_s", math.nan))
-
-
-def first(metric: str) -> Extractor:
-    """The first logged value (RL: step 0 = the starting policy's evaluation)."""
-    return lambda run: float(s.iloc[0]) if len(s := _series(run, metric, False)) else math.nan
-
-
-def mean_over_training(metric: str) -> Extractor:
-    """Mean over every training step."""
-    return lambda run: float(s.mean()) if len(s := _series(run, metric)) else math.nan
-
-
-def window(metric: str, part: str, fraction: float = 0.1) -> Extractor:
-    """Mean over the first (``part="early"``) or last (``"late"``) ``fraction`` of steps
-    (at least one step)."""
-    if part not in ("early", "late") or not 0 < fraction <= 1:
-        raise ValueError(f"part must be early|late and fraction in (0, 1], got {part}, {fraction}")
-
-    def extract(run: Run) -> float:
-        s = _series(run, metric)
-        if not len(s):
-            return math.nan
-        k = max(1, math.ceil(fraction * len(s)))
-        return float((s.iloc[:k] if part == "early" else s.iloc[-k:]).mean())
-
-    return extract
-
-
-def training_success(part: str, fraction: float = 0.1) -> Extractor:
-    """Training success over the first / last ``fraction`` of steps (:func:`window`) under
-    the goal the held-out evaluation uses: the high-goal rollouts
-    (``reward/success_high``) where the run draws goals, else every rollout
-    (``reward/success_rate``)."""
-    high, every = (
-        window("reward/success_high", part, fraction),
-        window("reward/success_rate", part, fraction),
-    )
-    return lambda run: value if math.isfinite(value := high(run)) else every(run)
-
-
-def difference(a: Extractor, b: Extractor) -> Extractor:
-    """``a(run) - b(run)`` (e.g. final minus starting success)."""
-    return lambda run: a(run) - b(run)
-
-
-def frac_steps_at_least(metric: str, bound: str) -> Extractor:
-    """Fraction of training steps where ``metric >= bound`` (steps with both logged)."""
-
-    def extract(run: Run) -> float:
-        both = pd.concat([_series(run, metric), _series(run, bound)], axis=1).dropna()
-        if both.empty:
-            return math.nan
-        return float(np.mean(both.iloc[:, 0].to_numpy() >= both.iloc[:, 1].to_numpy()))
-
-    return extract
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ import math
 from typing import Any
 
 from analysis.report.latex import escape, tabular
-from analysis.report.sources import Resolver
 from analysis.report.tables import EXPERIMENTS
+from analysis.run_sources import Resolver
 from rcgrpo.train.arms import roles
 
 RL_PRESET = roles("pool")["rctp_rc"]

@@ -16,11 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from analysis.report.dynamics_tables import dynamics_tables
-from analysis.report.runtable import (
-    Column,
-    Row,
-    TableSpec,
+from analysis.extractors import (
     cpu_seconds,
     difference,
     first,
@@ -30,6 +26,8 @@ from analysis.report.runtable import (
     training_success,
     window,
 )
+from analysis.report.dynamics_tables import dynamics_tables
+from analysis.report.runtable import Column, Row, TableSpec
 from rcgrpo.train.arms import Arm, arms, roles
 
 

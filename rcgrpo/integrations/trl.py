@@ -27,7 +27,8 @@ the trainer's estimator (:func:`trl_advantages`: ``adv_estimator``, a name of
 :data:`rcgrpo.advantages.ADV_ESTIMATORS` as ``algo.adv_estimator``, computed on the gathered
 [P, G] grid with TRL's std convention) and logs our metrics. TRL's own advantage is
 A = (R − μ_g)/(σ_g + 1e-4) with the Bessel-corrected σ_g, i.e. ``grpo`` with ``eps_stab=1e-4,
-ddof=1`` (docs/trl.md lists every difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo.integrations.trl``) is :mod:`rcgrpo.integrations.trl_cli`.
+ddof=1`` (docs/trl.md lists every difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo trl``) is
+:mod:`rcgrpo.integrations.trl_cli`.
 """
 
 from __future__ import annotations
@@ -260,9 +261,3 @@ class RCGRPOTrainer(GRPOTrainer):
                 row = table_row(row, step, 0, b // group, True, advantage)
                 row.update(group=b % group, mode=last["mode"], calls_per_turn=last["calls"][b])
                 fh.write(json.dumps(row) + "\n")
-
-
-if __name__ == "__main__":
-    from rcgrpo.integrations.trl_cli import main
-
-    raise SystemExit(main())

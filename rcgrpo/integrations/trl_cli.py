@@ -2,9 +2,9 @@
 
 ::
 
-    python -m rcgrpo.integrations.trl --model runs/stage1/rctp-synth/final \\
+    python -m rcgrpo trl --model runs/stage1/rctp-synth/final \\
         --tasks synth --num-tasks 64 --steps 100 --output-dir runs/trl/rc-synth
-    accelerate launch --config_file zero3.yaml -m rcgrpo.integrations.trl --paper \\
+    accelerate launch --config_file zero3.yaml -m rcgrpo trl --paper \\
         --model <RCTP-FT Qwen2.5-7B-Instruct> --tasks bfcl --vllm --output-dir runs/trl/paper
 
 Writes ``metrics.jsonl`` (TRL's log history: TRL's metrics and ours, one row per log step)
@@ -70,7 +70,7 @@ def paper_stage2_kwargs(num_processes: int, per_device_train_batch_size: int) ->
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m rcgrpo.integrations.trl", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m rcgrpo trl", description=__doc__)
     arg = p.add_argument
     arg("--model", required=True, help="policy checkpoint folder (RCTP-FT for RC-GRPO)")
     arg("--output-dir", required=True, type=Path)
@@ -186,7 +186,3 @@ def main(argv: list[str] | None = None) -> int:
             for row in trainer.state.log_history:
                 fh.write(json.dumps(row) + "\n")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

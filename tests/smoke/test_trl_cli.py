@@ -1,4 +1,4 @@
-"""A 2-step RC-GRPO run on TRL's GRPOTrainer through the CLI (python -m rcgrpo.integrations.trl).
+"""A 2-step RC-GRPO run on TRL's GRPOTrainer through the CLI (python -m rcgrpo trl).
 
 Coin-flip checkpoint (tests/smoke/rl_smoke_helpers.py), 2 synth tasks, G = 4, 2 prompts per
 step, i.i.d. goals. Checked from the run's own files (rollouts.jsonl, metrics.jsonl):
@@ -49,7 +49,7 @@ def run(tmp_path_factory):
     flags += ["--group-size", str(G), "--prompts-per-step", str(P), "--steps", str(STEPS)]
     flags += ["--scheme", "iid", "--seed", str(SEED), "--adv-estimator", "rloo"]
     done = subprocess.run(
-        [sys.executable, "-m", "rcgrpo.integrations.trl", *flags],
+        [sys.executable, "-m", "rcgrpo", "trl", *flags],
         capture_output=True,
         text=True,
         timeout=600,

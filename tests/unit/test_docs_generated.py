@@ -10,10 +10,11 @@ import json
 import math
 from pathlib import Path
 
+from analysis.extractors import first, last
 from analysis.report import docs_tables
 from analysis.report import readme_results as rr
-from analysis.report.runtable import Column, Row, TableSpec, first, last
-from analysis.report.sources import layout_resolver
+from analysis.report.runtable import Column, Row, TableSpec
+from analysis.run_sources import layout_resolver
 from analysis.stats import Estimate
 from rcgrpo import docs_cli, metrics_cli
 from rcgrpo.docblocks import markers, update_file

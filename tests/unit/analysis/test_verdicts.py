@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from analysis.report.sources import layout_resolver
+from analysis.report.verdict_table import verdicts_latex, verdicts_markdown
+from analysis.run_sources import layout_resolver
 from analysis.runs import load_run
 from analysis.stats import Estimate
 from analysis.verdicts import (
@@ -24,8 +25,6 @@ from analysis.verdicts import (
     decide,
     outcomes,
     seed_of,
-    verdicts_latex,
-    verdicts_markdown,
 )
 
 STEPS = 4  # the 25% windows hold one step each: early = step 1, late = step 4

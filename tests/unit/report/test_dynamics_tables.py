@@ -8,12 +8,9 @@ import math
 import pytest
 from scipy import stats
 
-from analysis.report.dynamics_tables import (
-    dynamics_markdown,
-    dynamics_tables,
-    middle,
-    spearman,
-)
+from analysis.extractors import middle, spearman
+from analysis.report.dynamics_tables import dynamics_tables
+from analysis.report.readme_results import dynamics_markdown
 from analysis.report.runtable import render
 from analysis.report.tables import EXPERIMENTS, TABLES
 from analysis.runs import load_run

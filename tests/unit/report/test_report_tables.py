@@ -8,22 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from analysis.report.__main__ import generate
-from analysis.report.runtable import (
-    Column,
-    Row,
-    TableSpec,
+from analysis.extractors import (
     difference,
     first,
     frac_steps_at_least,
     last,
     mean_over_training,
-    missing_experiments,
-    render,
     training_success,
     window,
 )
-from analysis.report.sources import (
+from analysis.report.__main__ import generate
+from analysis.report.runtable import Column, Row, TableSpec, missing_experiments, render
+from analysis.report.tables import EXPERIMENTS, TABLES
+from analysis.run_sources import (
     MissingRunsError,
     collect,
     discover_runs,
@@ -31,7 +28,6 @@ from analysis.report.sources import (
     layout_resolver,
     matches,
 )
-from analysis.report.tables import EXPERIMENTS, TABLES
 from analysis.runs import load_run
 
 
@@ -120,7 +116,7 @@ def test_resolver_layout_and_finished_only(runs):
 def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path, monkeypatch):
     import analysis.campaign as cp
     from analysis.experiments import build_campaign
-    from analysis.report.sources import campaign_resolver
+    from analysis.run_sources import campaign_resolver
 
     campaign, results = tmp_path / "campaign", tmp_path / "results"
     monkeypatch.setattr(cp, "CAMPAIGN", campaign)

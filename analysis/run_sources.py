@@ -24,6 +24,8 @@ import analysis
 REPO_ROOT = Path(analysis.__file__).resolve().parents[1]
 """The repository root (``analysis/`` is installed editable)."""
 RUNS_ROOT = REPO_ROOT / "runs"
+COMMITTED = REPO_ROOT / "results" / "campaign"
+"""The campaign's committed light copies (the runs the README reports)."""
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
 RUN_KINDS = ("any", "rl", "sft")
 CAMPAIGN_MARKER = ".complete"
