@@ -16,7 +16,10 @@ from rcgrpo.validation import check_choice, check_positive_int, check_probabilit
 
 HIGH_TOKEN = "<|high_reward|>"
 LOW_TOKEN = "<|low_reward|>"
-SCHEMES = ("iid", "stratified", "high", "low", "none")
+GOAL_SCHEMES = ("iid", "stratified", "high", "low")
+"""Schemes that give every rollout a reward goal (the TRL path takes only these)."""
+SCHEMES = (*GOAL_SCHEMES, "none")
+"""Every scheme: ``none`` renders no token (plain GRPO)."""
 
 
 def scheme_uses_token(scheme: str) -> bool:

@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from rcgrpo.conditioning import GOAL_SCHEMES
 from rcgrpo.env import Episode
 from rcgrpo.integrations.goals import local_goals, round_seed
 from rcgrpo.policy.chat import ChatEncoder
@@ -40,7 +41,6 @@ from rcgrpo.records import Rollout
 from rcgrpo.train.rollouts import rollout_row
 from rcgrpo.validation import check_choice, check_positive_int, check_probability
 
-SCHEMES = ("iid", "stratified", "high", "low")
 BACKENDS = ("transformers", "vllm")
 
 
@@ -70,7 +70,7 @@ class RolloutSettings:
     """Generator: transformers (the trained model itself; CPU) | vllm (TRL's colocated vLLM)."""
 
     def __post_init__(self) -> None:
-        check_choice("scheme", self.scheme, SCHEMES)
+        check_choice("scheme", self.scheme, GOAL_SCHEMES)
         check_probability("p_high", self.p_high)
         check_choice("mode", self.mode, MODES)
         check_positive_int("max_new_tokens", self.max_new_tokens)

@@ -1,4 +1,4 @@
-"""One command line for the training stages: ``python -m rcgrpo sft | rctp | train``.
+"""One command line for the training stages: ``python -m rcgrpo sft | rctp | train | trl``.
 
 Every command loads its config the same way::
 
@@ -54,6 +54,7 @@ COMMANDS: dict[str, Command] = {
     "train": Command(
         "rcgrpo.train.config:TrainConfig", "rcgrpo.train.presets:PRESETS", "cpu-rcgrpo"
     ),
+    "trl": Command("rcgrpo.train.config:TRLConfig", "rcgrpo.train.presets:TRL_PRESETS", "trl-cpu"),
 }
 """Subcommand of ``python -m rcgrpo`` -> how it loads its config."""
 

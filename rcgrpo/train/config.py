@@ -8,7 +8,9 @@ preset) and the optimizer (how a rollout batch is split into updates); Stage 1 e
 model (the ``path`` it starts from: RL starts from ``init``). Algorithm choices are string
 enums, validated at start-up against the registries of the modules that implement them
 (:mod:`rcgrpo.train.validate`). Presets are named configs; the resolved config is written
-next to every run as ``config.json``.
+next to every run as ``config.json``. :class:`TRLConfig` is the same algorithm on TRL's
+``GRPOTrainer`` (``python -m rcgrpo trl``): its sections keep the names and meanings of the
+RL ones, holding only what that path reads, plus ``trl`` (how TRL spreads a step).
 
 Loading order (:mod:`rcgrpo.train.cli`): preset → ``--config file.json`` (strict: an
 unknown key is an error naming its dotted path) → command-line flags (``--algo.kl-beta 0.05``).
@@ -219,6 +221,105 @@ class TrainConfig:
     algo: AlgoConfig = field(default_factory=AlgoConfig)
     optim: RLOptimConfig = field(default_factory=RLOptimConfig)
     run: RunConfig = field(default_factory=RunConfig)
+
+
+# ------------------------------------------------------- TRL (python -m rcgrpo trl)
+@dataclass
+class TRLTaskConfig:
+    """Tasks of the TRL path: its training split only (TRL runs no held-out evaluation)."""
+
+    source: str = "synth"
+    """A name of :data:`rcgrpo.policy.task_sources.TASK_SOURCES` (synth | bfcl | registered)."""
+    prompt_style: str = "compact"
+    """System prompt: a name of :data:`rcgrpo.policy.render.PROMPT_STYLES`."""
+    num_train: int = 64
+    """Training tasks: the first N of the train split (synth: N generated); 0 = the whole
+    split of a finite source (not synth)."""
+    split_seed: int = 0
+    """Seed of the synth generator or of the bfcl 720/80 id-level split."""
+    max_turns: int = 1
+    """synth only: maximum user turns per task."""
+    max_calls_per_turn: int = 1
+    """synth only: maximum ground-truth calls per turn."""
+    mode: str = "combined"
+    """Episode mode: a name of :data:`rcgrpo.policy.rollout.MODES`."""
+    synth_preset: str = "tiny"
+    """synth only: the :data:`rcgrpo.env.synth.SYNTH_PRESETS` entry the tasks start from."""
+
+
+@dataclass
+class TRLRolloutConfig:
+    group_size: int = 4
+    """G: rollouts per prompt (TRL ``num_generations``)."""
+    prompts_per_step: int = 2
+    """P: prompts per optimizer step over all processes; B = P·G rollouts per step."""
+    temperature: float = 1.0
+    """Sampling temperature of the rollouts."""
+    max_new_tokens: int = 64
+    """Cap on tokens per assistant message (TRL ``max_completion_length``)."""
+    max_context: int = 1024
+    """Cap on the whole conversation in tokens; longer episodes are truncated and flagged."""
+
+
+@dataclass
+class TRLAlgoConfig:
+    conditioning: str = "iid"
+    """Reward goal per rollout: a name of :data:`rcgrpo.conditioning.GOAL_SCHEMES` (every
+    rollout carries a goal on this path)."""
+    p_high: float = 0.5
+    """P(<|high_reward|>) for iid / stratified."""
+    adv_estimator: str = "grpo"
+    """A name of :data:`rcgrpo.advantages.ADV_ESTIMATORS`, as ``algo.adv_estimator`` of RL,
+    with TRL's std convention (ddof 1, ε 1e-4; :mod:`rcgrpo.integrations.trl`)."""
+    kl_beta: float = 0.1
+    """β of the k3 KL penalty to π_ref (TRL ``beta``)."""
+    clip_low: float = 0.2
+    """ε of the clipped surrogate (TRL ``epsilon``, symmetric)."""
+
+
+@dataclass
+class TRLRunConfig:
+    name: str = "{preset}-s{seed}"
+    """Output folder name under ``root`` (``metrics.jsonl``, ``rollouts.jsonl``)."""
+    root: str = "runs/trl"
+    """Parent folder of output folders."""
+    seed: int = 0
+    """Seed of TRL and of the goal draws and the sampler."""
+    steps: int = 2
+    """Optimizer steps (TRL ``max_steps``): one generation round of B rollouts each."""
+
+
+@dataclass
+class TRLEngineConfig:
+    """How TRL spreads a step over devices (no effect on what a step computes)."""
+
+    per_device_batch: int = 0
+    """Rollouts per device per forward/backward pass; B must be a multiple of
+    per_device_batch x processes, the rest is gradient accumulation (0 = B / processes:
+    one pass)."""
+    vllm: bool = False
+    """Generate with TRL's colocated vLLM (GPU); False = the trained model itself."""
+    bf16: bool = False
+    """bfloat16 mixed precision (GPU); with neither vllm nor bf16 TRL runs on the CPU."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass (large models)."""
+
+
+@dataclass
+class TRLConfig:
+    """RC-GRPO on TRL's ``GRPOTrainer`` (``python -m rcgrpo trl``,
+    :mod:`rcgrpo.integrations.trl_cli`). ``init`` is also the reference policy π_ref."""
+
+    init: str = ""
+    """Starting checkpoint folder (RCTP-FT for RC-GRPO) or HF model path."""
+    preset: str = ""
+    """Name of the preset this config started from ('' = none)."""
+    tasks: TRLTaskConfig = field(default_factory=TRLTaskConfig)
+    rollout: TRLRolloutConfig = field(default_factory=TRLRolloutConfig)
+    algo: TRLAlgoConfig = field(default_factory=TRLAlgoConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    run: TRLRunConfig = field(default_factory=TRLRunConfig)
+    trl: TRLEngineConfig = field(default_factory=TRLEngineConfig)
 
 
 # ---------------------------------------------------------------- strict (de)serialisation

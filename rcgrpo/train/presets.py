@@ -53,7 +53,7 @@ import math
 from typing import Any
 
 from rcgrpo.train.arms import Arm, arms
-from rcgrpo.train.config import TrainConfig, from_dict
+from rcgrpo.train.config import TrainConfig, TRLConfig, from_dict
 
 SFT_INIT = "runs/stage1/sft-synth/final"
 """Stage-1 SFT checkpoint of the CPU presets (``python -m rcgrpo sft --run.root runs/stage1``)."""
@@ -207,6 +207,41 @@ PRESETS: dict[str, TrainConfig] = {
     for name, sections in _SECTIONS.items()
 }
 """Named configs (module docstring)."""
+
+_TRL_ROLLOUT = ("group_size", "prompts_per_step", "temperature", "max_new_tokens", "max_context")
+TRL_PRESETS: dict[str, TRLConfig] = {
+    "trl-cpu": from_dict(
+        TRLConfig, {"preset": "trl-cpu", "init": RCTP_INIT, "optim": {"lr": 1e-5}}
+    ),
+    "trl-paper": from_dict(
+        TRLConfig,
+        {
+            "preset": "trl-paper",
+            "init": _PAPER["init"],
+            "tasks": {k: v for k, v in _PAPER["tasks"].items() if k != "num_eval"}
+            | {"num_train": 0},
+            "rollout": {k: _PAPER["rollout"][k] for k in _TRL_ROLLOUT},
+            "algo": {
+                "conditioning": _RC["conditioning"],
+                "p_high": _RC["p_high"],
+                "kl_beta": _PAPER["algo"]["kl_beta"],
+                "clip_low": _PAPER["algo"]["clip_low"],
+            },
+            "optim": {"lr": _PAPER["optim"]["lr"]},
+            "run": {"steps": _PAPER["run"]["steps"]},
+            "trl": {
+                "per_device_batch": 8,
+                "vllm": True,
+                "bf16": True,
+                "gradient_checkpointing": True,
+            },
+        },
+    ),
+}
+"""Named configs of ``python -m rcgrpo trl``: ``trl-cpu`` (a few CPU steps from the CPU
+RCTP-FT checkpoint: G 4, 2 prompts, 2 steps, lr 1e-5) and ``trl-paper`` (the paper's §4 values of
+``paper-qwen7b`` on 8 GPUs: 8 rollouts per device per pass, vLLM, bf16, gradient
+checkpointing)."""
 
 
 def uncalibrated(name: str) -> tuple[str, ...]:

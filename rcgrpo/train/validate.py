@@ -1,5 +1,6 @@
 """Start-up validation of every training config: :class:`~rcgrpo.train.config.TrainConfig`
-(RL) and the Stage-1 :class:`~rcgrpo.train.sft_config.SFTConfig` / ``RCTPConfig``.
+(RL), :class:`~rcgrpo.train.config.TRLConfig` (RL on TRL: the RL rules of the fields it
+has) and the Stage-1 :class:`~rcgrpo.train.sft_config.SFTConfig` / ``RCTPConfig``.
 
 Runs before anything is loaded, so a typo costs a second, not a rollout. Every problem is
 a :class:`ConfigError` (a ``ValueError``) with ONE line naming the dotted key, the rule and
@@ -28,7 +29,7 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from rcgrpo.train.config import TrainConfig
+from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
 from rcgrpo.train.sft_config import SFTConfig
 
@@ -84,7 +85,7 @@ def check_types(obj: Any, prefix: str = "") -> None:
 # ------------------------------------------------------------------------------ enums
 def _registries(stage: str) -> dict[str, Iterable[str]]:
     """Dotted key -> the registry its value must name (imported lazily), for ``stage``
-    (rl | stage1)."""
+    (rl | stage1 | trl)."""
     from rcgrpo.env.synth import SYNTH_PRESETS
     from rcgrpo.policy.render import PROMPT_STYLES
     from rcgrpo.policy.rollout import MODES
@@ -96,6 +97,10 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
         "tasks.source": TASK_SOURCES,
         "tasks.prompt_style": PROMPT_STYLES,
     }
+    if stage == "trl":
+        from rcgrpo.conditioning import GOAL_SCHEMES
+
+        return _registries("rl") | {"algo.conditioning": GOAL_SCHEMES}
     if stage == "stage1":
         from rcgrpo.precision import AMP_CHOICES
         from rcgrpo.schedules import SCHEDULES
@@ -221,6 +226,12 @@ _RCTP: tuple[Rule, ...] = (
 )
 
 
+_TRL: tuple[Rule, ...] = (
+    ("tasks.num_train", _GE0, "must be >= 0 (0 = the whole split)"),
+    ("trl.per_device_batch", _GE0, "must be >= 0 (0 = one pass per step)"),
+)
+
+
 def _rl_cross_checks(cfg: TrainConfig) -> None:
     r = cfg.rollout
     if r.seed_block and r.prompts_per_step % r.seed_block:
@@ -254,10 +265,29 @@ def _stage1_cross_checks(cfg: SFTConfig) -> None:
         _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
 
 
+def _trl_cross_checks(cfg: TRLConfig) -> None:
+    if cfg.tasks.source == "synth" and cfg.tasks.num_train < 1:
+        _fail("tasks.num_train", "must be >= 1 for synth (0 = a whole finite split)", 0)
+    if not cfg.init.strip():
+        _fail("init", "must name a checkpoint folder or model path", cfg.init)
+
+
+def _has(cfg: Any, key: str) -> bool:
+    try:
+        _get(cfg, key)
+    except AttributeError:
+        return False
+    return True
+
+
 def _plan(cfg: Any) -> tuple[str, tuple[Rule, ...], Callable[[Any], None]]:
-    """(registry set, range rules, cross checks) of ``cfg``'s stage."""
+    """(registry set, range rules, cross checks) of ``cfg``'s stage. The TRL path reads a
+    subset of the RL fields, with the RL rules (``tasks.num_train`` may be 0 there)."""
     if isinstance(cfg, TrainConfig):
         return "rl", _SHARED + _RL, _rl_cross_checks
+    if isinstance(cfg, TRLConfig):
+        shared = tuple(r for r in _SHARED + _RL if _has(cfg, r[0]) and r[0] != "tasks.num_train")
+        return "trl", (*shared, *_TRL), _trl_cross_checks
     if isinstance(cfg, SFTConfig):
         rctp = _RCTP if hasattr(cfg, "failures") else ()
         return "stage1", _SHARED + _STAGE1 + rctp, _stage1_cross_checks
@@ -270,6 +300,8 @@ def validate_config(cfg: Any) -> Any:
     check_types(cfg)
     stage, rules, cross_checks = _plan(cfg)
     for key, options in _registries(stage).items():
+        if stage == "trl" and not _has(cfg, key):
+            continue
         value = _get(cfg, key)
         if value not in options:
             _fail(key, f"must be one of {sorted(options)}", value)

@@ -9,7 +9,7 @@ step, i.i.d. goals. Checked from the run's own files (rollouts.jsonl, metrics.js
   reward equals ``score_trajectory`` on that rollout's executed calls and ``truncated``;
 - our group metrics are in TRL's log rows under the registry names, and equal
   ``group_diagnostics`` of the logged rewards;
-- the run trains on the estimator its flag names (``--adv-estimator rloo``, a name of the
+- the run trains on the estimator its flag names (``--algo.adv-estimator rloo``, a name of the
   trainer's registry): the logged advantages are ``group_advantages(R, "rloo")``, which
   TRL itself does not compute (its own is ``grpo`` with ddof 1 and 1e-4,
   tests/unit/integrations/test_trl_conventions.py).
@@ -44,10 +44,12 @@ def run(tmp_path_factory):
     root = tmp_path_factory.getbasetemp()
     ckpt = coin_flip_checkpoint(root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root)
     out = tmp_path_factory.mktemp("trl_run")
-    flags = ["--model", str(ckpt), "--output-dir", str(out), "--num-tasks", "2"]
-    flags += ["--prompt-style", "bare", "--max-context", "400", "--lr", "1e-3"]
-    flags += ["--group-size", str(G), "--prompts-per-step", str(P), "--steps", str(STEPS)]
-    flags += ["--scheme", "iid", "--seed", str(SEED), "--adv-estimator", "rloo"]
+    flags = ["--init", str(ckpt), "--run.root", str(out.parent), "--run.name", out.name]
+    flags += ["--tasks.num-train", "2", "--tasks.prompt-style", "bare"]
+    flags += ["--rollout.max-context", "400", "--optim.lr", "1e-3"]
+    flags += ["--rollout.group-size", str(G), "--rollout.prompts-per-step", str(P)]
+    flags += ["--run.steps", str(STEPS), "--run.seed", str(SEED)]
+    flags += ["--algo.conditioning", "iid", "--algo.adv-estimator", "rloo"]
     done = subprocess.run(
         [sys.executable, "-m", "rcgrpo", "trl", *flags],
         capture_output=True,

@@ -1,5 +1,5 @@
-"""The paper's Stage-2 GRPOConfig mapping, the CLI's config, and the trainer-level guard
-(rcgrpo/integrations/trl_cli.py, rcgrpo/integrations/trl.py)."""
+"""The TRL config (python -m rcgrpo trl) mapped to GRPOConfig, the paper's Stage-2 preset, and
+the trainer-level guard (rcgrpo/integrations/trl_cli.py, rcgrpo/integrations/trl.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,21 @@ from datasets import Dataset
 from trl import GRPOConfig
 
 from rcgrpo.advantages import ADV_ESTIMATORS
+from rcgrpo.conditioning import GOAL_SCHEMES, SCHEMES
 from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset, trl_advantages
-from rcgrpo.integrations.trl_cli import _tasks, build_parser, grpo_kwargs, paper_stage2_kwargs
+from rcgrpo.integrations.trl_cli import grpo_kwargs, training_tasks
+from rcgrpo.train.cli import parse_cli
+from rcgrpo.train.errors import ConfigError
 
 CPU = {"report_to": [], "use_cpu": True, "bf16": False}
 
 
+def _config(*flags: str):
+    return parse_cli("trl", ["--init", "m", *flags])
+
+
 def test_paper_stage2_on_8_gpus():
-    k = paper_stage2_kwargs(num_processes=8, per_device_train_batch_size=8)
+    k = grpo_kwargs(_config("--preset", "trl-paper"), num_processes=8)
     paper = {"num_generations": 5, "beta": 0.1, "epsilon": 0.2, "learning_rate": 1e-6}
     assert {key: k[key] for key in paper} == paper and k["max_steps"] == 400
     # 256 prompts x 5 = 1280 rollouts = 8 per device x 8 GPUs x 20 accumulation steps
@@ -26,35 +33,32 @@ def test_paper_stage2_on_8_gpus():
         False,
         "group",
     )
+    assert k["gradient_checkpointing"] and k["use_vllm"] and k["bf16"]
 
 
 def test_paper_stage2_config_on_one_cpu_process_keeps_1280_rollouts_per_step(tmp_path):
-    args = GRPOConfig(output_dir=str(tmp_path), **CPU, **paper_stage2_kwargs(1, 8))
+    k = grpo_kwargs(_config("--preset", "trl-paper"), 1)
+    k |= {**CPU, "output_dir": str(tmp_path), "use_vllm": False, "gradient_checkpointing": False}
+    args = GRPOConfig(**k)
     assert args.generation_batch_size == 1280 and args.steps_per_generation == 160
     assert args.generation_batch_size // args.num_generations == 256  # prompts per step
 
 
 def test_batch_that_does_not_divide_1280_is_refused():
+    cfg = _config("--preset", "trl-paper", "--trl.per-device-batch", "7")
     with pytest.raises(ValueError, match="not a multiple of 21"):
-        paper_stage2_kwargs(num_processes=3, per_device_train_batch_size=7)
+        grpo_kwargs(cfg, num_processes=3)
 
 
-def test_cli_flags_map_to_one_generation_round_per_step(tmp_path):
-    a = build_parser().parse_args(
-        [
-            "--model",
-            "m",
-            "--output-dir",
-            str(tmp_path),
-            "--group-size",
-            "5",
-            "--prompts-per-step",
-            "3",
-        ]
-    )
-    k = grpo_kwargs(a, num_processes=1)
-    assert k["per_device_train_batch_size"] == 15 and k["num_generations"] == 5
+def test_config_maps_to_one_generation_round_per_step(tmp_path):
+    cfg = _config("--rollout.group-size", "5", "--rollout.prompts-per-step", "3")
+    cfg.run.root = str(tmp_path)
+    k = grpo_kwargs(cfg, num_processes=1)
+    assert k["per_device_train_batch_size"] == 15 and k["gradient_accumulation_steps"] == 1
+    assert k["num_generations"] == 5 and k["output_dir"] == str(tmp_path / "trl-cpu-s0")
     assert k["use_vllm"] is False and k["use_bias_correction_kl"] is False
+    # 3 x 5 = 15 rollouts on 5 processes: 3 per device, one pass
+    assert grpo_kwargs(cfg, 5)["per_device_train_batch_size"] == 3
 
 
 @pytest.mark.parametrize(
@@ -90,16 +94,19 @@ def test_an_estimator_outside_the_registry_is_refused(coin_flip_tasks, tmp_path)
         RCGRPOTrainer("no/such/model", args, coin_flip_tasks, None, adv_estimator="group")
 
 
-def test_the_cli_and_the_trainer_config_take_the_registry_names(tmp_path):
-    from rcgrpo.train.cli import parse_cli
-
-    flags = ["--model", "m", "--output-dir", str(tmp_path)]
-    action = next(a for a in build_parser()._actions if a.dest == "adv_estimator")
-    assert list(action.choices) == list(ADV_ESTIMATORS) and action.default == "grpo"
+def test_the_cli_and_the_trainer_config_take_the_registry_names():
     for name in ADV_ESTIMATORS:
-        assert build_parser().parse_args([*flags, "--adv-estimator", name]).adv_estimator == name
+        assert _config("--algo.adv-estimator", name).algo.adv_estimator == name
         cfg = parse_cli("train", ["--preset", "cpu-grpo", "--algo.adv-estimator", name])
         assert cfg.algo.adv_estimator == name
+    with pytest.raises(ConfigError, match="algo.adv_estimator must be one of"):
+        _config("--algo.adv-estimator", "group")
+    # every rollout carries a goal on this path: 'none' (plain GRPO) is not a goal scheme
+    assert "none" in SCHEMES and "none" not in GOAL_SCHEMES
+    with pytest.raises(ConfigError, match="algo.conditioning must be one of"):
+        _config("--algo.conditioning", "none")
+    with pytest.raises(ConfigError, match="does not apply to trl"):
+        _config("--algo.clip-high", "0.28")  # read by train only
 
 
 def test_trl_advantages_use_trl_std_for_grpo_and_none_for_rloo():
@@ -120,15 +127,15 @@ def test_task_dataset_rows_carry_no_goal(coin_flip_tasks):
     assert "Reward Goal" not in text and "Call done() when you have finished." in text
 
 
-def test_the_cli_task_sources_are_the_registry(tmp_path):
+def test_the_cli_task_sources_are_the_registry():
     from rcgrpo.policy.task_sources import TASK_SOURCES, register_task_source
 
     register_task_source("unit_rows", lambda split, seed=0, limit=None: [split, seed, limit])
+    flags = ["--tasks.source", "unit_rows", "--tasks.num-train", "2", "--tasks.split-seed", "4"]
     try:
-        flags = ["--model", "m", "--output-dir", str(tmp_path), "--tasks", "unit_rows"]
-        flags += ["--num-tasks", "2", "--task-seed", "4"]
-        assert _tasks(build_parser().parse_args(flags)) == ["train", 4, 2]
+        assert training_tasks(_config(*flags)) == ["train", 4, 2]
+        assert training_tasks(_config(*flags[:2], "--tasks.num-train", "0"))[2] is None  # all
     finally:
         TASK_SOURCES.pop("unit_rows")
-    with pytest.raises(SystemExit):
-        build_parser().parse_args(["--model", "m", "--output-dir", "o", "--tasks", "unit_rows"])
+    with pytest.raises(ConfigError, match="tasks.source must be one of"):
+        _config(*flags)
