@@ -43,9 +43,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analysis import REPO_ROOT as ROOT
 from analysis.campaign_spec import same_spec
 
-ROOT = Path(__file__).resolve().parents[1]
 CAMPAIGN = ROOT / "runs" / "campaign"
 RESULTS = ROOT / "results" / "campaign"
 MARKER = ".complete"

@@ -19,12 +19,11 @@ import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-import analysis
+from analysis import REPO_ROOT
+from analysis.campaign import RESULTS
 
-REPO_ROOT = Path(analysis.__file__).resolve().parents[1]
-"""The repository root (``analysis/`` is installed editable)."""
 RUNS_ROOT = REPO_ROOT / "runs"
-COMMITTED = REPO_ROOT / "results" / "campaign"
+COMMITTED = RESULTS
 """The campaign's committed light copies (the runs the README reports)."""
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
 RUN_KINDS = ("any", "rl", "sft")

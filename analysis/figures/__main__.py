@@ -24,6 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import analysis.figures as pkg  # noqa: E402
+from analysis import REPO_ROOT as ROOT  # noqa: E402
 from analysis.figures.save import (  # noqa: E402
     FORMATS,
     file_entries,
@@ -32,7 +33,6 @@ from analysis.figures.save import (  # noqa: E402
     write_sidecar,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 TRAIN_COMMAND = "make runs"
 """What trains the campaign runs a figure lacks (``python -m analysis.experiments``)."""
 

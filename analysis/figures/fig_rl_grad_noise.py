@@ -19,11 +19,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from analysis import REPO_ROOT as ROOT
 from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ()
 INPUTS = ("results/diagnostics/grad_noise-sft-s3*.json",)
-ROOT = Path(__file__).resolve().parents[2]
 DIAGNOSTICS = ROOT / "results" / "diagnostics"
 FULL_TASKS = 6000
 """Training tasks of the CPU preset (the file without a ``-tasksN`` suffix)."""

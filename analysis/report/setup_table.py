@@ -3,7 +3,8 @@
 Our column is read from the resolved ``config.json`` of a finished run of each role (RC-GRPO,
 SFT, RCTP-FT) when one exists, else from the named preset those runs start from
 (``rcgrpo.train.presets``, ``rcgrpo.train.sft_config``), so the report cannot drift from
-what ran; the paper's column is the digest of §4 (``(unstated)`` where the paper is silent).
+what ran; the paper's column is its record :data:`rcgrpo.paper.PAPER` (§4; ``(unstated)`` where the
+paper is silent).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import EXPERIMENTS
 from analysis.run_sources import Resolver
+from rcgrpo.paper import PAPER as P
 from rcgrpo.train.arms import roles
 
 RL_PRESET = roles("pool")["rctp_rc"]
@@ -105,34 +107,38 @@ def setup_rows(configs: dict[str, dict]) -> list[list[str]]:
         ["RL / eval tasks", "BFCL multi-turn, 720 train / 80 test", synth],
         [
             "Stage 1 data",
-            "800 expert + 800 failures (Qwen2.5-7B, $\\tau=0.7$)",
+            f"800 expert + 800 failures (Qwen2.5-7B, $\\tau={P.failure_temperature}$)",
             f"expert + failures of a weak SFT snapshot ({v(sft, 'sft.weak_snapshot_frac')} of "
             f"SFT, $\\tau=${v(rctp, 'failures.temperature')}), 1:1",
         ],
         ["Stage 1 episode modes", "multi-turn", v(sft, "sft.modes")],
         [
             "SFT lr / epochs / batch",
-            "$10^{-5}$ / 2 / 16",
+            f"{fmt_value(P.stage1_lr)} / {P.sft_epochs:g} / {P.stage1_batch}",
             f"{v(sft, 'optim.lr')} / {v(sft, 'sft.epochs')} / {v(sft, 'sft.batch_size')}",
         ],
         [
             "RCTP-FT lr / epochs / batch",
-            "$10^{-5}$ / 5 / 16 (from the base model)",
+            f"{fmt_value(P.stage1_lr)} / {P.rctp_epochs:g} / {P.stage1_batch} (from the base model)",
             f"{v(rctp, 'optim.lr')} / {v(rctp, 'sft.epochs')} / {v(rctp, 'sft.batch_size')} "
             "(from the SFT checkpoint)",
         ],
-        ["RL episode mode", "combined", v(rl, "tasks.mode")],
-        ["group size $G$", "5", v(rl, "rollout.group_size")],
-        ["prompts per step", "256 (GRPO: 64)", v(rl, "rollout.prompts_per_step")],
-        ["RL steps", "400", v(rl, "run.steps")],
+        ["RL episode mode", P.rl_mode, v(rl, "tasks.mode")],
+        ["group size $G$", str(P.group_size), v(rl, "rollout.group_size")],
+        [
+            "prompts per step",
+            f"{P.prompts_per_step} (GRPO: {P.grpo_prompts_per_step})",
+            v(rl, "rollout.prompts_per_step"),
+        ],
+        ["RL steps", str(P.rl_steps), v(rl, "run.steps")],
         [
             "RL learning rate",
-            "$10^{-6}$",
+            fmt_value(P.rl_lr),
             f"{v(rl, 'optim.lr')}, {v(rl, 'optim.warmup_steps')} warm-up steps",
         ],
-        ["KL coefficient $\\beta$", "0.1", v(rl, "algo.kl_beta")],
-        ["clip $\\epsilon$", "0.2", f"{v(rl, 'algo.clip_low')} / {v(rl, 'algo.clip_high')}"],
-        ["goal probability $p$", "0.5", v(rl, "algo.p_high")],
+        ["KL coefficient $\\beta$", str(P.kl_beta), v(rl, "algo.kl_beta")],
+        ["clip $\\epsilon$", str(P.clip), f"{v(rl, 'algo.clip_low')} / {v(rl, 'algo.clip_high')}"],
+        ["goal probability $p$", str(P.p_high), v(rl, "algo.p_high")],
         [
             "ratio $\\rho$",
             "trajectory, vs $\\piref$ (as printed)",

@@ -36,10 +36,9 @@ The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME 
 ``NAME-sS`` (a test checks every one): the setting the pre-registered RL recipe sweep chose
 on SFT + GRPO (``analysis/recipe_sweep.py``; a test checks they agree), lr 1e-4 on a pool of
 16 training tasks, 200 steps. On the full 6,000-task training set no setting of the sweep
-learned (``docs/lab-notes/2026-12-rl-recipe.md``). ``paper-qwen7b`` carries the paper's
-values (§4: G 5, β 0.1, clip 0.2, lr 1e-6, 256 prompts per step, 400 steps; GRPO baseline:
-64 prompts). Values the
-paper leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the
+learned (``docs/lab-notes/2026-12-rl-recipe.md``). ``paper-qwen7b`` (and ``paper-qwen7b-grpo``,
+``trl-paper``) carry the paper's values, read from their one record :data:`rcgrpo.paper.PAPER`
+(§4: G, β, clip, lr, prompts per step, steps). Values the paper leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the
 documented defaults of :mod:`rcgrpo.train.config`.
 
 ``run.name`` may hold ``{preset}`` and ``{seed}``; the CLI fills them in, so
@@ -52,6 +51,7 @@ import copy
 import math
 from typing import Any
 
+from rcgrpo.paper import PAPER
 from rcgrpo.train.arms import Arm, arms
 from rcgrpo.train.config import TrainConfig, TRLConfig, from_dict
 
@@ -134,18 +134,24 @@ rounding), 200 steps x 8 prompts drawn fresh from 10,000 training tasks (no task
 _PAPER = {
     "init": PAPER_INIT,
     "model": {"dtype": "bfloat16", "device": "auto"},
-    "tasks": {"source": "bfcl", "mode": "combined", "prompt_style": "bfcl", "num_eval": 80},
+    "tasks": {"source": "bfcl", "mode": PAPER.rl_mode, "prompt_style": "bfcl", "num_eval": 80},
     "rollout": {
-        "group_size": 5,
-        "prompts_per_step": 256,
+        "group_size": PAPER.group_size,
+        "prompts_per_step": PAPER.prompts_per_step,
         "temperature": 1.0,
         "max_new_tokens": 512,
         "max_context": 16384,
         "max_batch": 256,
     },
-    "algo": {**_RC, "kl_beta": 0.1, "clip_low": 0.2, "clip_high": 0.2},
-    "optim": {"lr": 1e-6, "micro_batch": 8},
-    "run": {"name": RUN_NAME, "steps": 400, "eval_every": 25, "checkpoint_every": 25},
+    "algo": {
+        **_RC,
+        "p_high": PAPER.p_high,
+        "kl_beta": PAPER.kl_beta,
+        "clip_low": PAPER.clip,
+        "clip_high": PAPER.clip,
+    },
+    "optim": {"lr": PAPER.rl_lr, "micro_batch": 8},
+    "run": {"name": RUN_NAME, "steps": PAPER.rl_steps, "eval_every": 25, "checkpoint_every": 25},
 }
 
 _HIGH = {"conditioning": "high", "eval_condition": "high"}
@@ -198,7 +204,7 @@ _SECTIONS: dict[str, dict[str, Any]] = {
         _PAPER,
         init="runs/stage1/sft-bfcl/final",
         algo={"conditioning": "none", "eval_condition": "none", "eval_low": False},
-        rollout={"prompts_per_step": 64},
+        rollout={"prompts_per_step": PAPER.grpo_prompts_per_step},
     ),
 }
 
@@ -223,12 +229,12 @@ TRL_PRESETS: dict[str, TRLConfig] = {
             "rollout": {k: _PAPER["rollout"][k] for k in _TRL_ROLLOUT},
             "algo": {
                 "conditioning": _RC["conditioning"],
-                "p_high": _RC["p_high"],
-                "kl_beta": _PAPER["algo"]["kl_beta"],
-                "clip_low": _PAPER["algo"]["clip_low"],
+                "p_high": PAPER.p_high,
+                "kl_beta": PAPER.kl_beta,
+                "clip_low": PAPER.clip,
             },
-            "optim": {"lr": _PAPER["optim"]["lr"]},
-            "run": {"steps": _PAPER["run"]["steps"]},
+            "optim": {"lr": PAPER.rl_lr},
+            "run": {"steps": PAPER.rl_steps},
             "trl": {
                 "per_device_batch": 8,
                 "vllm": True,

@@ -23,6 +23,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from rcgrpo.paper import PAPER
 from rcgrpo.train.config import ModelConfig, OptimConfig, RunConfig, TaskConfig, from_dict
 from rcgrpo.train.errors import ConfigError
 
@@ -177,9 +178,9 @@ a multi_turn episode, so Stage 1 spends its whole budget on the combined renderi
 _BFCL_GPU_TASKS = {"source": "bfcl", "prompt_style": "bfcl"}
 _BFCL_TINY_TASKS = {"source": "bfcl", "prompt_style": "compact"}
 _GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
-_PAPER_OPTIM = {"lr": 1e-5, "weight_decay": 0.0, "warmup_steps": 10}
+_PAPER_OPTIM = {"lr": PAPER.stage1_lr, "weight_decay": 0.0, "warmup_steps": 10}
 _GPU_SFT = {
-    "batch_size": 16,
+    "batch_size": PAPER.stage1_batch,
     "modes": ["multi_turn"],
     "eval_modes": ["multi_turn", "combined"],
     "max_length": 16384,
@@ -315,7 +316,7 @@ PRESETS: dict[str, SFTConfig] = {
         SFTConfig,
         model=_GPU_MODEL,
         tasks=_BFCL_GPU_TASKS,
-        sft={**_GPU_SFT, "epochs": 2.0},
+        sft={**_GPU_SFT, "epochs": PAPER.sft_epochs},
         optim=_PAPER_OPTIM,
         run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
     ),
@@ -323,8 +324,12 @@ PRESETS: dict[str, SFTConfig] = {
         RCTPConfig,
         model=_GPU_MODEL,
         tasks=_BFCL_GPU_TASKS,
-        sft={**_GPU_SFT, "epochs": 5.0},
-        failures={"temperature": 0.7, "max_new_tokens": 512, "max_context": 16384},
+        sft={**_GPU_SFT, "epochs": PAPER.rctp_epochs},
+        failures={
+            "temperature": PAPER.failure_temperature,
+            "max_new_tokens": 512,
+            "max_context": 16384,
+        },
         optim=_PAPER_OPTIM,
         run={"root": "runs/stage1", "name": "rctp-bfcl", "checkpoint_every": 0},
     ),
