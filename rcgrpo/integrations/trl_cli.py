@@ -47,8 +47,8 @@ def grpo_kwargs(cfg: TRLConfig, num_processes: int) -> dict[str, Any]:
     weighting, constant lr after the warm-up.
     """
     check_positive_int("num_processes", num_processes)
-    roll, algo, optim, trl = cfg.rollout, cfg.algo, cfg.optim, cfg.trl
-    rollouts = roll.prompts_per_step * roll.group_size
+    rollout, algo, optim, trl = cfg.rollout, cfg.algo, cfg.optim, cfg.trl
+    rollouts = rollout.prompts_per_step * rollout.group_size
     per_device = trl.per_device_batch or max(1, rollouts // num_processes)
     per_pass = per_device * num_processes
     if rollouts % per_pass:
@@ -60,12 +60,12 @@ def grpo_kwargs(cfg: TRLConfig, num_processes: int) -> dict[str, Any]:
         "output_dir": str(output_dir(cfg)),
         "seed": cfg.run.seed,
         "max_steps": cfg.run.steps,
-        "num_generations": roll.group_size,
+        "num_generations": rollout.group_size,
         "per_device_train_batch_size": per_device,
         "gradient_accumulation_steps": rollouts // per_pass,
         "num_iterations": 1,
-        "temperature": roll.temperature,
-        "max_completion_length": roll.max_new_tokens,
+        "temperature": rollout.temperature,
+        "max_completion_length": rollout.max_new_tokens,
         "beta": algo.kl_beta,
         "epsilon": algo.clip_low,
         "loss_type": "dapo",

@@ -16,7 +16,7 @@ import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -29,6 +29,12 @@ from rcgrpo.train.run_folder import RESUME_KEYS, check_folder, check_same_run, s
 from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from rcgrpo.env.tasks import Task
+    from rcgrpo.policy.rollout import RolloutEngine
+
 INIT_COPY = "init"  # run-folder copy of a from-scratch start (π_ref on resume)
 
 
@@ -40,14 +46,17 @@ class RLRun:
     info: DistInfo
     paths: RunPaths
     logger: RunLogger
-    train_tasks: list
-    eval_tasks: list
-    model: Any
-    ref_model: Any
-    tokenizer: Any
+    train_tasks: list[Task]
+    eval_tasks: list[Task]
+    model: PreTrainedModel
+    """π_θ, the policy being trained."""
+    ref_model: PreTrainedModel
+    """π_ref: the starting policy, frozen."""
+    tokenizer: PreTrainedTokenizerBase
     optimizer: torch.optim.Optimizer
     stream: PromptStream
-    engine: Any
+    engine: RolloutEngine
+    """Samples rollouts from ``model`` at the training temperature."""
     start_step: int = 0
     nonfinite_streak: int = 0
     ref_source: str = ""
@@ -132,26 +141,26 @@ def make_engine(cfg: TrainConfig, model, tokenizer):
     from rcgrpo.env import Episode
     from rcgrpo.policy import ChatEncoder, ModelPolicy, RolloutEngine
 
-    r = cfg.rollout
-    if r.max_context > model.config.max_position_embeddings:
+    rollout = cfg.rollout
+    if rollout.max_context > model.config.max_position_embeddings:
         raise ConfigError(
             f"config: rollout.max_context must be <= the model's max_position_embeddings "
-            f"{model.config.max_position_embeddings}, got {r.max_context}"
+            f"{model.config.max_position_embeddings}, got {rollout.max_context}"
         )
     encoder = ChatEncoder(tokenizer)
     policy = ModelPolicy(
-        model, sorted(encoder.stop_ids), r.temperature, r.top_p, tokenizer.pad_token_id
+        model, sorted(encoder.stop_ids), rollout.temperature, rollout.top_p, tokenizer.pad_token_id
     )
-    episode = functools.partial(Episode, max_steps_per_turn=r.max_steps_per_turn)
+    episode = functools.partial(Episode, max_steps_per_turn=rollout.max_steps_per_turn)
     return RolloutEngine(
         policy,
         encoder,
         episode,
         mode=cfg.tasks.mode,
         prompt_style=cfg.tasks.prompt_style,
-        max_new_tokens=r.max_new_tokens,
-        max_context=r.max_context,
-        max_batch=r.max_batch,
+        max_new_tokens=rollout.max_new_tokens,
+        max_context=rollout.max_context,
+        max_batch=rollout.max_batch,
     )
 
 
@@ -182,9 +191,9 @@ def setup(cfg: TrainConfig) -> RLRun:
     if info.is_main:
         save_config(cfg, paths.config)
     ref_model = _reference(cfg, model, ref_source, state, info)
-    o = cfg.optim
+    optim = cfg.optim
     optimizer = torch.optim.AdamW(
-        model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay
+        model.parameters(), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
     )
     stream = PromptStream(len(train_tasks), cfg.run.seed)
     run = RLRun(
@@ -246,7 +255,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
     conditions = [cfg.algo.eval_condition]
     if cfg.algo.eval_low and "low" not in conditions:
         conditions.append("low")
-    r = cfg.rollout
+    rollout = cfg.rollout
     run.model.eval()
     with torch.no_grad():
         for cond in conditions:
@@ -257,10 +266,10 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
                 condition=cond,
                 mode=cfg.tasks.mode,
                 prompt_style=cfg.tasks.prompt_style,
-                temperature=r.eval_temperature,
-                max_new_tokens=r.max_new_tokens,
-                max_context=r.max_context,
-                batch_size=r.max_batch,
+                temperature=rollout.eval_temperature,
+                max_new_tokens=rollout.max_new_tokens,
+                max_context=rollout.max_context,
+                batch_size=rollout.max_batch,
                 seed=derive_seed(cfg.run.seed, "eval", step),
             )
     main = summaries[conditions[0]]["overall"]
@@ -274,7 +283,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
         "preset": cfg.preset,
         "num_tasks": len(run.eval_tasks),
         "mode": cfg.tasks.mode,
-        "temperature": r.eval_temperature,
+        "temperature": rollout.eval_temperature,
         "conditions": summaries,
     }
     path = run.paths.eval_dir / f"step_{step}.json"

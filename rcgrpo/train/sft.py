@@ -151,7 +151,7 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
     from rcgrpo.policy.models import save_policy
 
     cfg, model, tokenizer, paths = run.cfg, run.model, run.tokenizer, run.paths
-    o = cfg.optim
+    optim = cfg.optim
     stream = BatchStream(
         examples,
         cfg.sft.batch_size,
@@ -166,16 +166,18 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
     model.train()
     bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
     while step < total:
-        s = cfg.sft
-        lr = o.lr * lr_factor(step, total, o.warmup_steps, s.schedule, s.min_lr_ratio, s.decay_frac)
+        sft = cfg.sft
+        lr = optim.lr * lr_factor(
+            step, total, optim.warmup_steps, sft.schedule, sft.min_lr_ratio, sft.decay_frac
+        )
         window.append(
             train_step(
                 model,
                 opt,
                 stream(step),
                 lr,
-                o.max_grad_norm,
-                s.prompt_loss_weight,
+                optim.max_grad_norm,
+                sft.prompt_loss_weight,
                 run.precision.amp,
             )
         )

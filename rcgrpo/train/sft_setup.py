@@ -123,8 +123,10 @@ def start_optimizer(cfg: SFTConfig, model, resume: Path | None) -> tuple[torch.o
     """(AdamW, first step): fresh, or restored with the RNG states from ``resume``."""
     from rcgrpo.train.checkpoint import set_rng_state
 
-    o = cfg.optim
-    opt = torch.optim.AdamW(model.parameters(), lr=o.lr, betas=o.betas, weight_decay=o.weight_decay)
+    optim = cfg.optim
+    opt = torch.optim.AdamW(
+        model.parameters(), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
+    )
     if resume is None:
         return opt, 0
     state = load_trainer_state(resume)

@@ -233,18 +233,18 @@ _TRL: tuple[Rule, ...] = (
 
 
 def _rl_cross_checks(cfg: TrainConfig) -> None:
-    r = cfg.rollout
-    if r.seed_block and r.prompts_per_step % r.seed_block:
+    rollout = cfg.rollout
+    if rollout.seed_block and rollout.prompts_per_step % rollout.seed_block:
         _fail(
             "rollout.seed_block",
-            f"must divide rollout.prompts_per_step = {r.prompts_per_step}",
-            r.seed_block,
+            f"must divide rollout.prompts_per_step = {rollout.prompts_per_step}",
+            rollout.seed_block,
         )
-    if cfg.optim.minibatches > r.prompts_per_step:
+    if cfg.optim.minibatches > rollout.prompts_per_step:
         _fail(
             "optim.minibatches",
             f"must be <= rollout.prompts_per_step = "
-            f"{r.prompts_per_step} (minibatches hold whole groups)",
+            f"{rollout.prompts_per_step} (minibatches hold whole groups)",
             cfg.optim.minibatches,
         )
     if not cfg.init.strip():
@@ -315,18 +315,18 @@ def validate_config(cfg: Any) -> Any:
 
 def validate_world(cfg: TrainConfig, world_size: int) -> None:
     """Rules that need the number of processes: groups are never split across ranks."""
-    r = cfg.rollout
-    if r.prompts_per_step % world_size:
+    rollout = cfg.rollout
+    if rollout.prompts_per_step % world_size:
         _fail(
             "rollout.prompts_per_step",
             f"must be divisible by the world size {world_size} (whole groups per rank)",
-            r.prompts_per_step,
+            rollout.prompts_per_step,
         )
-    share = r.prompts_per_step // world_size
-    if r.seed_block and share % r.seed_block:
+    share = rollout.prompts_per_step // world_size
+    if rollout.seed_block and share % rollout.seed_block:
         _fail(
             "rollout.seed_block",
             f"must divide the per-rank prompts {share} "
-            f"(= {r.prompts_per_step} / {world_size} ranks)",
-            r.seed_block,
+            f"(= {rollout.prompts_per_step} / {world_size} ranks)",
+            rollout.seed_block,
         )
