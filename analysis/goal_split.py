@@ -1,6 +1,6 @@
 r"""The between/within-goal split of the advantage, per step, for any run folder.
 
-New runs log ``adv/between_share`` etc. every step (:mod:`rcgrpo.train.step_metrics`).
+New runs log ``adv/between_share`` etc. every step (:mod:`rcgrpo.train.rl.step_metrics`).
 Runs trained before that have the inputs in their per-rollout table (``rollouts.jsonl``:
 ``step, round, prompt, group, reward_token, advantage, kept``): :func:`split_by_step`
 recomputes the same metrics from it with the SAME pure function,

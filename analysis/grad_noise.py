@@ -22,7 +22,7 @@ A second, model-free check: the cosine between one P-group step's gradient and t
 gradient of the other steps' groups (positive on average iff the step's gradient carries
 the direction the others agree on; ~0 when noise dominates).
 
-The loss is the trainer's (:func:`rcgrpo.train.update._minibatch_loss`) with β = 0: at the
+The loss is the trainer's (:func:`rcgrpo.train.rl.update._minibatch_loss`) with β = 0: at the
 start checkpoint π_θ = π_ref, where the KL term's gradient vanishes, so this is the step's
 gradient there. Groups whose rewards are all equal have zero advantages and zero gradient;
 they count in N as they count in a step.
@@ -113,10 +113,10 @@ def measure(argv: list[str], steps: int) -> dict:
     """Sample ``steps`` training steps' groups with ``python -m rcgrpo train`` flags ``argv``
     (no update is applied) and return the estimates plus per-step cosines."""
     from rcgrpo.train.cli import parse_cli
-    from rcgrpo.train.filters import GROUP_FILTERS, collect_groups, training_batch
-    from rcgrpo.train.rl_setup import setup
+    from rcgrpo.train.rl.filters import GROUP_FILTERS, collect_groups, training_batch
+    from rcgrpo.train.rl.setup import setup
+    from rcgrpo.train.rl.update import DENOMINATOR, LossContext, UpdateStats, _minibatch_loss
     from rcgrpo.train.rollouts import RoundGenerator
-    from rcgrpo.train.update import DENOMINATOR, LossContext, UpdateStats, _minibatch_loss
 
     with tempfile.TemporaryDirectory() as tmp:
         flags = [*argv, "--algo.kl-beta", "0", "--run.root", tmp, "--run.name", "grad-noise"]

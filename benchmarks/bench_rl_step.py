@@ -104,7 +104,7 @@ class PassRecorder:
     """Records the groups of the new path's ref pass (prefix K, row lengths, scored tokens)."""
 
     def __init__(self) -> None:
-        from rcgrpo.train import update
+        from rcgrpo.train.rl import update
 
         self.groups: list[tuple[int, list[int], int]] = []
         original = update._group_forward

@@ -39,7 +39,7 @@ from bench_rl_step import make_run, matmul_gflops, resolve_init, run_arguments
 from torch.profiler import profile
 
 import rcgrpo.policy.rollout as rollout_module
-import rcgrpo.train.rl as rl_module
+import rcgrpo.train.rl.loop as rl_module
 from rcgrpo.policy.kv_batch import KVBatch
 
 ROW_BUCKETS = (("1", 1, 1), ("2-4", 2, 4), ("5-10", 5, 10), ("11-20", 11, 20), ("21+", 21, 10**9))

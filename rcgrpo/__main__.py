@@ -18,7 +18,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("rcgrpo.policy.evaluate", "evaluate a checkpoint: reward, bfcl_valid with 95% CIs"),
     "sft": ("rcgrpo.train.sft", "Stage 1: supervised fine-tuning on expert trajectories"),
     "rctp": ("rcgrpo.train.rctp", "Stage 1: RCTP-FT on a 1:1 success/failure mix (reward goals)"),
-    "train": ("rcgrpo.train.rl", "Stage 2: GRPO / RC-GRPO and collapse baselines (torchrun-ready)"),
+    "train": (
+        "rcgrpo.train.rl.loop",
+        "Stage 2: GRPO / RC-GRPO and collapse baselines (torchrun-ready)",
+    ),
     "trl": ("rcgrpo.integrations.trl_cli", "Stage 2 on TRL's GRPOTrainer (rcgrpo[trl] extra)"),
 }
 

@@ -1,6 +1,6 @@
 r"""Learning-rate schedules of both stages — pure functions of the step count.
 
-Stage 2 (RL, :mod:`rcgrpo.train.rl`) uses a linear warm-up and then the constant
+Stage 2 (RL, :mod:`rcgrpo.train.rl.loop`) uses a linear warm-up and then the constant
 ``optim.lr``; Stage 1 (:mod:`rcgrpo.train.sft`) warms up the same way and then decays with
 one of :data:`SCHEDULES`. Both return a multiplier of the base learning rate.
 

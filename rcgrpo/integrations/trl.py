@@ -50,7 +50,7 @@ from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_
 from rcgrpo.integrations.trl_rollout import EpisodeRollout, RolloutSettings
 from rcgrpo.metrics import METRICS, validate_metric_names
 from rcgrpo.policy.render import initial_messages
-from rcgrpo.train.filters import table_row
+from rcgrpo.train.rl.filters import table_row
 
 __all__ = [
     "TRL_ADV_DDOF",
@@ -250,7 +250,7 @@ class RCGRPOTrainer(GRPOTrainer):
 
     def _rc_write_rollouts(self) -> None:
         """Append this round's rows: the trainer's table row of each rollout
-        (:func:`rcgrpo.train.filters.table_row`; ``prompt`` = its group, ``group`` = its
+        (:func:`rcgrpo.train.rl.filters.table_row`; ``prompt`` = its group, ``group`` = its
         place in the group) plus TRL's ``mode`` and the executed ``calls_per_turn``."""
         last, step = self.rc_last, int(self.state.global_step)
         group = last["rewards"].shape[1]

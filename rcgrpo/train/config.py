@@ -1,7 +1,7 @@
 """The one config of rcgrpo: nested dataclasses, every field documented where it is defined.
 
 Each stage's config holds only the fields that stage reads, so no flag is accepted and
-ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl`) and the Stage-1
+ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl.loop`) and the Stage-1
 configs of :mod:`rcgrpo.train.sft_config` share :class:`ModelConfig`, :class:`TaskConfig`,
 :class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (episode mode, synth
 preset) and the optimizer (how a rollout batch is split into updates); Stage 1 extends the

@@ -29,7 +29,7 @@ import torch
 
 from rcgrpo.conditioning import sample_reward_tokens, scheme_uses_token
 from rcgrpo.train.distributed import DistInfo, shard_range
-from rcgrpo.train.filters import Round
+from rcgrpo.train.rl.filters import Round
 
 
 def derive_seed(*parts: Any) -> int:
@@ -148,7 +148,7 @@ def gather_rows(rows: list[dict], info: DistInfo) -> list[dict]:
 
 
 class RoundGenerator:
-    """``generate(round)`` for :func:`rcgrpo.train.filters.collect_groups` at one step."""
+    """``generate(round)`` for :func:`rcgrpo.train.rl.filters.collect_groups` at one step."""
 
     def __init__(
         self,

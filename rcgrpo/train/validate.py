@@ -118,7 +118,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     from rcgrpo.kl import KL_ESTIMATORS
     from rcgrpo.losses import RATIO_AGAINST, RATIO_LEVELS
     from rcgrpo.policy.evaluate import CONDITIONS
-    from rcgrpo.train.filters import GROUP_FILTERS
+    from rcgrpo.train.rl.filters import GROUP_FILTERS
 
     return shared | {
         "tasks.mode": MODES,

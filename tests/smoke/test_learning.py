@@ -5,7 +5,7 @@ lowers it.
 Set-up: the smoke tests' coin-flip checkpoint (2 synth tasks, a rollout succeeds about half
 the time), P 4 prompts x G 8 rollouts = B 32 per step, lr 3e-4, seed 0, ``STEPS`` steps.
 Three runs differ only in the advantages the trainer computes, changed through the function
-it calls (``rcgrpo.train.filters.advantages_of``): x1 (GRPO), x-1 (flipped), x0 (the null:
+it calls (``rcgrpo.train.rl.filters.advantages_of``): x1 (GRPO), x-1 (flipped), x0 (the null:
 a broken update that carries no learning signal, so the policy stays at its start π_0).
 
 The margin. Under the null every rollout of the window is a draw from π_0, independent
@@ -18,7 +18,7 @@ their difference with probability >= 1 - Φ(-Z) (0.9987 at Z = 3):
 Measured at lr 3e-4 on seeds 0 / 1 / 2 (window steps 2-6): GRPO 0.72 / 0.70 / 0.76, flipped
 0.12 / 0.16 / 0.12, null about 0.4-0.5 (p_0 = 0.48 over 30 null steps). lr 1e-3 learns faster
 but collapses on seed 2 (0.72 -> 0.00 in one step), so it would make a brittle test.
-Verified to fail with the loss sign flipped in ``rcgrpo/train/update.py`` (GRPO then falls
+Verified to fail with the loss sign flipped in ``rcgrpo/train/rl/update.py`` (GRPO then falls
 and the flipped run rises). ~17 s of CPU for the three runs on one core.
 """
 
@@ -30,7 +30,7 @@ import pytest
 import torch
 from rl_smoke_helpers import TASK_FLAGS, rows
 
-import rcgrpo.train.filters as filters
+import rcgrpo.train.rl.filters as filters
 from rcgrpo.__main__ import main as rcgrpo_main
 
 G, P = 8, 4

@@ -159,7 +159,7 @@ def test_zero_signal_leaves_parameters_unchanged(coin_flip, tmp_path):
 
 
 def test_non_finite_losses_skip_updates_then_stop(coin_flip, tmp_path, monkeypatch, capsys):
-    import rcgrpo.train.update as update
+    import rcgrpo.train.rl.update as update
 
     real = update.policy_loss
 

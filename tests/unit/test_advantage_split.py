@@ -10,7 +10,7 @@ import torch
 from rcgrpo import group_advantages
 from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summaries
 from rcgrpo.metrics import METRICS
-from rcgrpo.train.step_metrics import split_metrics
+from rcgrpo.train.rl.step_metrics import split_metrics
 
 T, F = True, False
 

@@ -17,7 +17,7 @@ def test_linear_warmup_rl_steps():
 
 
 def test_linear_warmup_is_the_former_inline_rl_formula():
-    # rcgrpo.train.rl used lr * min(1.0, step / max(1, warmup_steps)) inline: same floats
+    # rcgrpo.train.rl.loop used lr * min(1.0, step / max(1, warmup_steps)) inline: same floats
     lr = 5e-5
     for warmup in (0, 1, 3, 5, 7):
         for step in range(1, 20):

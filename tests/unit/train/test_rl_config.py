@@ -12,7 +12,7 @@ import pytest
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, to_dict, upgrade_config
 from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset, uncalibrated
-from rcgrpo.train.rl import main
+from rcgrpo.train.rl.loop import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
 

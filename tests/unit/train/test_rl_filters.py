@@ -7,7 +7,7 @@ import torch
 from rl_fakes import fake_rollout
 
 from rcgrpo.train.config import AlgoConfig
-from rcgrpo.train.filters import (
+from rcgrpo.train.rl.filters import (
     GROUP_FILTERS,
     Round,
     collect_groups,

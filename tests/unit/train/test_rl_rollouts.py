@@ -166,7 +166,7 @@ def test_scoring_is_timed_in_the_rollout_phase_and_gather_times_the_rows(monkeyp
     clock that only moves when an episode scores (1 s) or the rows are gathered (10 s)."""
     import rcgrpo.train.rollouts as rollouts_module
     from rcgrpo.env import Episode
-    from rcgrpo.train.step_metrics import PHASES, PhaseTimer, perf_metrics
+    from rcgrpo.train.rl.step_metrics import PHASES, PhaseTimer, perf_metrics
 
     now = [0.0]
     score, gather = Episode.score, rollouts_module.gather_rows

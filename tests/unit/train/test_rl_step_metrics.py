@@ -10,8 +10,8 @@ import torch
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import DistInfo
-from rcgrpo.train.filters import GROUP_FILTERS, Round, collect_groups
-from rcgrpo.train.step_metrics import (
+from rcgrpo.train.rl.filters import GROUP_FILTERS, Round, collect_groups
+from rcgrpo.train.rl.step_metrics import (
     PhaseTimer,
     group_metrics,
     perf_metrics,
@@ -19,7 +19,7 @@ from rcgrpo.train.step_metrics import (
     to_floats,
     update_metrics,
 )
-from rcgrpo.train.update import UpdateStats
+from rcgrpo.train.rl.update import UpdateStats
 
 
 def _collected(rewards, high=None):

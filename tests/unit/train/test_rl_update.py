@@ -14,7 +14,7 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 from rcgrpo.policy.recompute import sequence_logprobs
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import DistInfo
-from rcgrpo.train.update import TrainBatch, padded, run_update, teacher_forced
+from rcgrpo.train.rl.update import TrainBatch, padded, run_update, teacher_forced
 
 SOLO = DistInfo()
 PAD = 0

@@ -1,4 +1,4 @@
-"""Set-up, evaluation and checkpoints of the RL trainer (:mod:`rcgrpo.train.rl`).
+"""Set-up, evaluation and checkpoints of the RL trainer (:mod:`rcgrpo.train.rl.loop`).
 
 ``setup(cfg)`` returns an :class:`RLRun` holding everything a step needs: the process's
 place in the job, the run folder and its logger, the tasks, the policy π_θ, the frozen

@@ -25,7 +25,7 @@ micro-batches and ranks gives exactly the gradient of the full-batch loss, so N 
 Log-probs and entropies are those of the tempered distribution softmax(z/τ) at the rollout
 temperature τ (the behaviour log-probs' convention, TRL's too); the KL to π_ref compares
 both policies at τ. Statistics are returned as local float64 SUMS (token-weighted where the
-library gives token means) for :mod:`rcgrpo.train.step_metrics` to reduce over ranks.
+library gives token means) for :mod:`rcgrpo.train.rl.step_metrics` to reduce over ranks.
 """
 
 from __future__ import annotations

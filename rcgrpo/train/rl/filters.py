@@ -132,10 +132,10 @@ def advantages_of(rewards: torch.Tensor, algo) -> torch.Tensor:
 
 
 def training_batch(collected: Collected, algo):
-    """(this rank's :class:`~rcgrpo.train.update.TrainBatch`, [K, G] advantages of the kept
+    """(this rank's :class:`~rcgrpo.train.rl.update.TrainBatch`, [K, G] advantages of the kept
     groups). Advantages are computed on the GLOBAL kept grid, then sliced, so batch-scaled
     advantages see every rank's rewards."""
-    from rcgrpo.train.update import TrainBatch
+    from rcgrpo.train.rl.update import TrainBatch
 
     kept = collected.rewards[collected.kept]
     adv = advantages_of(kept, algo) if len(kept) else kept.clone()

@@ -31,9 +31,9 @@ from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summari
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
 from rcgrpo.train.distributed import DistInfo, gather_floats
-from rcgrpo.train.filters import Collected, advantages_of
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
-from rcgrpo.train.update import (
+from rcgrpo.train.rl.filters import Collected, advantages_of
+from rcgrpo.train.rl.update import (
     LOSS_STATS,
     TOKEN_MEAN_STATS,
     UpdateStats,
@@ -84,7 +84,7 @@ def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
 
 def split_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     """adv/ between/within-goal split of the KEPT groups, with the advantages the update
-    trains on (the same call as :func:`rcgrpo.train.filters.training_batch`); NaN when no
+    trains on (the same call as :func:`rcgrpo.train.rl.filters.training_batch`); NaN when no
     group is kept."""
     kept = collected.kept
     if not bool(kept.any()):

@@ -29,18 +29,15 @@ from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.errors import NonFiniteError
-from rcgrpo.train.filters import (
+from rcgrpo.train.rl.filters import (
     GROUP_FILTERS,
     collect_groups,
     conversation_rows,
     table_rows,
     training_batch,
 )
-from rcgrpo.train.rl_setup import RLRun, evaluate, save_step, setup
-from rcgrpo.train.rollouts import RoundGenerator
-from rcgrpo.train.run_folder import write_summary
-from rcgrpo.train.runlog import due
-from rcgrpo.train.step_metrics import (
+from rcgrpo.train.rl.setup import RLRun, evaluate, save_step, setup
+from rcgrpo.train.rl.step_metrics import (
     PhaseTimer,
     group_metrics,
     perf_metrics,
@@ -48,7 +45,10 @@ from rcgrpo.train.step_metrics import (
     to_floats,
     update_metrics,
 )
-from rcgrpo.train.update import run_update
+from rcgrpo.train.rl.update import run_update
+from rcgrpo.train.rollouts import RoundGenerator
+from rcgrpo.train.run_folder import write_summary
+from rcgrpo.train.runlog import due
 
 
 def code_version() -> dict[str, str]:
