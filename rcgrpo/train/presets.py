@@ -25,8 +25,8 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 (``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
 ``regime-sft-rc``, ``regime-rctp-grpo`` and ``regime-rcgrpo-strat`` differ from
 ``regime-grpo`` as the ``cpu-*`` arms differ from ``cpu-grpo``; ``regime-grpo`` differs from
-``cpu-grpo`` in the suite, the checkpoint, G 8, 10,000 training / 1,000 held-out tasks,
-lr 1e-4 and 200 steps. ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a
+``cpu-grpo`` in the suite, the checkpoint, G 8, 10,000 training tasks drawn fresh (no pool) /
+1,000 held-out tasks and held-out evaluation every 100 steps. ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a
 calibrated temperature / entropy coefficient (``docs/regime_verdicts.md``); until the
 calibration has chosen it, the value is :data:`NOT_CALIBRATED` and they run only with it
 given as a flag.

@@ -91,8 +91,6 @@ def test_regime_rl_presets_differ_as_documented():
         "tasks.num_eval": 1000,
         "tasks.synth_preset": "regime",
         "rollout.group_size": 8,
-        "optim.lr": 1e-4,
-        "run.steps": 200,
         "run.eval_every": 100,
         "run.checkpoint_every": 50,
     }
@@ -112,6 +110,12 @@ def test_regime_stage1_presets_differ_from_the_cpu_recipe_as_documented():
     sft = stage1("sft-synth-regime")
     assert validate_config(sft) is sft
     assert _diff(stage1("sft-synth-cpu"), sft) == {
+        # design variant 2 (docs/regime.md): the pool SFT checkpoint as base, one epoch
+        "model.path": "results/campaign/sft-s0/final",
+        "optim.lr": 3e-4,
+        "optim.warmup_steps": 50,
+        "sft.epochs": 1.0,
+        "sft.length_curriculum": 0.0,
         "sft.synth_preset": "regime",
         "sft.demonstrations": "demo",
         "sft.random_goals": 0.5,
