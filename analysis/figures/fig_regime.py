@@ -66,7 +66,7 @@ def _short(category: str) -> str:
     return category.removeprefix("synth/").replace("+", "+\n")
 
 
-def _pass_at_k(ax, reports: dict[str, dict], series: tuple = SERIES) -> None:
+def _pass_at_k(ax, reports: dict[str, dict], series: tuple, legend: str) -> None:
     for rel, cond, label, colour in series:
         c = reports[rel]["conditions"].get(cond)
         if c is None:
@@ -79,7 +79,7 @@ def _pass_at_k(ax, reports: dict[str, dict], series: tuple = SERIES) -> None:
     ax.set_ylabel("held-out success")
     ax.set_ylim(0, 1)
     ax.set_xticks(range(0, 9))
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc=legend)
 
 
 def _categories(ax, sft: dict) -> None:
@@ -117,7 +117,7 @@ def _kinds(ax, sft: dict) -> None:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share / probability")
-    ax.legend(fontsize=6.5, loc="center right")
+    ax.legend(fontsize=6.5, loc="lower right")
 
 
 def gate_line(reports: dict[str, dict], sft: str = SFT_REPORT, rctp: str = RCTP_REPORT) -> str:
@@ -127,13 +127,16 @@ def gate_line(reports: dict[str, dict], sft: str = SFT_REPORT, rctp: str = RCTP_
     return "   ".join(f"{g.name.split()[0]} {marks[g.holds]}" for g in verdicts)
 
 
-def draw(reports: dict[str, dict], sft: str, rctp: str, series: tuple, title: str) -> Figure:
-    """The three panels (module docstring) for an SFT report and an RCTP-FT report."""
+def draw(
+    reports: dict[str, dict], sft: str, rctp: str, series: tuple, title: str, legend: str
+) -> Figure:
+    """The three panels (module docstring) for an SFT report and an RCTP-FT report;
+    ``legend``: where panel (a)'s legend goes (clear of the curves)."""
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(
             1, 3, figsize=(11.0, 3.4), constrained_layout=True, width_ratios=[1, 1.1, 1.1]
         )
-        _pass_at_k(axes[0], reports, series)
+        _pass_at_k(axes[0], reports, series, legend)
         _categories(axes[1], reports[sft])
         _kinds(axes[2], reports[sft])
         for ax, letter in zip(axes, "abc", strict=True):
@@ -143,4 +146,5 @@ def draw(reports: dict[str, dict], sft: str, rctp: str, series: tuple, title: st
 
 
 def make_figure(runs: dict) -> Figure:
-    return draw(load_reports(), SFT_REPORT, RCTP_REPORT, SERIES, "gates at sft-s0 / rctp-s0")
+    title = "gates at sft-s0 / rctp-s0"
+    return draw(load_reports(), SFT_REPORT, RCTP_REPORT, SERIES, title, "lower right")

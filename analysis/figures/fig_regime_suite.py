@@ -1,0 +1,37 @@
+r"""The regime diagnostic on the regime suite's design seed: does the new testbed pass the gates?
+
+The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
+greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
+seed-7 Stage-1 checkpoints of the regime suite's current design variant (``docs/regime.md``),
+read from the committed reports of :mod:`analysis.regime` (:data:`INPUTS`); the title gives
+the verdicts of the gates G1–G5 (:mod:`analysis.regime_gates`).
+"""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from analysis.figures import fig_regime as base
+
+REQUIRES: tuple[str, ...] = ()
+VARIANT = "v2"
+"""The design variant drawn (docs/regime.md: the one carried forward)."""
+SFT_REPORT = f"results/diagnostics/regime-regime-sft-{VARIANT}-s7.json"
+RCTP_REPORT = f"results/diagnostics/regime-regime-rctp-{VARIANT}-s7.json"
+INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
+"""Files the figure reads (repository-relative)."""
+SERIES = base.series(SFT_REPORT, RCTP_REPORT)
+CAPTION = (
+    f"Regime diagnostic of the regime suite's design variant {VARIANT} at seed 7 (no factorial "
+    "seed) on 200 held-out tasks (analysis/regime.py; regime-grpo rollouts: tau 1, 8 samples "
+    "per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); (b) "
+    "greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
+    "share of the failures (bars) and P(right decision | sampled) against chance (points; "
+    "gate G2 needs 2x chance on every kind with >= 10% of the failures)."
+)
+
+
+def make_figure(runs: dict) -> Figure:
+    reports = base.load_reports(inputs=INPUTS)
+    title = f"regime suite, variant {VARIANT}, seed 7, gates"
+    return base.draw(reports, SFT_REPORT, RCTP_REPORT, SERIES, title, "lower right")
