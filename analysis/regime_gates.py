@@ -21,7 +21,10 @@ written here before the diagnostic ran on any checkpoint:
 - **G4 low goal** (RCTP-FT against SFT): under ``<|low_reward|>`` the success at τ
   (pass@1 of the samples) lies in [0.1, 0.5] and parse errors are < 20% of its sampled
   failures; under ``<|high_reward|>`` greedy success :math:`\ge` SFT's greedy success (no
-  tolerance: "no worse") and :math:`\mathrm{pass@8} - \mathrm{greedy} \ge 0.15`.
+  tolerance: "no worse") and :math:`\mathrm{pass@8} - \mathrm{greedy} \ge 0.15`; and
+  (added after variant 3's RCTP-FT scored 0.355 greedy under both goals, before its
+  diagnostic ran: the issue's "so the factorial can tell the arms apart") the goals
+  separate, :math:`\mathrm{pass@1}_{high} - \mathrm{pass@1}_{low} \ge` :data:`G4_SEPARATION`.
 - **G5 the SFT + RC cell**: :math:`|\mathrm{greedy}_{high} - \mathrm{greedy}_{none}| \le
   0.03` at the SFT checkpoint (step 0 of ``cpu-sft-rc``; greedy held-out success).
 
@@ -50,6 +53,7 @@ G1_GAIN, G1_SHARE = 0.20, 0.25
 G2_MIN_SHARE, G2_RATIO = 0.10, 2.0
 G3_B_NOISE, G3_COSINE, G3_SE = 400.0, 0.1, 3.0
 G4_LOW, G4_PARSE, G4_GAIN = (0.1, 0.5), 0.20, 0.15
+G4_SEPARATION = 0.10
 G5_POINTS = 0.03
 G0_TOKEN_ACC, G0_WINDOW = 0.95, 100
 K = 8
@@ -92,6 +96,10 @@ def _cond(report: dict | None, condition: str) -> dict | None:
 
 def _greedy(c: dict) -> float:
     return float(c["greedy"]["overall"])
+
+
+def _pass1(c: dict) -> float:
+    return float(c["pass_at_k"]["overall"][0])
 
 
 def _pass8(c: dict) -> float:
@@ -153,12 +161,13 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
     lo, hi = G4_LOW
     rule = (
         f"low: success at tau in [{lo}, {hi}], parse errors < {G4_PARSE:.0%} of its failures; "
-        f"high: greedy >= SFT greedy, pass@8 - greedy >= {G4_GAIN}"
+        f"high: greedy >= SFT greedy, pass@8 - greedy >= {G4_GAIN}; "
+        f"pass@1 high - low >= {G4_SEPARATION}"
     )
     low, high, ref = _cond(rctp, "low"), _cond(rctp, "high"), _cond(sft, sft_condition)
     if low is None or high is None or ref is None:
         return Gate("G4 low goal", None, {}, rule)
-    low_success = float(low["pass_at_k"]["overall"][0])
+    low_success = _pass1(low)
     kinds = low["failure_kinds"]["sampled"]
     failures = sum(kinds.values())
     parse = kinds.get("parse_error", 0) / failures if failures else 0.0
@@ -168,6 +177,7 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
         "low_parse_share": parse < G4_PARSE - EPS,
         "high_no_worse": _ge(_greedy(high), _greedy(ref)),
         "high_headroom": _ge(gain, G4_GAIN),
+        "goals_separate": _ge(_pass1(high) - low_success, G4_SEPARATION),
     }
     values = {
         "low_success": low_success,
@@ -175,6 +185,7 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
         "high_greedy": _greedy(high),
         "sft_greedy": _greedy(ref),
         "high_pass8_minus_greedy": gain,
+        "separation": _pass1(high) - low_success,
     }
     return Gate("G4 low goal", all(checks.values()), values, rule, checks)
 

@@ -150,10 +150,11 @@ def test_g3_boundary():
     assert g3_signal({"conditions": {}}).holds is None
 
 
-def _rctp(low_success, parse, failures, high_greedy, high_pass8):
+def _rctp(low_success, parse, failures, high_greedy, high_pass8, high_pass1=None):
     low = _condition(0.0, 0.5, pass1=low_success)
     low["failure_kinds"]["sampled"] = {"parse_error": parse, "wrong_argument": failures - parse}
-    return {"conditions": {"low": low, "high": _condition(high_greedy, high_pass8)}}
+    high = _condition(high_greedy, high_pass8, pass1=high_pass1)
+    return {"conditions": {"low": low, "high": high}}
 
 
 def test_g4_boundaries():
@@ -168,10 +169,14 @@ def test_g4_boundaries():
         (_rctp(0.3, 20, 100, 0.60, 0.75), "low_parse_share"),  # 20% is not < 20%
         (_rctp(0.3, 10, 100, 0.5999, 0.75), "high_no_worse"),
         (_rctp(0.3, 10, 100, 0.60, 0.7499), "high_headroom"),
+        (_rctp(0.3, 10, 100, 0.60, 0.75, high_pass1=0.3999), "goals_separate"),
     ]:
         gate = g4_low_goal(bad, sft)
         assert gate.holds is False and gate.detail[check] is False, check
     assert g4_low_goal(_rctp(0.5, 0, 100, 0.7, 0.85), sft).holds is True
+    # pass@1 high - low = 0.40 - 0.30 = 0.10 exactly (0.10000000000000003 in floats): holds
+    gate = g4_low_goal(_rctp(0.3, 10, 100, 0.60, 0.75, high_pass1=0.4), sft)
+    assert gate.holds is True and gate.values["separation"] == pytest.approx(0.10)
     assert g4_low_goal(None, sft).holds is None
 
 
