@@ -14,10 +14,10 @@ from matplotlib.figure import Figure
 from analysis.figures import fig_regime as base
 
 REQUIRES: tuple[str, ...] = ()
-VARIANT = "v2"
-"""The design variant drawn (docs/regime.md: the one carried forward)."""
-SFT_REPORT = f"results/diagnostics/regime-regime-sft-{VARIANT}-s7.json"
-RCTP_REPORT = f"results/diagnostics/regime-regime-rctp-{VARIANT}-s7.json"
+VARIANT, SFT_RUN, RCTP_RUN = "v3", "sft-v3", "rctp-v3"
+"""The design variant drawn (docs/regime.md: the one carried forward) and its seed-7 runs."""
+SFT_REPORT = f"results/diagnostics/regime-regime-{SFT_RUN}-s7.json"
+RCTP_REPORT = f"results/diagnostics/regime-regime-{RCTP_RUN}-s7.json"
 INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
 """Files the figure reads (repository-relative)."""
 SERIES = base.series(SFT_REPORT, RCTP_REPORT)

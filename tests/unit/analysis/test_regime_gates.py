@@ -272,3 +272,36 @@ def test_g0_on_committed_stage1_runs():
     assert all(fit(f"campaign/sft-s{s}").holds for s in range(4))
     gate = fit("regime/sft-s7")
     assert gate.holds is False and 0.80 < gate.values["token_acc"] < 0.82
+
+
+@pytest.mark.parametrize(
+    ("sft", "rctp", "want"),
+    [
+        # variant 2: G2 fails on missing_call (1.60x chance), G4 on the high goal's headroom
+        ("sft-v2", "rctp-v2", [True, True, False, True, False, True]),
+        # variant 3: every SFT gate holds; RCTP-FT at 0.5 epochs leaves the goals unseparated
+        ("sft-v3", "rctp-v3", [True, True, True, True, False, True]),
+    ],
+)
+def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).parents[3] / "results"
+
+    def report(run):
+        return json.loads((root / "diagnostics" / f"regime-regime-{run}-s7.json").read_text())
+
+    text = (root / "regime" / f"{sft}-s7" / "metrics.jsonl").read_text()
+    fit = g0_fit([json.loads(line) for line in text.splitlines()])
+    verdicts = [fit, *gates(report(sft), report(rctp))]
+    assert [g.holds for g in verdicts] == want
+    if rctp == "rctp-v3":
+        g4 = verdicts[4]
+        assert g4.detail == {
+            "low_success_in_range": True,
+            "low_parse_share": True,
+            "high_no_worse": True,
+            "high_headroom": True,
+            "goals_separate": False,
+        }
