@@ -34,7 +34,7 @@ test: $(STAMP)  ## the whole test suite (unit, properties, equivalence, smoke)
 
 test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
-	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -qx 'torch cpu capability: AVX2'
+	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -x 'torch cpu capability: AVX2' >/dev/null
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
 	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
 
