@@ -154,32 +154,28 @@ def active_families(cfg: SynthConfig) -> list[Family]:
     ]
 
 
-_REGIME = SynthConfig(
+_CPU = SynthConfig(
     turns=(1, 2),
     calls_per_turn=(1, 2),
     classes_per_task=(1, 1),
-    distractor_functions=5,
+    distractor_functions=1,
     classes=(FS, TW, MSG, TK),
     heldout_templates=0,
+)
+_REGIME = dataclasses.replace(
+    _CPU,
+    distractor_functions=5,
     extensions=("txt",),
     family_weights=(("fs_rename", 5.0), ("tk_resolve", 5.0)),
     decisions=DECISIONS,
     expert_error=0.6,
 )
-"""The regime suite (docs/regime.md): ``cpu`` with the imperfect demonstrator."""
 
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(
         turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
     ),
-    "cpu": SynthConfig(
-        turns=(1, 2),
-        calls_per_turn=(1, 2),
-        classes_per_task=(1, 1),
-        distractor_functions=1,
-        classes=(FS, TW, MSG, TK),
-        heldout_templates=0,
-    ),
+    "cpu": _CPU,
     "regime": _REGIME,
     "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
     "default": SynthConfig(),
@@ -197,8 +193,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
 beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every template in
 both splits, so its test split differs from train in argument values (crc-disjoint) and in
 template/family combinations only; ``tiny`` also holds out each family's last template.
-``regime``: ``cpu`` with the imperfect demonstrator of ``rcgrpo.env.synth_demo`` (docs/synth.md);
-``regime-d10``: ``regime`` with 10 distractor functions (design variant 3, docs/regime.md)."""
+``regime``: ``cpu`` with the demonstrator of ``rcgrpo.env.synth_demo``; ``regime-d10``: 10
+distractors (docs/regime.md)."""
 
 
 class Values:
