@@ -67,8 +67,8 @@ def _drop(data: dict, keys: frozenset[str], prefix: str = "") -> dict:
 
 @functools.lru_cache(maxsize=16)
 def _fingerprint(tasks_json: str, synth_preset: str) -> str:
+    from rcgrpo.policy.task_sources import load_task_splits
     from rcgrpo.train.config import TaskConfig
-    from rcgrpo.train.trajectories import load_task_splits
 
     fields = {f.name for f in dataclasses.fields(TaskConfig)}
     tasks = TaskConfig(**{k: v for k, v in json.loads(tasks_json).items() if k in fields})

@@ -133,8 +133,8 @@ def grad_noise_section(
 def diagnose(args: argparse.Namespace) -> dict:
     """The whole report (module docstring)."""
     from rcgrpo.policy.models import load_policy
+    from rcgrpo.policy.task_sources import load_task_splits
     from rcgrpo.train.presets import preset
-    from rcgrpo.train.trajectories import load_task_splits
 
     cfg = preset(args.preset)
     if args.synth_preset:

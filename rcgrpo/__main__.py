@@ -16,8 +16,11 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "metrics": ("rcgrpo.metrics_cli", "print the metric registry (--markdown: the docs table)"),
     "docs": ("rcgrpo.docs_cli", "rewrite the generated blocks of docs/ (--check: exit 1 if stale)"),
     "eval": ("rcgrpo.policy.evaluate", "evaluate a checkpoint: reward, bfcl_valid with 95% CIs"),
-    "sft": ("rcgrpo.train.sft", "Stage 1: supervised fine-tuning on expert trajectories"),
-    "rctp": ("rcgrpo.train.rctp", "Stage 1: RCTP-FT on a 1:1 success/failure mix (reward goals)"),
+    "sft": ("rcgrpo.train.stage1.sft", "Stage 1: supervised fine-tuning on expert trajectories"),
+    "rctp": (
+        "rcgrpo.train.stage1.rctp",
+        "Stage 1: RCTP-FT on a 1:1 success/failure mix (reward goals)",
+    ),
     "train": (
         "rcgrpo.train.rl.loop",
         "Stage 2: GRPO / RC-GRPO and collapse baselines (torchrun-ready)",

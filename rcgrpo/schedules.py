@@ -1,7 +1,7 @@
 r"""Learning-rate schedules of both stages — pure functions of the step count.
 
 Stage 2 (RL, :mod:`rcgrpo.train.rl.loop`) uses a linear warm-up and then the constant
-``optim.lr``; Stage 1 (:mod:`rcgrpo.train.sft`) warms up the same way and then decays with
+``optim.lr``; Stage 1 (:mod:`rcgrpo.train.stage1.sft`) warms up the same way and then decays with
 one of :data:`SCHEDULES`. Both return a multiplier of the base learning rate.
 
 Step conventions differ on purpose and are kept: an RL step ``s`` counts the updates taken

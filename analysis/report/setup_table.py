@@ -2,7 +2,7 @@
 
 Our column is read from the resolved ``config.json`` of a finished run of each role (RC-GRPO,
 SFT, RCTP-FT) when one exists, else from the named preset those runs start from
-(``rcgrpo.train.presets``, ``rcgrpo.train.sft_config``), so the report cannot drift from
+(``rcgrpo.train.presets``, ``rcgrpo.train.stage1.config``), so the report cannot drift from
 what ran; the paper's column is its record :data:`rcgrpo.paper.PAPER` (§4; ``(unstated)`` where the
 paper is silent).
 """
@@ -60,7 +60,7 @@ def role_configs(resolve: Resolver | None = None) -> tuple[dict[str, dict], list
     ``config.json`` when ``resolve`` finds one, else the preset."""
     from rcgrpo.train.config import to_dict
     from rcgrpo.train.presets import PRESETS as RL
-    from rcgrpo.train.sft_config import PRESETS as STAGE1
+    from rcgrpo.train.stage1.config import PRESETS as STAGE1
 
     configs, sources = {}, []
     for role, (experiment, preset) in ROLES.items():

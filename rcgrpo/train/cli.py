@@ -46,10 +46,14 @@ class Command:
 
 COMMANDS: dict[str, Command] = {
     "sft": Command(
-        "rcgrpo.train.sft_config:SFTConfig", "rcgrpo.train.sft_config:PRESETS", "sft-synth-cpu"
+        "rcgrpo.train.stage1.config:SFTConfig",
+        "rcgrpo.train.stage1.config:PRESETS",
+        "sft-synth-cpu",
     ),
     "rctp": Command(
-        "rcgrpo.train.sft_config:RCTPConfig", "rcgrpo.train.sft_config:PRESETS", "rctp-synth-cpu"
+        "rcgrpo.train.stage1.config:RCTPConfig",
+        "rcgrpo.train.stage1.config:PRESETS",
+        "rctp-synth-cpu",
     ),
     "train": Command(
         "rcgrpo.train.config:TrainConfig", "rcgrpo.train.presets:PRESETS", "cpu-rcgrpo"

@@ -2,7 +2,7 @@
 
 Each stage's config holds only the fields that stage reads, so no flag is accepted and
 ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl.loop`) and the Stage-1
-configs of :mod:`rcgrpo.train.sft_config` share :class:`ModelConfig`, :class:`TaskConfig`,
+configs of :mod:`rcgrpo.train.stage1.config` share :class:`ModelConfig`, :class:`TaskConfig`,
 :class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (episode mode, synth
 preset) and the optimizer (how a rollout batch is split into updates); Stage 1 extends the
 model (the ``path`` it starts from: RL starts from ``init``). Algorithm choices are string

@@ -1,6 +1,6 @@
 """Start-up validation of every training config: :class:`~rcgrpo.train.config.TrainConfig`
 (RL), :class:`~rcgrpo.train.config.TRLConfig` (RL on TRL: the RL rules of the fields it
-has) and the Stage-1 :class:`~rcgrpo.train.sft_config.SFTConfig` / ``RCTPConfig``.
+has) and the Stage-1 :class:`~rcgrpo.train.stage1.config.SFTConfig` / ``RCTPConfig``.
 
 Runs before anything is loaded, so a typo costs a second, not a rollout. Every problem is
 a :class:`ConfigError` (a ``ValueError``) with ONE line naming the dotted key, the rule and
@@ -31,7 +31,7 @@ from typing import Any
 
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.sft_config import SFTConfig
+from rcgrpo.train.stage1.config import SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -104,7 +104,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     if stage == "stage1":
         from rcgrpo.precision import AMP_CHOICES
         from rcgrpo.schedules import SCHEDULES
-        from rcgrpo.train.trajectories import SCRIPTS
+        from rcgrpo.train.stage1.trajectories import SCRIPTS
 
         return shared | {
             "sft.schedule": SCHEDULES,

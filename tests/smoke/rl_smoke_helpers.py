@@ -68,9 +68,10 @@ def _build(out: Path) -> None:
     from rcgrpo.policy import ChatEncoder, RolloutEngine, RolloutJob, ScriptedPolicy
     from rcgrpo.policy.models import build_tiny_policy, save_policy
     from rcgrpo.policy.render import with_reward_goal
+    from rcgrpo.policy.task_sources import load_task_splits
     from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
     from rcgrpo.train.config import TaskConfig
-    from rcgrpo.train.trajectories import expert_trajectories, load_task_splits
+    from rcgrpo.train.stage1.trajectories import expert_trajectories
 
     tasks = TaskConfig(num_train=NUM_TASKS, num_eval=2, max_turns=1, max_calls_per_turn=1)
     train, held_out = load_task_splits(tasks, "tiny")

@@ -11,7 +11,8 @@ module                                 concern
 :mod:`~rcgrpo.train.rl.step_metrics`   one metrics dict per step
 =====================================  ===================================================
 
-Shared with Stage 1 or the TRL path, in :mod:`rcgrpo.train`: the configs and presets, the
-CLI, validation, checkpoints, run folders, rollouts (:mod:`rcgrpo.train.rollouts`: prompt
-stream, seeds, the per-rollout table row) and task splits.
+Shared with Stage 1 (:mod:`rcgrpo.train.stage1`) or the TRL path, in :mod:`rcgrpo.train`:
+the configs and presets, the CLI, validation, checkpoints, run folders, rollouts
+(:mod:`rcgrpo.train.rollouts`: prompt stream, seeds, the per-rollout table row); task splits
+come from :func:`rcgrpo.policy.task_sources.load_task_splits`.
 """

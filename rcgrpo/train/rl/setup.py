@@ -166,7 +166,7 @@ def make_engine(cfg: TrainConfig, model, tokenizer):
 
 def setup(cfg: TrainConfig) -> RLRun:
     """Validate, join the job, open the run folder, load tasks, models and optimizer."""
-    from rcgrpo.train.trajectories import load_task_splits
+    from rcgrpo.policy.task_sources import load_task_splits
 
     validate_config(cfg)
     if not cfg.run.progress:

@@ -89,7 +89,7 @@ def test_a_spec_is_what_was_asked_on_every_cpu(host, monkeypatch):
     """The committed Stage-1 runs resolved ``sft.amp auto`` to bf16 on an AVX512-BF16 CPU;
     on an AVX2 CPU the same command resolves it to fp32. Neither is a spec difference: the
     spec and config.json hold ``auto``; the resolution is in summary.json."""
-    for module in ("rcgrpo.precision", "rcgrpo.train.sft_setup"):
+    for module in ("rcgrpo.precision", "rcgrpo.train.stage1.setup"):
         monkeypatch.setattr(f"{module}.probe_host", lambda device, h=host: h, raising=False)
     assert resolve_amp("auto", host).amp == ("bf16" if host is AVX512_BF16 else "fp32")
     stage1 = [n for n in CAMPAIGN.experiments["stage1"] if n in CAMPAIGN.runs]

@@ -20,7 +20,7 @@ from rcgrpo.train.cli import (
 from rcgrpo.train.config import TrainConfig, to_dict
 from rcgrpo.train.errors import ConfigError, NonFiniteError
 from rcgrpo.train.presets import uncalibrated
-from rcgrpo.train.sft_config import RCTPConfig, SFTConfig, preset, with_overrides
+from rcgrpo.train.stage1.config import RCTPConfig, SFTConfig, preset, with_overrides
 from rcgrpo.train.validate import validate_config
 
 KEYS = {c: config_keys(config_class(c)) for c in COMMANDS}
@@ -187,7 +187,7 @@ def test_every_validation_rule_names_a_field_of_the_config_it_checks():
 
 def test_a_stage1_non_finite_stop_exits_3_with_one_line(tmp_path, monkeypatch, capsys):
     # every update non-finite (skipped): run.max_nonfinite = 2 stops at the 2nd update
-    from rcgrpo.train import sft
+    from rcgrpo.train.stage1 import sft
 
     def nonfinite_step(*args, **kwargs):
         nan = float("nan")

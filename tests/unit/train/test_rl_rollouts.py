@@ -117,10 +117,10 @@ def _oracle_round(conditioning: str, timer=None):
     """One real round: 3 synth tasks, G = 4, the ground-truth script as the policy."""
     from rcgrpo.env import Episode
     from rcgrpo.policy import ChatEncoder, RolloutEngine, ScriptedPolicy, oracle_script
+    from rcgrpo.policy.task_sources import load_task_splits
     from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
     from rcgrpo.train.config import TrainConfig
     from rcgrpo.train.rollouts import RoundGenerator
-    from rcgrpo.train.trajectories import load_task_splits
 
     cfg = TrainConfig()
     cfg.tasks.num_train, cfg.tasks.num_eval = 3, 1

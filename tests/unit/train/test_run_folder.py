@@ -12,7 +12,7 @@ import torch
 from rcgrpo.train.config import to_dict
 from rcgrpo.train.run_folder import check_folder, check_same_run, holds_run, seed_all
 from rcgrpo.train.runlog import RunPaths
-from rcgrpo.train.sft_config import preset, with_overrides
+from rcgrpo.train.stage1.config import preset, with_overrides
 from rcgrpo.train.validate import ConfigError
 
 

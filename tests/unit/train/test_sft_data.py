@@ -12,15 +12,15 @@ from rcgrpo.env import Episode
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import ScriptedPolicy
 from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
+from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
 from rcgrpo.train.config import TaskConfig
-from rcgrpo.train.sft_data import collate, encode_examples
-from rcgrpo.train.trajectories import (
+from rcgrpo.train.stage1.data import collate, encode_examples
+from rcgrpo.train.stage1.trajectories import (
     Trajectory,
     encode_trajectory,
     expert_script,
     expert_trajectories,
-    load_task_splits,
     rctp_mix,
 )
 

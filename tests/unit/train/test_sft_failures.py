@@ -13,7 +13,7 @@ from rcgrpo.policy.policies import ScriptedPolicy, StepView, format_calls
 from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
 from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
 from rcgrpo.train.failure_modes import FAILURE_MODES, call_name, classify_failure, failure_mix
-from rcgrpo.train.trajectories import expert_script, from_rollout
+from rcgrpo.train.stage1.trajectories import expert_script, from_rollout
 
 ENGINE = dict(prompt_style="compact", max_context=100_000, max_new_tokens=100_000)
 

@@ -9,9 +9,9 @@ from rcgrpo.losses import sft_loss
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.sft import window_metrics
-from rcgrpo.train.sft_config import PRESETS, RCTPConfig, SFTConfig, preset, with_overrides
-from rcgrpo.train.sft_data import batch_schedule
+from rcgrpo.train.stage1.config import PRESETS, RCTPConfig, SFTConfig, preset, with_overrides
+from rcgrpo.train.stage1.data import batch_schedule
+from rcgrpo.train.stage1.sft import window_metrics
 from rcgrpo.train.validate import validate_config
 
 
@@ -102,7 +102,7 @@ def test_train_step_prompt_weight_adds_the_non_assistant_loss():
     # tokens; with weight 0 it is not computed and the update differs from weight 1.
     from rcgrpo.policy.models import build_tiny_policy
     from rcgrpo.policy.tokenizer import role_corpus, train_tiny_tokenizer
-    from rcgrpo.train.sft import train_step
+    from rcgrpo.train.stage1.sft import train_step
 
     tok = train_tiny_tokenizer(role_corpus(20) + ["call f(a=1) ok"] * 20, vocab_size=300)
     ids = torch.tensor([[5, 6, 7, 8, 9, 10], [5, 6, 7, 8, 0, 0]])

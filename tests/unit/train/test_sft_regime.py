@@ -11,9 +11,9 @@ from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
 from rcgrpo.train import presets as rl
 from rcgrpo.train.config import to_dict
-from rcgrpo.train.sft_config import preset as stage1
-from rcgrpo.train.sft_data import encode_examples, random_goals
-from rcgrpo.train.trajectories import demo_script, expert_trajectories
+from rcgrpo.train.stage1.config import preset as stage1
+from rcgrpo.train.stage1.data import encode_examples, random_goals
+from rcgrpo.train.stage1.trajectories import demo_script, expert_trajectories
 from rcgrpo.train.validate import validate_config
 
 ENGINE = dict(prompt_style="compact", max_context=100_000, max_new_tokens=100_000)

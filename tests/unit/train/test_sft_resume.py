@@ -9,8 +9,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from rcgrpo.train.sft import run_sft
-from rcgrpo.train.sft_config import preset, with_overrides
+from rcgrpo.train.stage1.config import preset, with_overrides
+from rcgrpo.train.stage1.sft import run_sft
 from rcgrpo.train.validate import ConfigError
 
 

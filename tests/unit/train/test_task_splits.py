@@ -8,12 +8,11 @@ import dataclasses
 import pytest
 
 from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
-from rcgrpo.policy.task_sources import TASK_SOURCES, register_task_source
-from rcgrpo.train import sft_config
+from rcgrpo.policy.task_sources import TASK_SOURCES, load_task_splits, register_task_source
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TaskConfig
 from rcgrpo.train.presets import preset
-from rcgrpo.train.trajectories import load_task_splits
+from rcgrpo.train.stage1 import config as stage1_config
 from rcgrpo.train.validate import ConfigError, validate_config
 
 
@@ -35,7 +34,7 @@ def _with_source(cfg, source):
 def test_a_source_registered_at_runtime_validates_and_loads(runtime_source):
     rl = _with_source(preset("cpu-grpo"), runtime_source)
     assert validate_config(rl).tasks.source == runtime_source
-    stage1 = _with_source(sft_config.preset("sft-synth-cpu"), runtime_source)
+    stage1 = _with_source(stage1_config.preset("sft-synth-cpu"), runtime_source)
     assert validate_config(stage1).tasks.source == runtime_source
     cfg = parse_cli("train", ["--preset", "cpu-grpo", "--tasks.source", runtime_source])
     tasks = dataclasses.replace(cfg.tasks, num_train=3, num_eval=2, split_seed=5)

@@ -8,7 +8,7 @@ exactly n = min(#successes, #failures) of each (``rctp_mix``); the goal
 is appended once to its first user message. The weak policy is re-sampled (new seed, up to
 ``failures.max_rounds`` passes) while failures are fewer than successes.
 
-Training is :func:`rcgrpo.train.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
+Training is :func:`rcgrpo.train.stage1.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
 the base model in the paper's GPU preset), evaluated under both tokens. The mix is saved as
 ``<run>/trajectories.jsonl`` and its statistics (weak-policy success rate, failure modes)
 as ``<run>/data.json``; a resumed run reloads the mix instead of re-sampling it (also when
@@ -24,11 +24,16 @@ from pathlib import Path
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
 from rcgrpo.train.resources import cpu_seconds
-from rcgrpo.train.sft import train
-from rcgrpo.train.sft_config import RCTPConfig
-from rcgrpo.train.sft_data import device_of, encode_examples, expert_data
-from rcgrpo.train.sft_setup import finish, open_run, print_summary
-from rcgrpo.train.trajectories import Trajectory, policy_trajectories, rctp_mix, trajectory_row
+from rcgrpo.train.stage1.config import RCTPConfig
+from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data
+from rcgrpo.train.stage1.setup import finish, open_run, print_summary
+from rcgrpo.train.stage1.sft import train
+from rcgrpo.train.stage1.trajectories import (
+    Trajectory,
+    policy_trajectories,
+    rctp_mix,
+    trajectory_row,
+)
 
 
 def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
@@ -38,20 +43,20 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
 
     from rcgrpo.policy.models import load_policy
 
-    f = cfg.failures
-    path = f.policy or cfg.model.path
+    sampling = cfg.failures
+    path = sampling.policy or cfg.model.path
     model, tokenizer, _ = load_policy(path, getattr(torch, cfg.model.dtype), device_of(cfg))
     opts = dict(
         prompt_style=cfg.tasks.prompt_style,
-        max_new_tokens=f.max_new_tokens,
-        max_context=f.max_context,
-        max_batch=f.batch_size,
+        max_new_tokens=sampling.max_new_tokens,
+        max_context=sampling.max_context,
+        max_batch=sampling.batch_size,
     )
     failures, successes, sampled = [], [], 0
-    for round_ in range(f.max_rounds):
+    for round_ in range(sampling.max_rounds):
         seed = 1000 * cfg.run.seed + round_
         trajs = policy_trajectories(
-            model, tokenizer, tasks, mode, f.temperature, f.top_p, seed, **opts
+            model, tokenizer, tasks, mode, sampling.temperature, sampling.top_p, seed, **opts
         )
         sampled += len(trajs)
         failures += [t for t in trajs if t.reward == 0]
@@ -96,7 +101,7 @@ def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
     may contain one) and whose conditioned encoding fits ``max_length``. Filtered BEFORE
     the 1:1 draw, so the balance survives."""
     from rcgrpo.policy.chat import ChatEncoder
-    from rcgrpo.train.trajectories import encode_trajectory, has_reward_token
+    from rcgrpo.train.stage1.trajectories import encode_trajectory, has_reward_token
 
     encoder = ChatEncoder(tokenizer)
     kept = [

@@ -1,4 +1,5 @@
-"""Set-up and wrap-up of the Stage-1 trainer (:mod:`rcgrpo.train.sft`, :mod:`rcgrpo.train.rctp`).
+"""Set-up and wrap-up of the Stage-1 trainer (:mod:`rcgrpo.train.stage1.sft`,
+:mod:`rcgrpo.train.stage1.rctp`).
 
 ``open_run(cfg)`` is the one start of both commands: validate, resolve ``sft.amp``
 (:mod:`rcgrpo.precision`; the choice and its reason are printed, ``summary.json`` records
@@ -18,15 +19,15 @@ from typing import Any
 import torch
 
 from rcgrpo.metrics import validate_metric_names
+from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.precision import Precision, probe_host, resolve_amp
 from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.run_folder import check_folder, check_same_run, seed_all, write_summary
 from rcgrpo.train.runlog import RunLogger, RunPaths
-from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.sft_data import device_of, init_policy
-from rcgrpo.train.trajectories import load_task_splits
+from rcgrpo.train.stage1.config import SFTConfig
+from rcgrpo.train.stage1.data import device_of, init_policy
 from rcgrpo.train.validate import validate_config
 
 

@@ -42,43 +42,6 @@ DONE_REPLY = "[done()]"
 NO_CALL_REPLY = "Done."
 
 
-def _synth_options(tasks: Any, synth_preset: str) -> dict[str, Any]:
-    """The synth source's options: preset ``synth_preset`` with its turn and call ranges
-    capped at ``max_turns`` / ``max_calls_per_turn``."""
-    from rcgrpo.env.synth import SYNTH_PRESETS
-
-    if synth_preset not in SYNTH_PRESETS:
-        raise ValueError(f"synth_preset must be one of {sorted(SYNTH_PRESETS)}")
-    base = SYNTH_PRESETS[synth_preset]
-    return {
-        "preset": synth_preset,
-        "turns": (min(base.turns[0], tasks.max_turns), tasks.max_turns),
-        "calls_per_turn": (
-            min(base.calls_per_turn[0], tasks.max_calls_per_turn),
-            tasks.max_calls_per_turn,
-        ),
-    }
-
-
-def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list]:
-    """(train, held-out) tasks of a :class:`~rcgrpo.train.config.TaskConfig`, from the task
-    source registry (:func:`rcgrpo.policy.task_sources.load_tasks`, seed ``split_seed``).
-
-    bfcl: the 720 / 80 id-level split; synth: ``num_train`` train-split and ``num_eval``
-    test-split tasks of preset ``synth_preset`` (:func:`_synth_options`); any other
-    registered source: its ``train`` and ``test`` splits, ``num_train`` / ``num_eval`` tasks.
-    """
-    from rcgrpo.policy.task_sources import load_tasks
-
-    if tasks.source == "bfcl":  # a fixed split: num_train / num_eval do not apply
-        limits, options = (None, None), {}
-    else:
-        limits = (tasks.num_train, tasks.num_eval)
-        options = _synth_options(tasks, synth_preset) if tasks.source == "synth" else {}
-    train = load_tasks(tasks.source, "train", tasks.split_seed, limits[0], **options)
-    return train, load_tasks(tasks.source, "test", tasks.split_seed, limits[1], **options)
-
-
 def expert_script(view: StepView) -> str:
     """The ground truth as replies (module docstring)."""
     return _script_replies(view, view.task.ground_truth)

@@ -57,7 +57,7 @@ class StageConfig:
     """wsd only: fraction of the post-warm-up steps spent in the final linear decay."""
     length_curriculum: float = 0.0
     """Length warm-up: the first epoch opens with this fraction of its batches, shortest
-    first (``rcgrpo.train.sft_data.batch_schedule``); 0 = plain shuffled batches."""
+    first (``rcgrpo.train.stage1.data.batch_schedule``); 0 = plain shuffled batches."""
     prompt_loss_weight: float = 0.0
     """Weight of an extra next-token loss on the NON-assistant tokens (system, user, tool
     outputs). 0 = assistant tokens only, as the paper (and the GPU presets). A model trained
@@ -77,7 +77,7 @@ class StageConfig:
     max_length: int = 1024
     """Drop training sequences longer than this many tokens (the count is logged)."""
     demonstrations: str = "expert"
-    """Scripted trajectories Stage 1 learns from (``rcgrpo.train.trajectories.SCRIPTS``):
+    """Scripted trajectories Stage 1 learns from (``rcgrpo.train.stage1.trajectories.SCRIPTS``):
     expert = the ground truth, kept where it scores 1; demo = the synth suite's imperfect
     demonstrator (``rcgrpo.env.synth_demo``), every trajectory kept whatever its reward (SFT
     imitates its mistakes; needs a suite with decisions). RCTP-FT's successes use it too."""

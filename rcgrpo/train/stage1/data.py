@@ -15,8 +15,8 @@ from pathlib import Path
 
 import torch
 
-from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.trajectories import Example, encode_trajectory
+from rcgrpo.train.stage1.config import SFTConfig
+from rcgrpo.train.stage1.trajectories import Example, encode_trajectory
 
 SCRATCH_MAX_CONTEXT = 1_000_000  # scripted experts are never cut; sft.max_length filters
 
@@ -55,7 +55,7 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
     """Scripted trajectories (``sft.demonstrations``: expert or demo) of ``tasks`` in every
     mode (labels from the real reward)."""
     from rcgrpo.policy.chat import ChatEncoder
-    from rcgrpo.train.trajectories import expert_trajectories
+    from rcgrpo.train.stage1.trajectories import expert_trajectories
 
     encoder = ChatEncoder(tokenizer)
     opts = dict(

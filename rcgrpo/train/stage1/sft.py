@@ -1,9 +1,10 @@
-"""Stage 1 training loop: ``python -m rcgrpo sft`` (and ``rctp``, :mod:`rcgrpo.train.rctp`).
+"""Stage 1 training loop: ``python -m rcgrpo sft`` (and ``rctp``,
+:mod:`rcgrpo.train.stage1.rctp`).
 
 Reads top to bottom as the run does::
 
     setup      validate, resolve ``sft.amp`` (printed), seed, torch threads, run folder
-               (config.json), JSONL + TensorBoard logger (``rcgrpo.train.sft_setup.open_run``)
+               (config.json), JSONL + TensorBoard logger (``rcgrpo.train.stage1.setup.open_run``)
     tasks      training / held-out tasks (synth suite or the BFCL 720 / 80 split)
     policy     a tiny Qwen2 FROM SCRATCH (BPE trained on the training tasks and their
                rendered expert conversations) or a checkpoint
@@ -32,9 +33,9 @@ from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.errors import NonFiniteError
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.runlog import due
-from rcgrpo.train.sft_config import SFTConfig
-from rcgrpo.train.sft_data import BatchStream, encode_examples, expert_data, random_goals
-from rcgrpo.train.sft_setup import (
+from rcgrpo.train.stage1.config import SFTConfig
+from rcgrpo.train.stage1.data import BatchStream, encode_examples, expert_data, random_goals
+from rcgrpo.train.stage1.setup import (
     Stage1Run,
     finish,
     open_run,
@@ -42,7 +43,7 @@ from rcgrpo.train.sft_setup import (
     save_step,
     start_optimizer,
 )
-from rcgrpo.train.trajectories import Example
+from rcgrpo.train.stage1.trajectories import Example
 
 
 # --------------------------------------------------------------------------- evaluate
@@ -213,11 +214,11 @@ def run_sft(cfg: SFTConfig) -> dict:
     suite's demonstrator (``sft.demonstrations``); no reward token, except the goals drawn
     independently of the reward for ``sft.random_goals``. Returns the run summary."""
     run = open_run(cfg)
-    s = run.cfg.sft
+    sft = run.cfg.sft
     trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
-    experts = trajs if s.demonstrations == "demo" else [t for t in trajs if t.reward == 1]
-    goals = random_goals(len(experts), s.random_goals, run.cfg.run.seed)
-    examples, dropped = encode_examples(experts, run.tokenizer, False, s.max_length, goals)
+    experts = trajs if sft.demonstrations == "demo" else [t for t in trajs if t.reward == 1]
+    goals = random_goals(len(experts), sft.random_goals, run.cfg.run.seed)
+    examples, dropped = encode_examples(experts, run.tokenizer, False, sft.max_length, goals)
     data = {
         "expert_trajectories": len(trajs),
         "expert_reward_0": sum(t.reward == 0 for t in trajs),
