@@ -11,7 +11,7 @@ JOBS ?= 2
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
 AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-fast test-avx2 figures-check check figures runs theory lab lint format bench paper paper-deps lock clean-venv
+.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs theory lab lint format bench paper paper-deps lock clean-venv
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -38,11 +38,20 @@ test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; 
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
 	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
 
-figures-check: $(STAMP)  ## on a clean checkout: make figures natively and emulated (AVX2) give the committed bytes, git status clean
+figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, then make figures natively and emulated (AVX2) give the committed bytes, git status clean
 	$(PY) -m analysis.figures build
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
 	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --out .figures-avx2
-	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}" || exit 1; done; rm -rf .figures-avx2
+	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}" || exit 1; done
+	# every committed file of figures/ is built (theory_report.json is make theory's)
+	for f in figures/*; do n="$${f##*/}"; [ "$$n" = theory_report.json ] || [ -e ".figures-avx2/$$n" ] || { echo "figures-check: no figure module builds $$f" >&2; exit 1; }; done
+	rm -rf .figures-avx2
+
+report-check: $(STAMP)  ## the report from the committed runs is byte-identical to what is committed (README/docs blocks; paper/generated against tests/reference/)
+	$(PY) -m pytest -q tests/unit/test_docs_generated.py tests/unit/report/test_report_reference.py
+
+report-reference: $(STAMP)  ## rewrite tests/reference/paper_generated from the committed runs (after an intended change; review its diff)
+	RCGRPO_UPDATE_REFERENCE=1 $(PY) -m pytest -q tests/unit/report/test_report_reference.py -k byte_identical
 
 test-fast: $(STAMP)  ## everything except tests marked slow
 	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
