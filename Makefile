@@ -60,13 +60,13 @@ theory: $(STAMP)  ## check every theory statement of the paper
 	$(PY) -m analysis.theory check --json figures/theory_report.json
 
 runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
-	$(PY) -m analysis.experiments
+	$(PY) -m analysis.campaign
 
 figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)
 	$(PY) -m analysis.figures build $(FIGURES_ARGS)
 
 lab: $(STAMP)  ## JupyterLab on notebooks/, on 127.0.0.1 only (LAB_ARGS="--port 8890 --no-browser")
-	$(PY) -m analysis.notebook_runner lab $(LAB_ARGS)
+	$(PY) -m analysis.notebook lab $(LAB_ARGS)
 
 lint: $(STAMP)  ## ruff lint + format check
 	$(VENV)/bin/ruff check .

@@ -115,7 +115,7 @@ def grad_noise_section(
     training split, or of ``synth_preset``'s; ``train_tasks`` overrides the split's size: the
     ``cpu-*`` presets train on a 16-task pool, their whole distribution is 6,000), with the
     cosine's mean and standard error."""
-    from analysis.grad_noise import measure
+    from analysis.diagnostics.grad_noise import measure
 
     argv = ["--preset", preset, "--run.seed", str(seed), "--init", init]
     if synth_preset:

@@ -111,7 +111,7 @@ def planned(comps: Components, tasks: int, seeds: int) -> list[tuple[str, float,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from analysis.run_sources import collect, layout_resolver
+    from analysis.runs.sources import collect, layout_resolver
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("command", choices=("table", "plan"))

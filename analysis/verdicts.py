@@ -41,9 +41,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.extractors import Extractor, last, mean_over_training, window
-from analysis.run_sources import Resolver, collect
 from analysis.runs import Run, load_run
+from analysis.runs.extractors import Extractor, last, mean_over_training, window
+from analysis.runs.sources import Resolver, collect
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.train.arms import roles
 
@@ -350,7 +350,7 @@ def evaluate(rule: Rule, found: dict[str, list[Path]]) -> Outcome:
 def outcomes(resolve: Resolver | None = None, rules: Sequence[Rule] | None = None) -> list[Outcome]:
     """``rules`` (default: :func:`arm_rules`) on the runs ``resolve`` finds (default: the
     campaign's, never training)."""
-    from analysis.run_sources import default_resolver
+    from analysis.campaign.experiments import default_resolver
 
     resolve, rules = resolve or default_resolver(), rules or arm_rules()
     found = collect([a for r in rules for a in r.arms], resolve)

@@ -34,7 +34,7 @@ from analysis.figures.save import (  # noqa: E402
 )
 
 TRAIN_COMMAND = "make runs"
-"""What trains the campaign runs a figure lacks (``python -m analysis.experiments``)."""
+"""What trains the campaign runs a figure lacks (``python -m analysis.campaign``)."""
 
 
 class MissingRuns(RuntimeError):
@@ -62,7 +62,7 @@ def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> P
     files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
     runs: dict[str, list[Path]] = {}
     if requires:
-        from analysis.experiments import find_runs
+        from analysis.campaign.experiments import find_runs
 
         found = find_runs(requires)
         lacking = [run for folders in found.values() for run, p in folders.items() if p is None]

@@ -10,8 +10,8 @@ that says nothing about the reward still gets this much from the sampling noise 
 rollouts' advantage weight: the part that improves behaviour under the goal evaluation
 uses. (c) Mean :math:`|b_j|` (dashed) and :math:`|w_j|` (solid). Runs that did not log the
 split are recomputed from their rollout tables with the same function
-(:mod:`analysis.goal_split`). Seed mean ± 95% t-band, trailing mean over ``dynamics.SMOOTH``
-steps.
+(:mod:`analysis.diagnostics.goal_split`). Seed mean ± 95% t-band, trailing mean over
+``dynamics.SMOOTH`` steps.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.diagnostics.goal_split import null_between_share, run_split, two_goals
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from analysis.goal_split import null_between_share, run_split, two_goals
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (

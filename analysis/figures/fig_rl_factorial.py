@@ -3,7 +3,7 @@ r"""The 2×2 factorial in numbers: which half of RC-GRPO does the work?
 (a) Held-out success (greedy; RC arms under ``<|high_reward|>``) before RL (step 0,
 hatched) and after RL (filled); (b) success on the 16-task training pool over the first 10%
 of the steps (hatched) and the last 10% (filled), under the same goal (RC arms: the
-high-goal rollouts; :func:`~analysis.extractors.training_success`): what RL learns on
+high-goal rollouts; :func:`~analysis.runs.extractors.training_success`): what RL learns on
 the tasks it revisits; (c) mean zero-variance fraction over all RL steps; (d) mean
 advantage gap over all RL steps. Bars: seed mean with 95% t-CI; dots: seeds.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from analysis.extractors import training_success
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
+from analysis.runs.extractors import training_success
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (

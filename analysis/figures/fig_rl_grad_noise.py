@@ -1,6 +1,6 @@
 r"""Why the RL recipe trains on a task pool: the gradient noise scale at the SFT model.
 
-Reads the committed measurements of :mod:`analysis.grad_noise` (``results/diagnostics/
+Reads the committed measurements of :mod:`analysis.diagnostics.grad_noise` (``results/diagnostics/
 grad_noise-sft-s3*.json``: 512 groups each at ``sft-s3/final``, ``cpu-grpo`` sampling).
 (a) the squared norm of the expected policy gradient, :math:`|G|^2` (± 1.96 jackknife SE),
 against the number n of training tasks the groups are drawn from, with the line
@@ -29,8 +29,8 @@ FULL_TASKS = 6000
 """Training tasks of the CPU preset (the file without a ``-tasksN`` suffix)."""
 CAPTION = (
     "Gradient noise scale of SFT + GRPO at the seed-3 SFT model (512 groups of G = 5 per point, "
-    "analysis/grad_noise.py): (a) squared norm of the expected policy gradient |G|^2 against "
-    "the number of training tasks sampled (bars: 1.96 jackknife SE over steps; points whose "
+    "analysis/diagnostics/grad_noise.py): (a) squared norm of the expected policy gradient |G|^2 "
+    "against the number of training tasks sampled (bars: 1.96 jackknife SE over steps; points whose "
     "interval reaches 0 are drawn at their upper end, open), with s/n through the 16-task pool, "
     "and the noise tr Sigma per group (grey); (b) cosine of one 8-prompt step's gradient with "
     "the mean gradient of the other 63 steps (mean and 95% interval). Over the 6,000 tasks the "

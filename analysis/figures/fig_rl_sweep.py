@@ -1,4 +1,4 @@
-r"""The RL recipe sweep: which SFT + GRPO setting learns (:mod:`analysis.recipe_sweep`).
+r"""The RL recipe sweep: which SFT + GRPO setting learns (:mod:`analysis.campaign.recipe_sweep`).
 
 (a) Training success rate over RL steps per setting (trailing mean over ``dynamics.SMOOTH``
 steps), with the two 20-step windows of the criterion shaded; (b) KL to π_ref over steps,
@@ -14,7 +14,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from analysis import recipe_sweep as sw
+from analysis.campaign import recipe_sweep as sw
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs import load_runs

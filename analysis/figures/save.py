@@ -15,13 +15,13 @@ whether a figure really changed. Here:
   in a campaign (``campaign/<run>``), the same whether it was found in ``runs/`` (trained
   here) or ``results/`` (the committed light copy), with the SHA-256 of every light file
   the figure can read (``campaign.json``, ``config.json``, ``metrics.jsonl``,
-  ``rollouts.jsonl``, ``summary.json``, ``data.json``, ``eval/*``): a change of a run's data shows. Other input
-  files (a module's ``INPUTS``) are named relative to the repository, with their hashes.
+  ``rollouts.jsonl``, ``summary.json``, ``data.json``, ``eval/*``; taken by
+  :func:`analysis.runs.folder.digests`): a change of a run's data shows. Other input files
+  (a module's ``INPUTS``) are named relative to the repository, with their hashes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -29,21 +29,15 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.campaign.mechanics import SPEC_FILE
+from analysis.runs.folder import LIGHT_FILES, digests, file_digest
+
 FORMATS = ("png", "pdf")
 """What ``make figures`` writes per figure (``svg`` on request)."""
 SOFTWARE = "rcgrpo analysis.figures (matplotlib)"
-HASHED_FILES = (
-    "campaign.json",
-    "config.json",
-    "metrics.jsonl",
-    "rollouts.jsonl",
-    "summary.json",
-    "data.json",
-)
-"""A run's files a figure may read (what a light copy holds: its spec and
-:data:`analysis.campaign.LIGHT_FILES`)."""
-HASHED_DIRS = ("eval",)
-"""A run's folders whose every file a figure may read."""
+HASHED_FILES = (SPEC_FILE, *LIGHT_FILES)
+"""A run's files a figure may read: what a light copy holds (its campaign spec and
+:data:`analysis.runs.folder.LIGHT_FILES`), besides ``eval/*``."""
 RUN_HOMES = ("runs", "results")
 """Top-level folders a run is found in; a run's name in a sidecar leaves them out."""
 _METADATA = {
@@ -83,10 +77,6 @@ def _renumber_clip_ids(path: Path) -> None:
     path.write_text(_CLIP_ID.sub(lambda m: names.setdefault(m[0], f"clip{len(names)}"), text))
 
 
-def _sha16(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
-
-
 def relative(path: Path, root: Path) -> str:
     """``path`` relative to ``root`` when inside it (else as given), with '/' separators."""
     path = Path(path)
@@ -107,13 +97,7 @@ def run_name(run_dir: Path, root: Path) -> str:
 def run_entry(run_dir: Path, root: Path) -> dict:
     """One input run of a sidecar: its name and the content hash of every file a figure
     may read (None for a file the run does not have)."""
-    run_dir = Path(run_dir)
-    files: dict[str, str | None] = {f: _sha16(run_dir / f) for f in HASHED_FILES}
-    for folder in HASHED_DIRS:
-        for path in sorted((run_dir / folder).glob("*")):
-            if path.is_file():
-                files[path.relative_to(run_dir).as_posix()] = _sha16(path)
-    return {"path": run_name(run_dir, root), "sha256_16": files}
+    return {"path": run_name(run_dir, root), "sha256_16": digests(run_dir, HASHED_FILES)}
 
 
 def file_entries(patterns: tuple[str, ...], root: Path) -> list[dict]:
@@ -124,7 +108,7 @@ def file_entries(patterns: tuple[str, ...], root: Path) -> list[dict]:
         found = sorted(p for p in root.glob(pattern) if p.is_file())
         if not found:
             raise FileNotFoundError(f"figure input {pattern!r} matches no file under {root}")
-        out += [{"path": relative(p, root), "sha256_16": _sha16(p)} for p in found]
+        out += [{"path": relative(p, root), "sha256_16": file_digest(p)} for p in found]
     return out
 
 

@@ -16,8 +16,8 @@ module                             concern
 :mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts` as tables
 =================================  ==========================================================
 
-Runs come from the run-data layer below the report: :mod:`analysis.run_sources` (run
-discovery, experiment name -> run folders) and :mod:`analysis.extractors` (one run -> one
+Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run
+discovery, experiment name -> run folders) and :mod:`analysis.runs.extractors` (one run -> one
 number). The report imports figures, verdicts and run data; none of them imports the report.
 
 A table never shows an invented number: a missing experiment is an error naming it, or

@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from analysis import REPO_ROOT
+from analysis.campaign.experiments import default_resolver
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import readme_main
@@ -33,13 +35,7 @@ from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
 from analysis.report.theory_table import theory_macros, theory_table
 from analysis.report.verdict_table import verdicts_latex
-from analysis.run_sources import (
-    REPO_ROOT,
-    THEORY_REPORT,
-    MissingRunsError,
-    collect,
-    default_resolver,
-)
+from analysis.runs.sources import THEORY_REPORT, MissingRunsError, collect
 
 OUT_DIR = REPO_ROOT / "paper" / "generated"
 FIGURES_DIR = REPO_ROOT / "figures"

@@ -1,7 +1,7 @@
 """Tables of ``docs/experiments.md`` computed from the code: the campaign and the figures.
 
-- ``campaign``: one row per experiment of :func:`analysis.experiments.build_campaign` with its
-  run names (seeds collapsed into ``{seed}``), the seeds, the run count, how many of them are
+- ``campaign``: one row per experiment of :func:`analysis.campaign.experiments.build_campaign`
+  with its run names (seeds collapsed into ``{seed}``), the seeds, the run count, how many of them are
   committed in ``results/campaign`` (complete, launched with the current spec) and the wall
   time those took, summed over runs (``summary.json``; the campaign runs two at a time, so
   an experiment takes about half the sum on 2 cores), plus the totals;
@@ -14,7 +14,6 @@ Written with the README's run blocks by ``python -m analysis.report --write-read
 from __future__ import annotations
 
 import importlib
-import json
 import math
 import re
 from pathlib import Path
@@ -53,13 +52,14 @@ def _run_seed(argv: tuple) -> int | None:
 def _committed_wall(spec, results: Path) -> float | None:
     """Wall seconds of the committed light copy of ``spec``: NaN when it is committed without
     a ``summary.json`` wall time, None when it is not committed with this spec."""
-    from analysis.campaign import is_current
+    from analysis.campaign.mechanics import is_current
+    from analysis.runs import load_run
 
     folder = results / spec.name
     if not is_current(folder, spec):
         return None
     try:
-        return float(json.loads((folder / "summary.json").read_text())["wall_s"])
+        return float(load_run(folder).summary["wall_s"])
     except (OSError, ValueError, KeyError, TypeError):
         return math.nan
 
@@ -67,8 +67,8 @@ def _committed_wall(spec, results: Path) -> float | None:
 def campaign_markdown() -> str:
     """The ``campaign`` block: experiment, runs, seeds, count, committed runs and their
     summed wall hours; the totals in the last line."""
-    from analysis.campaign import RESULTS
-    from analysis.experiments import build_campaign
+    from analysis.campaign.experiments import build_campaign
+    from analysis.campaign.mechanics import RESULTS
 
     camp = build_campaign()
     lines = [

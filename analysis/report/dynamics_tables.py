@@ -19,8 +19,8 @@ for the README's results.
 
 from __future__ import annotations
 
-from analysis.extractors import mean_over_training, middle, spearman, window
 from analysis.report.runtable import Column, Row, TableSpec
+from analysis.runs.extractors import mean_over_training, middle, spearman, window
 from rcgrpo.train.arms import arms
 
 ENTROPY, REWARD = "policy/entropy", "reward/mean"

@@ -1,7 +1,8 @@
 r"""The README's generated blocks that come from runs: ``results`` and ``verdicts``.
 
 ``python -m analysis.report --write-readme`` rewrites them from the campaign's committed
-light copies in ``results/campaign/`` (:func:`committed_resolver`; not ``runs/``, so the
+light copies in ``results/campaign/`` (:func:`analysis.campaign.experiments.campaign_resolver`
+of :data:`REPORTED`, committed copies only; not ``runs/``, so the
 README is the same on every clone; never starts a run), ``--check-readme`` exits 1 when they are stale. The experiment groups are the report's
 (:data:`analysis.report.tables.EXPERIMENTS`), so a renamed group changes both.
 
@@ -20,21 +21,16 @@ import math
 import sys
 from pathlib import Path
 
-from analysis.extractors import cpu_seconds, first, last, mean_over_training, training_success
+from analysis import REPO_ROOT
+from analysis.campaign.experiments import campaign_resolver
+from analysis.campaign.mechanics import RESULTS
 from analysis.report import verdict_table
 from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.runtable import Column, Row, TableSpec, missing_experiments
 from analysis.report.tables import EXPERIMENTS as E
-from analysis.run_sources import (
-    COMMITTED,
-    REPO_ROOT,
-    THEORY_REPORT,
-    Resolver,
-    collect,
-    layout_resolver,
-    matches,
-)
 from analysis.runs import load_run
+from analysis.runs.extractors import cpu_seconds, first, last, mean_over_training, training_success
+from analysis.runs.sources import THEORY_REPORT, Resolver, collect, layout_resolver
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.docblocks import update_file
 from rcgrpo.train.arms import arms
@@ -50,27 +46,13 @@ REPORTED: tuple[str, ...] = ("stage1", "factorial", "baselines", "stratified")
 ``sft-s3``, are not seeds of the Stage-1 or factorial tables)."""
 
 
-def committed_resolver(experiments: tuple[str, ...] = REPORTED) -> Resolver:
-    """Groups among the runs of the campaign's ``experiments`` whose committed light copy is
-    complete and was launched with the current spec (:func:`analysis.campaign.recorded_spec`);
-    never ``runs/``, so every clone generates the same blocks."""
-    from analysis.campaign import is_current
-    from analysis.experiments import build_campaign
-
-    camp = build_campaign()
-    names = [n for e in experiments for n in camp.experiments.get(e, ())]
-    specs = {n: camp.runs[n] for n in names}
-
-    def resolve(group: str) -> list[Path]:
-        folders = ((COMMITTED / n, s) for n, s in specs.items() if matches(group, Path(n)))
-        return [f for f, s in folders if is_current(f, s)]
-
-    return resolve
-
-
 def _resolver(runs_root: Path | None = None) -> Resolver:
-    """:func:`committed_resolver`, or every finished run below ``runs_root`` when given."""
-    return layout_resolver(runs_root) if runs_root is not None else committed_resolver()
+    """The committed runs of the :data:`REPORTED` experiments
+    (:func:`~analysis.campaign.experiments.campaign_resolver`), or every finished run below
+    ``runs_root`` when given."""
+    if runs_root is not None:
+        return layout_resolver(runs_root)
+    return campaign_resolver(REPORTED, committed=True)
 
 
 def _spec(name: str, labels: tuple[str, ...], columns: tuple[Column, ...], rows) -> TableSpec:
@@ -190,7 +172,7 @@ def dynamics_markdown(found: dict | None = None) -> str:
     run folders; default: the committed light copies, as the README's results block)."""
     specs = dynamics_tables(E, markdown=True)
     if found is None:
-        found = collect([e for s in specs for e in s.requires], layout_resolver(COMMITTED))
+        found = collect([e for s in specs for e in s.requires], layout_resolver(RESULTS))
     titles = {
         "entropy": "Entropy over RL (Table 4 analogue)",
         "training": "Training statistics (Table 5 analogue)",

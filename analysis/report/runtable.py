@@ -5,10 +5,10 @@ fill it (so the table knows what it needs, :attr:`TableSpec.requires`). A :class
 reduces ONE run to one number (an *extractor*, e.g. the last held-out success); the cell is
 the mean and 95% t-interval of that number over the experiment's runs (one per seed,
 :func:`analysis.stats.mean_ci`). A row whose experiment has no finished run is an
-error (:class:`~analysis.run_sources.MissingRunsError`) unless ``allow_missing``, where
+error (:class:`~analysis.runs.sources.MissingRunsError`) unless ``allow_missing``, where
 it becomes an explicit *not yet run* row — never a number.
 
-Extractors live in :mod:`analysis.extractors` (the run-data layer).
+Extractors live in :mod:`analysis.runs.extractors` (the run-data layer).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.extractors import Extractor
 from analysis.report.latex import escape, fmt_estimate, span_row, tabular
-from analysis.run_sources import MissingRunsError
 from analysis.runs import Run, load_run
+from analysis.runs.extractors import Extractor
+from analysis.runs.sources import MissingRunsError
 from analysis.stats import mean_ci
 
 NOT_YET_RUN = r"\textit{not yet run: %s}"

@@ -9,13 +9,13 @@ paper is silent).
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import EXPERIMENTS
-from analysis.run_sources import Resolver
+from analysis.runs import load_run
+from analysis.runs.sources import Resolver
 from rcgrpo.paper import PAPER as P
 from rcgrpo.train.arms import roles
 
@@ -66,7 +66,7 @@ def role_configs(resolve: Resolver | None = None) -> tuple[dict[str, dict], list
     for role, (experiment, preset) in ROLES.items():
         runs = sorted(resolve(EXPERIMENTS[experiment])) if resolve is not None else []
         if runs:
-            configs[role] = json.loads((runs[0] / "config.json").read_text())
+            configs[role] = load_run(runs[0]).config
             sources.append(f"run \\code{{{runs[0].name}}}")
         else:
             configs[role] = to_dict((RL if role == "rl" else STAGE1)[preset])

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
+from analysis.campaign.mechanics import RESULTS
 from analysis.report.latex import escape, tabular
-from analysis.run_sources import COMMITTED, Resolver, layout_resolver
+from analysis.runs.sources import Resolver, layout_resolver
 from analysis.verdicts import Outcome, outcomes
 
 
@@ -59,7 +60,7 @@ def verdicts_latex(resolve: Resolver | None = None) -> str:
 def verdicts_markdown(resolve: Resolver | None = None) -> str:
     """The README's ``verdicts`` block (default: the committed light copies)."""
     if resolve is None:
-        resolve = layout_resolver(COMMITTED)
+        resolve = layout_resolver(RESULTS)
     lines = ["| " + " | ".join(HEADER) + " |", "|---|---|--:|--:|---|---|"]
     for out in outcomes(resolve):
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in _cells(out)) + " |")

@@ -7,7 +7,7 @@ built here (never on model text), each trajectory under its own model name. Our 
 :func:`rcgrpo.env.score_trajectory`. Both must give the same verdict and the same
 ``error_type`` for:
 
-- the task-agnostic perturbations of :mod:`analysis.perturbations` on every 4th task;
+- the task-agnostic perturbations of :mod:`analysis.diagnostics.perturbations` on every 4th task;
 - every 2nd task with the calls of one turn replaced by a single call of a function none of
   its classes has (``ls()`` in a TradingBot task): BFCL runs it into an error and still
   checks the turn, so the turn can be valid (``multi_turn_base_114`` turn 2).
@@ -27,7 +27,7 @@ import textwrap
 
 import pytest
 
-from analysis.perturbations import PERTURBATIONS
+from analysis.diagnostics.perturbations import PERTURBATIONS
 from rcgrpo.env import load_bfcl_tasks, score_trajectory
 from rcgrpo.env.bfcl import public_methods
 from rcgrpo.env.turns import allowed_names

@@ -1,4 +1,4 @@
-"""``make lab`` starts: JupyterLab as :func:`analysis.notebook_runner.lab_command` builds it
+"""``make lab`` starts: JupyterLab as :func:`analysis.notebook.runner.lab_command` builds it
 (the command ``make lab`` runs), on a free loopback port with a token and no browser. The
 test checks that ``/lab`` answers 200 with the token and not without it, that the server
 listens on 127.0.0.1 only, that the contents API lists the three notebooks, and that it shuts
@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from analysis.notebook_runner import LAB_HOST, NOTEBOOKS, lab_command
+from analysis.notebook.runner import LAB_HOST, NOTEBOOKS, lab_command
 
 pytestmark = pytest.mark.slow  # ~10-15 s: JupyterLab loads its extensions
 NAMES = ["01_theory.ipynb", "02_environment.ipynb", "03_training_dynamics.ipynb"]

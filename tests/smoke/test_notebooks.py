@@ -7,7 +7,7 @@ the real ``python -m rcgrpo train`` CLI).
 Each notebook also runs with its defaults on the repository as committed (in CI: a fresh
 clone, so 03 reads the committed light copies in ``results/campaign/`` and their conversation
 samples) and must show no stderr, no warning, no ``nan`` and nothing "not logged"
-(:func:`analysis.notebook_runner.output_problems`)."""
+(:func:`analysis.notebook.runner.output_problems`)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint
 
-from analysis.explore import dashboard, pick_runs
-from analysis.notebook_runner import execute_notebook, output_problems
+from analysis.notebook.explore import dashboard, pick_runs
+from analysis.notebook.runner import execute_notebook, output_problems
 
 pytestmark = pytest.mark.slow  # ~35 s on one core (half of it the 2-step training run)
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"

@@ -10,11 +10,11 @@ import json
 import math
 from pathlib import Path
 
-from analysis.extractors import first, last
 from analysis.report import docs_tables
 from analysis.report import readme_results as rr
 from analysis.report.runtable import Column, Row, TableSpec
-from analysis.run_sources import layout_resolver
+from analysis.runs.extractors import first, last
+from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
 from rcgrpo import docs_cli, metrics_cli
 from rcgrpo.docblocks import markers, update_file
@@ -81,7 +81,7 @@ def test_run_blocks_are_up_to_date():
 
 
 def test_campaign_and_figure_tables_count_what_the_code_has():
-    from analysis.experiments import build_campaign
+    from analysis.campaign.experiments import build_campaign
     from analysis.figures.__main__ import discover
 
     camp = build_campaign()

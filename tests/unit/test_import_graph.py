@@ -11,13 +11,16 @@ other. Importing ``a.b.c`` also runs ``a/__init__.py`` and ``a/b/__init__.py``; 
 parent edges are not counted (every submodule would otherwise be in a cycle with a package
 ``__init__`` that re-exports it).
 
-Layers of ``analysis/``, lowest first; a module of one layer never reaches a module of a
-higher layer, directly or through any other module:
+Layers of ``analysis/``, lowest first (:mod:`analysis`); a module of one layer never reaches
+a module of a higher layer, directly or through any other module:
 
-1. run data: discovery, loading and the per-run extractors;
-2. statistics and verdict rules;
-3. figures (``analysis.figures``);
-4. report renderers (``analysis.report``).
+1. run data (``analysis.runs``): discovery, loading, the completion test, per-run extractors;
+2. the campaign (``analysis.campaign``): which runs exist, training, locating, committing;
+3. diagnostics (``analysis.diagnostics``);
+4. statistics and verdict rules;
+5. figures (``analysis.figures``);
+6. report renderers (``analysis.report``);
+7. notebook helpers (``analysis.notebook``).
 """
 
 from __future__ import annotations
@@ -30,10 +33,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("rcgrpo", "analysis")
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("run data", ("analysis.runs", "analysis.run_sources", "analysis.extractors")),
+    ("run data", ("analysis.runs",)),
+    ("campaign", ("analysis.campaign",)),
+    ("diagnostics", ("analysis.diagnostics",)),
     ("statistics and verdicts", ("analysis.stats", "analysis.paired_design", "analysis.verdicts")),
     ("figures", ("analysis.figures",)),
     ("report", ("analysis.report",)),
+    ("notebook helpers", ("analysis.notebook",)),
 )
 """(layer name, module names or package prefixes), lowest layer first."""
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from analysis import experiments as ex
 from analysis import regime_verdicts as rv
 from analysis import verdicts as vd
+from analysis.campaign import experiments as ex
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb

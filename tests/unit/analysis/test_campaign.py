@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis import campaign as cp
-from analysis import campaign_config as cc
-from analysis import campaign_spec
-from analysis import experiments as ex
+from analysis.campaign import config as cc
+from analysis.campaign import experiments as ex
+from analysis.campaign import mechanics as cp
+from analysis.campaign import spec as campaign_spec
+from analysis.runs import COMPLETE
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
 
@@ -48,7 +49,7 @@ def flag(argv: list[str], name: str) -> str:
 
 def complete(folder: Path, spec: cp.RunSpec | None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / cp.MARKER).write_text("")
+    (folder / COMPLETE).write_text("")
     if spec is not None:
         (folder / cp.SPEC_FILE).write_text(json.dumps(spec.record()))
     return folder

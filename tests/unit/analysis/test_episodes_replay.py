@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.episodes import format_conversation, replay, task_frame
+from analysis.notebook.episodes import format_conversation, replay, task_frame
 from rcgrpo.policy.render import COMPACT_HEADER
 from tests.worked_example import MV, RM, WORKED
 

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis import campaign as cp
-from analysis import campaign_config as cc
-from analysis import campaign_spec
-from analysis import experiments as ex
+from analysis.campaign import config as cc
+from analysis.campaign import experiments as ex
+from analysis.campaign import mechanics as cp
+from analysis.campaign import spec as campaign_spec
+from analysis.runs import is_finished
 from rcgrpo.env import synth
 from rcgrpo.precision import Host, resolve_amp
 from rcgrpo.train import presets
@@ -118,7 +119,7 @@ COMMITTED_RL = sorted(
     n
     for e in ("factorial", "baselines", "stratified")
     for n in CAMPAIGN.experiments[e]
-    if cp.is_complete(cp.RESULTS / n)
+    if is_finished(cp.RESULTS / n)
 )
 
 

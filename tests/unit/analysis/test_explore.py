@@ -1,5 +1,5 @@
-"""The exploration functions behind notebook 03 (analysis/explore.py, analysis/drilldown.py),
-on hand-made runs."""
+"""The exploration functions behind notebook 03 (analysis/notebook/explore.py,
+analysis/notebook/drilldown.py), on hand-made runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import matplotlib
 matplotlib.use("Agg")
 import pytest  # noqa: E402
 
-from analysis import drilldown, explore  # noqa: E402
+from analysis.notebook import drilldown, explore  # noqa: E402
 from analysis.runs import load_run  # noqa: E402
 
 # step 1, G = 4, two groups:

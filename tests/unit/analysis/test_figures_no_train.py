@@ -8,9 +8,11 @@ import subprocess
 
 import pytest
 
-import analysis.campaign as cp
-import analysis.experiments as ex
+import analysis.campaign.__main__ as campaign_cli
+import analysis.campaign.experiments as ex
+import analysis.campaign.mechanics as cp
 import analysis.figures.__main__ as builder
+from analysis.runs import is_finished
 
 FIGURE = "rl_baselines"
 """A figure that reads committed runs (the factorial and the baselines)."""
@@ -27,7 +29,7 @@ def no_training(monkeypatch):
         calls.append(args)
         raise AssertionError("the figure build started training")
 
-    for target in (cp, ex):
+    for target in (cp, campaign_cli):
         monkeypatch.setattr(target, "run_all", refuse)
     monkeypatch.setattr(cp, "_launch", refuse)
     monkeypatch.setattr(subprocess, "Popen", refuse)
@@ -38,7 +40,7 @@ def no_training(monkeypatch):
 def results_without_one_run(tmp_path, monkeypatch):
     """results/campaign as a tree of links to the committed run folders, all but HIDDEN;
     runs/campaign empty (a local run must not stand in for the hidden one)."""
-    assert (cp.RESULTS / HIDDEN / cp.MARKER).is_file(), f"{HIDDEN} is not committed"
+    assert is_finished(cp.RESULTS / HIDDEN), f"{HIDDEN} is not committed"
     results = tmp_path / "results" / "campaign"
     results.mkdir(parents=True)
     for folder in cp.RESULTS.iterdir():

@@ -14,7 +14,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from analysis import goal_split  # noqa: E402
+from analysis.diagnostics import goal_split  # noqa: E402
 from analysis.figures import (  # noqa: E402
     fig_rl_advantage_split,
     fig_rl_separation_entropy,

@@ -1,4 +1,5 @@
-"""The gradient-noise-scale estimators (analysis.grad_noise): hand values and unbiasedness."""
+"""The gradient-noise-scale estimators (analysis.diagnostics.grad_noise): hand values and
+unbiasedness."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 import pytest
 import torch
 
-from analysis import grad_noise as gn
+from analysis.diagnostics import grad_noise as gn
 
 
 def test_noise_scale_hand_values():

@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from analysis.instrumentation import PANELS, Panel, plot_instrumentation  # noqa: E402
+from analysis.notebook.instrumentation import PANELS, Panel, plot_instrumentation  # noqa: E402
 from analysis.runs import load_run  # noqa: E402
 
 

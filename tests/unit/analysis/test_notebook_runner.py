@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from analysis.notebook_runner import (
+from analysis.notebook.runner import (
     INJECTED_TAG,
     inject_parameters,
     problems,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.perturbations import (
+from analysis.diagnostics.perturbations import (
     PERTURBATIONS,
     drop_last_turn,
     perturbation_summary,

@@ -11,7 +11,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analysis.rollout_stats import RECOMPUTED, compare_with_logged, group_table, step_table
+from analysis.diagnostics.rollout_stats import (
+    RECOMPUTED,
+    compare_with_logged,
+    group_table,
+    step_table,
+)
 from analysis.runs import load_run
 from rcgrpo import group_advantages
 from rcgrpo.diagnostics import group_diagnostics

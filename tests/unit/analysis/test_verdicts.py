@@ -9,8 +9,8 @@ import math
 import pytest
 
 from analysis.report.verdict_table import verdicts_latex, verdicts_markdown
-from analysis.run_sources import layout_resolver
 from analysis.runs import load_run
+from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
 from analysis.verdicts import (
     ENTROPY,

@@ -8,12 +8,12 @@ import math
 import pytest
 from scipy import stats
 
-from analysis.extractors import middle, spearman
 from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.readme_results import dynamics_markdown
 from analysis.report.runtable import render
 from analysis.report.tables import EXPERIMENTS, TABLES
 from analysis.runs import load_run
+from analysis.runs.extractors import middle, spearman
 
 
 def _run(tmp_path, name, entropy, reward):

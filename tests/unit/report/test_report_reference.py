@@ -23,10 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.experiments import build_campaign
+from analysis.campaign.experiments import campaign_resolver
 from analysis.report.__main__ import FIGURES_DIR, generate
-from analysis.report.readme_results import committed_resolver
-from analysis.run_sources import THEORY_REPORT
+from analysis.runs.sources import THEORY_REPORT
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "paper_generated"
 """The committed reference of ``paper/generated/``."""
@@ -47,7 +46,7 @@ def without_commit(macros: bytes) -> bytes:
 
 def build(out: Path) -> list[str]:
     """Write the report from the committed runs into ``out``; returns the file names."""
-    resolve = committed_resolver(tuple(build_campaign().experiments))
+    resolve = campaign_resolver(committed=True)
     generate(THEORY_REPORT, None, FIGURES_DIR, out, allow_missing=True, resolve=resolve)
     macros = out / "macros.tex"
     macros.write_bytes(without_commit(macros.read_bytes()))

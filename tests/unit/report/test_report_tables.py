@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis.extractors import (
+from analysis.report.__main__ import generate
+from analysis.report.runtable import Column, Row, TableSpec, missing_experiments, render
+from analysis.report.tables import EXPERIMENTS, TABLES
+from analysis.runs import is_finished, load_run
+from analysis.runs.extractors import (
     difference,
     first,
     frac_steps_at_least,
@@ -17,18 +21,13 @@ from analysis.extractors import (
     training_success,
     window,
 )
-from analysis.report.__main__ import generate
-from analysis.report.runtable import Column, Row, TableSpec, missing_experiments, render
-from analysis.report.tables import EXPERIMENTS, TABLES
-from analysis.run_sources import (
+from analysis.runs.sources import (
     MissingRunsError,
     collect,
     discover_runs,
-    is_finished,
     layout_resolver,
     matches,
 )
-from analysis.runs import load_run
 
 
 def write_run(root: Path, name: str, rows: list[dict], finished: bool = True, rl=True) -> Path:
@@ -114,9 +113,8 @@ def test_resolver_layout_and_finished_only(runs):
 
 
 def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path, monkeypatch):
-    import analysis.campaign as cp
-    from analysis.experiments import build_campaign
-    from analysis.run_sources import campaign_resolver
+    import analysis.campaign.mechanics as cp
+    from analysis.campaign.experiments import build_campaign, campaign_resolver
 
     campaign, results = tmp_path / "campaign", tmp_path / "results"
     monkeypatch.setattr(cp, "CAMPAIGN", campaign)

@@ -1,12 +1,17 @@
-"""The only reader of run folders (see :mod:`rcgrpo.train.runlog` for the layout).
+"""One run folder: its files, whether its run finished, and reading it (layout:
+:mod:`rcgrpo.train.runlog`).
 
-Figures, notebooks and the paper read runs through these functions so a change of the
-on-disk format touches one file.
+The run-data layer (:mod:`analysis.runs`) is the only reader of run folders: figures,
+verdicts, the report, the campaign and the notebooks read a run's ``config.json``,
+``summary.json``, metrics, rollouts, evaluations and conversations through :class:`Run`,
+decide whether it finished with :func:`is_finished` and hash its files with
+:func:`digests`, so a change of the on-disk format touches this package only.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,10 +22,46 @@ import pandas as pd
 
 from rcgrpo.train.runlog import RunPaths
 
+SUMMARY = "summary.json"
+"""Written by the trainer (both stages) when the run ends, last of its files."""
+COMPLETE = ".complete"
+"""Written by the campaign into a run's folder after its command exited 0
+(:func:`analysis.campaign.mechanics.run_all`); its light copy keeps it."""
+LIGHT_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", SUMMARY, "data.json")
+"""The files of a run that :class:`Run` reads besides :data:`LIGHT_DIRS` and the full
+conversations: what a campaign light copy keeps and what a figure's sidecar hashes."""
+LIGHT_DIRS = ("eval",)
+"""The folders of a run whose every file :class:`Run` may read (held-out evaluations)."""
 SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
 """A light copy's committed sample of conversations (rows as in ``conversations.jsonl``)."""
 SAMPLE_SOURCE = "conversations.source.json"
-"""How that sample was made: see :mod:`analysis.conversation_sample`."""
+"""How that sample was made: see :mod:`analysis.campaign.conversation_sample`."""
+
+
+def is_finished(path: str | Path) -> bool:
+    """Whether the run in folder ``path`` reached its end: the one completion test, for every
+    reader and for the campaign. Its end is recorded by ``summary.json`` (the trainer writes
+    it last) or by the campaign's :data:`COMPLETE` marker (written after the command exited
+    0); a folder with neither is a run still going, killed or failed."""
+    path = Path(path)
+    return (path / SUMMARY).is_file() or (path / COMPLETE).is_file()
+
+
+def file_digest(path: Path) -> str | None:
+    """The first 16 hex digits of the file's SHA-256, None when it does not exist."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
+
+
+def digests(root: str | Path, files: tuple[str, ...] = LIGHT_FILES) -> dict[str, str | None]:
+    """:func:`file_digest` of each of ``files`` (None for one the run does not have) and of
+    every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``."""
+    root = Path(root)
+    out: dict[str, str | None] = {f: file_digest(root / f) for f in files}
+    for folder in LIGHT_DIRS:
+        for path in sorted((root / folder).glob("*")):
+            if path.is_file():
+                out[path.relative_to(root).as_posix()] = file_digest(path)
+    return out
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
@@ -89,7 +130,7 @@ class Run:
     @cached_property
     def summary(self) -> dict[str, Any]:
         """``summary.json`` (written when the run ends; {} before)."""
-        return _read_json(Path(self.root) / "summary.json")
+        return _read_json(Path(self.root) / SUMMARY)
 
     @cached_property
     def data(self) -> dict[str, Any]:

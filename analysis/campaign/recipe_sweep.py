@@ -111,8 +111,8 @@ POOL_FOLLOW_UP: tuple[Setting, ...] = (
     Setting("lr1e-4-pool64-s200", 1e-4, train_tasks=64, steps=200),
 )
 """Recipe candidates ADDED AFTER the follow-up and the gradient-noise diagnosis
-(:mod:`analysis.grad_noise`, ``results/diagnostics/``), same criterion. At the seed-3 SFT
-model the expected gradient over the 6,000 training tasks is indistinguishable from zero
+(:mod:`analysis.diagnostics.grad_noise`, ``results/diagnostics/``), same criterion. At the
+seed-3 SFT model the expected gradient over the 6,000 training tasks is indistinguishable from zero
 (|G|² = 8.7e-5 ± 2.3e-4, B_noise ≈ 22,000 groups from 512 groups), while over a pool
 of n tasks it is |G|² ≈ s/n with s ≈ 0.08 (n = 16: 5.0e-3 ± 1.1e-3, B_noise
 382; n = 128: 7.6e-4 ± 3.2e-4, B_noise 2,116): what a step can learn is task-specific, and a

@@ -1,6 +1,7 @@
 r"""From a step's groups to one group's rollouts, read as conversations.
 
-The drill-down of ``notebooks/03_training_dynamics.ipynb`` (tables: :mod:`analysis.explore`):
+The drill-down of ``notebooks/03_training_dynamics.ipynb`` (tables:
+:mod:`analysis.notebook.explore`):
 
 - :func:`choose_group`: the step and task to read, where a task's group collapsed under
   SFT + GRPO and not under RC-GRPO (with the reason); the arms run the same tasks at the same
@@ -8,7 +9,7 @@ The drill-down of ``notebooks/03_training_dynamics.ipynb`` (tables: :mod:`analys
 - :func:`group_rollouts` / :func:`render_group` / :func:`drill_down`: the G rollouts of one
   group with reward, goal, advantage and its between / within parts, and their messages (the
   task, each reply with its tool calls, each tool result) from ``conversations.jsonl``, or a
-  light copy's committed sample (:mod:`analysis.conversation_sample`), which
+  light copy's committed sample (:mod:`analysis.campaign.conversation_sample`), which
   :func:`conversation_note` describes.
 """
 
@@ -21,9 +22,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from analysis.episodes import format_conversation
-from analysis.explore import arm, step_groups, step_rows
-from analysis.goal_split import two_goals
+from analysis.diagnostics.goal_split import two_goals
+from analysis.notebook.episodes import format_conversation
+from analysis.notebook.explore import arm, step_groups, step_rows
 from analysis.runs import Run
 from rcgrpo.advantage_split import advantage_split
 from rcgrpo.train.arms import roles

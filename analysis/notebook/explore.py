@@ -1,7 +1,7 @@
 r"""Exploring RL runs: which runs, their per-step dashboard, a step's groups.
 
 The tables and figures of ``notebooks/03_training_dynamics.ipynb`` (the notebook only calls
-them; the drill-down to one group's conversations is :mod:`analysis.drilldown`):
+them; the drill-down to one group's conversations is :mod:`analysis.notebook.drilldown`):
 
 - :func:`pick_runs` picks run folders: the given ones, the RL runs under search folders, or by
   default the campaign's factorial of one seed (:func:`campaign_runs`: ``runs/campaign``
@@ -9,7 +9,7 @@ them; the drill-down to one group's conversations is :mod:`analysis.drilldown`):
   tabulates them;
 - :func:`step_frame` / :func:`dashboard`: the per-step collapse metrics of the runs, with the
   between/within-goal advantage split recomputed from the rollout table where a run did not
-  log it (:mod:`analysis.goal_split`);
+  log it (:mod:`analysis.diagnostics.goal_split`);
 - :func:`step_groups`: one row per group generated at a step: rewards, goals, advantages,
   group statistics from :func:`rcgrpo.group_diagnostics` (the trainer's own function), the
   observed collapse next to its prediction :math:`s^G+(1-s)^G`, and the group's split
@@ -29,10 +29,11 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from analysis.goal_split import run_split, two_goals
-from analysis.instrumentation import Panel, plot_instrumentation
-from analysis.run_sources import REPO_ROOT, discover_runs
+from analysis import REPO_ROOT
+from analysis.diagnostics.goal_split import run_split, two_goals
+from analysis.notebook.instrumentation import Panel, plot_instrumentation
 from analysis.runs import Run, load_runs
+from analysis.runs.sources import discover_runs
 from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
 from rcgrpo.train import arms as registry
@@ -95,10 +96,10 @@ def find_runs(
 
 def campaign_runs(arms: Iterable[str] = FACTORIAL_ARMS, seed: int = 0) -> tuple[list[Run], list]:
     """The campaign's complete runs of ``arms`` for ``seed`` in that order (where
-    :func:`analysis.campaign.locate` finds them: ``runs/campaign``, else ``results/campaign``),
-    and the run names it has no complete run for."""
-    from analysis.campaign import locate
-    from analysis.experiments import build_campaign
+    :func:`analysis.campaign.mechanics.locate` finds them: ``runs/campaign``, else
+    ``results/campaign``), and the run names it has no complete run for."""
+    from analysis.campaign.experiments import build_campaign
+    from analysis.campaign.mechanics import locate
 
     camp = build_campaign((seed,))
     names = [f"{a}-s{seed}" for a in arms]
@@ -144,7 +145,7 @@ def pick_runs(
 def overview(runs: Sequence[Run]) -> pd.DataFrame:
     """One row per run: arm, preset, steps, rollouts, conversation rows and their steps,
     held-out success (greedy, the run's evaluation goal) at the first and last evaluation."""
-    from analysis.extractors import first, last
+    from analysis.runs.extractors import first, last
 
     rows = []
     for r in runs:
@@ -217,7 +218,7 @@ def _legends(fig: Figure, runs: Sequence[Run]) -> None:
 def dashboard(
     runs: Sequence[Run], panels: Sequence[Panel] = DASHBOARD, ncols: int = 3, smooth: int = 1
 ) -> Figure:
-    """:func:`~analysis.instrumentation.plot_instrumentation` of :func:`step_frame`, each
+    """:func:`~analysis.notebook.instrumentation.plot_instrumentation` of :func:`step_frame`, each
     metric a trailing mean over ``smooth`` steps (1: as logged): colour = run (legend under
     the grid), line style = metric (key under each panel); a panel with nothing to show says
     so."""

@@ -2,7 +2,7 @@
 
 Notebooks are committed without outputs and define nothing reusable (house style): library
 code lives in ``analysis/`` / ``rcgrpo/``. This module is what the smoke test and the
-command line use to run them headless:
+command line (:mod:`analysis.notebook.__main__`) use to run them headless:
 
 - a notebook declares its knobs in one code cell tagged ``parameters`` (papermill's
   convention); :func:`inject_parameters` adds a cell tagged ``injected-parameters`` right
@@ -10,17 +10,13 @@ command line use to run them headless:
 - :func:`execute_notebook` runs it with ``nbclient`` on the ``python3`` kernel spec of the
   running interpreter (``jupyter_client`` maps the spec's ``python`` to ``sys.executable``,
   i.e. the project's ``.venv``); the kernel inherits this process's environment;
-- :func:`strip_outputs` / :func:`problems` keep committed notebooks clean.
-
-``python -m analysis.notebook_runner run NB [-p NAME=VALUE ...]``, ``strip NB ...``,
-``check NB ...`` (exit 1 when a notebook has outputs or defines a function or class), and
-``lab [--port N] [--no-browser]``: JupyterLab on ``notebooks/`` on the loopback address only
-(:func:`lab_command`; ``make lab``; a token from ``JUPYTER_TOKEN`` or a generated one).
+- :func:`strip_outputs` / :func:`problems` keep committed notebooks clean;
+- :func:`lab_command`: JupyterLab on ``notebooks/`` on the loopback address only (``make
+  lab``; a token from ``JUPYTER_TOKEN`` or a generated one).
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import copy
 import os
@@ -32,7 +28,9 @@ from typing import Any
 import nbformat
 from nbformat import NotebookNode
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+from analysis import REPO_ROOT
+
+NOTEBOOKS = REPO_ROOT / "notebooks"
 LAB_HOST = "127.0.0.1"
 """JupyterLab listens on the loopback address only: a shared machine's other users and its
 network cannot reach the kernels."""
@@ -197,44 +195,3 @@ def lab_command(port: int = 8888, open_browser: bool = True, port_retries: int =
         f"--ServerApp.open_browser={open_browser}",
         *root,
     ]
-
-
-def _parse_param(text: str) -> tuple[str, Any]:
-    name, _, value = text.partition("=")
-    try:
-        return name.strip(), ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        return name.strip(), value  # a bare string
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.notebook_runner")
-    parser.add_argument("command", choices=["run", "strip", "check", "lab"])
-    parser.add_argument("notebooks", nargs="*", type=Path)
-    parser.add_argument("-p", "--param", action="append", default=[], help="NAME=VALUE")
-    parser.add_argument("--port", type=int, default=8888, help="lab: the first port tried")
-    parser.add_argument("--no-browser", action="store_true", help="lab: do not open a browser")
-    args = parser.parse_args(argv)
-    if args.command == "lab":
-        command = lab_command(args.port, not args.no_browser)
-        os.execv(command[0], command)
-    if not args.notebooks:
-        parser.error(f"{args.command} needs at least one notebook")
-    status = 0
-    for path in args.notebooks:
-        nb = nbformat.read(path, as_version=4)
-        if args.command == "run":
-            execute_notebook(path, dict(_parse_param(p) for p in args.param))
-            print(f"ran {path}")
-        elif args.command == "strip":
-            nbformat.write(strip_outputs(nb), path)
-            print(f"stripped {path}")
-        else:
-            for problem in problems(nb):
-                print(f"{path}: {problem}", file=sys.stderr)
-                status = 1
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,7 @@ table, with ``conversations.source.json`` saying how it was made;
 :attr:`analysis.runs.Run.conversations` reads it. The text is then the model's own messages of
 the committed rollouts, not a look-alike sample.
 
-``python -m analysis.conversation_sample RUN ... [--steps 25] [--work DIR]`` (a re-run in
+``python -m analysis.campaign.conversation_sample RUN ... [--steps 25] [--work DIR]`` (a re-run in
 ``DIR/RUN`` that already reached ``steps`` is reused).
 """
 
@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from analysis.campaign import RESULTS, ROOT, SPEC_FILE
+from analysis.campaign.mechanics import RESULTS, ROOT, recorded_spec
 from analysis.runs import SAMPLE_CONVERSATIONS, SAMPLE_SOURCE, load_run
 
 DEFAULT_STEPS = 25
@@ -40,13 +40,15 @@ steps); ~10 CPU minutes a run on a quiet core."""
 
 def trained_at(name: str) -> str:
     """The commit whose code trained committed run ``name`` (without a ``-dirty`` mark)."""
-    summary = json.loads((RESULTS / name / "summary.json").read_text())
-    return summary["code"]["git"].split("-")[0]
+    return load_run(RESULTS / name).summary["code"]["git"].split("-")[0]
 
 
 def campaign_argv(name: str, steps: int) -> list[str]:
     """The run's campaign command (``campaign.json``) with ``--run.steps steps``."""
-    argv = list(json.loads((RESULTS / name / SPEC_FILE).read_text())["argv"])
+    spec = recorded_spec(RESULTS / name)
+    if spec is None:
+        raise FileNotFoundError(f"{RESULTS / name} has no readable campaign spec")
+    argv = list(spec["argv"])
     argv[argv.index("--run.steps") + 1] = str(steps)
     return argv
 
@@ -150,14 +152,14 @@ def write_sample(name: str, rerun_folder: Path, steps: int) -> Path:
             f"{compared} rows of steps 1..{steps}, and its held-out evaluations of steps 0..{steps} "
             f"({evals} evaluations: each step and goal) equal the committed ones task by task"
         ),
-        "made_by": "python -m analysis.conversation_sample",
+        "made_by": "python -m analysis.campaign.conversation_sample",
     }
     (dest / SAMPLE_SOURCE).write_text(json.dumps(source, indent=2) + "\n")
     return dest / SAMPLE_CONVERSATIONS
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.conversation_sample")
+    parser = argparse.ArgumentParser(prog="python -m analysis.campaign.conversation_sample")
     parser.add_argument("runs", nargs="+", help="committed campaign runs, e.g. cpu-rcgrpo-s0")
     parser.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     parser.add_argument("--work", type=Path, default=ROOT / "runs" / "conversation-sample")

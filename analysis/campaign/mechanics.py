@@ -7,15 +7,16 @@ A run is one ``python -m rcgrpo <stage> ...`` command (:class:`RunSpec`) trained
     the run's spec, written at launch (:meth:`RunSpec.record`): the argv without the machine's
     paths (``--run.root`` and ``--run.name`` are added at launch; a checkpoint of another run
     is written ``sft-s0/final``), the values it resolves to (``resolved``: the config and
-    the task suite's fingerprint, :func:`analysis.campaign_config.pinned`) and, recursively,
+    the task suite's fingerprint, :func:`analysis.campaign.config.pinned`) and, recursively,
     the specs of the runs it starts from;
 ``.complete``
-    written after the command exited 0.
+    written after the command exited 0 (:data:`analysis.runs.folder.COMPLETE`).
 
-A folder *counts* (:func:`locate`) only when complete and its recorded spec is the current
-one (:func:`analysis.campaign_spec.same_spec`): a changed preset name, flag, preset value or
-task suite, here or in any run it starts from, makes the folder *stale* and it is never
-reused (``--list`` shows it). Config fields added to or removed from the code since are no
+A folder *counts* (:func:`locate`) only when its run finished
+(:func:`analysis.runs.is_finished`: ``.complete``, or the trainer's ``summary.json``) and its
+recorded spec is the current one (:func:`analysis.campaign.spec.same_spec`): a changed
+preset name, flag, preset value or task suite, here or in any run it starts from, makes the
+folder *stale* and it is never reused (``--list`` shows it). Config fields added to or removed from the code since are no
 difference, a renamed one is compared under its new name.
 
 Light copies in :data:`RESULTS` are committed, so a fresh clone reuses them (and ``make
@@ -44,18 +45,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import REPO_ROOT as ROOT
-from analysis.campaign_spec import same_spec
+from analysis.campaign.spec import same_spec
+from analysis.runs.folder import COMPLETE, LIGHT_DIRS, LIGHT_FILES, is_finished
+from analysis.runs.sources import RUNS_ROOT
 
-CAMPAIGN = ROOT / "runs" / "campaign"
+CAMPAIGN = RUNS_ROOT / "campaign"
 RESULTS = ROOT / "results" / "campaign"
-MARKER = ".complete"
 SPEC_FILE = "campaign.json"
 LAUNCHER: tuple[str, ...] = (sys.executable, "-m", "rcgrpo")
 """The command prefix of every run (the tests put a fake trainer here)."""
 POLL_S = 2.0
 """Seconds between two looks at the running subprocesses."""
-LIGHT_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", "summary.json", "data.json")
-LIGHT_DIRS = ("eval",)
 Where = Callable[[str], Path]
 """Run name -> the folder it was located in."""
 
@@ -147,10 +147,6 @@ class Campaign:
         return order
 
 
-def is_complete(folder: Path) -> bool:
-    return (folder / MARKER).is_file()
-
-
 def recorded_spec(folder: Path) -> dict | None:
     """The spec a run folder was launched with (None: none recorded or unreadable)."""
     try:
@@ -160,28 +156,28 @@ def recorded_spec(folder: Path) -> dict | None:
 
 
 def is_current(folder: Path, spec: RunSpec) -> bool:
-    """``folder`` holds a complete run launched with ``spec`` (the test of ``done``)."""
-    return is_complete(folder) and same_spec(recorded_spec(folder), spec.record())
+    """``folder`` holds a finished run launched with ``spec`` (the test of ``done``)."""
+    return is_finished(folder) and same_spec(recorded_spec(folder), spec.record())
 
 
 def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
-    """``done`` (complete, current spec; the first of runs/campaign, results/campaign),
-    else ``stale`` (complete, another spec), ``partial`` (an unfinished folder in
+    """``done`` (finished, current spec; the first of runs/campaign, results/campaign),
+    else ``stale`` (finished, another spec), ``partial`` (an unfinished folder in
     runs/campaign: resumed if its spec is current) or ``missing``; with the folder."""
     bases = (CAMPAIGN,) if force_train else (CAMPAIGN, RESULTS)
-    complete = [b / spec.name for b in bases if is_complete(b / spec.name)]
-    for folder in complete:
+    finished = [b / spec.name for b in bases if is_finished(b / spec.name)]
+    for folder in finished:
         if is_current(folder, spec):
             return "done", folder
-    if complete:
-        return "stale", complete[0]
+    if finished:
+        return "stale", finished[0]
     if (CAMPAIGN / spec.name).is_dir():
         return "partial", CAMPAIGN / spec.name
     return "missing", None
 
 
 def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
-    """The folder of the complete run of ``spec`` with the current spec, else None."""
+    """The folder of the finished run of ``spec`` with the current spec, else None."""
     state, folder = status(spec, force_train)
     return folder if state == "done" else None
 
@@ -193,20 +189,19 @@ def export_run(camp: Campaign, name: str) -> Path:
     src, dst, tmp = CAMPAIGN / name, RESULTS / name, RESULTS / f".{name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    for f in (*LIGHT_FILES, SPEC_FILE):
+    for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
         if (src / f).is_file():
             shutil.copy2(src / f, tmp / f)
     for d in (*LIGHT_DIRS, *camp.checkpoints(name)):
         if (src / d).is_dir():
             shutil.copytree(src / d, tmp / d)
-    shutil.copy2(src / MARKER, tmp / MARKER)
     shutil.rmtree(dst, ignore_errors=True)
     tmp.rename(dst)
     return dst
 
 
 def export_results(camp: Campaign) -> list[Path]:
-    """Light copies of every run that is complete and current in runs/campaign (a stale
+    """Light copies of every run that is finished and current in runs/campaign (a stale
     one is named on stderr and left out)."""
     copied = []
     for name, spec in camp.runs.items():
@@ -303,7 +298,7 @@ def run_all(
                     other.terminate()
                 log = CAMPAIGN / f"{n}.log"
                 raise RuntimeError(f"run {n} failed (exit {proc.returncode}); see {log}")
-            (CAMPAIGN / n / MARKER).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+            (CAMPAIGN / n / COMPLETE).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
             copy = export_run(camp, n)
             left = len(todo) + len(running)
             print(f"[campaign] done  {n} (exported to {copy}; {left} to go)", flush=True)

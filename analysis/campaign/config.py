@@ -4,7 +4,7 @@ by hand.
 :func:`pinned` is what a spec records beside its argv (``resolved`` in ``campaign.json``): the
 config the command resolves to, without the values that name the machine's folders, and the
 fingerprint of its task suite, so a changed preset value or task generator makes a committed
-run stale by name (:func:`analysis.campaign_spec.same_spec`). These checks go through the
+run stale by name (:func:`analysis.campaign.spec.same_spec`). These checks go through the
 trainers' own CLI parsers (nothing runs). The tests use them on the committed light copies;
 ``--adopt`` uses them before it records the spec of a run trained outside the campaign with
 the campaign's command.
@@ -19,9 +19,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analysis import campaign as cp
-from analysis.campaign import Campaign, Checkpoint, RunSpec, Where
-from analysis.campaign_spec import differences
+from analysis.campaign import mechanics as cp
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, Where
+from analysis.campaign.spec import differences
+from analysis.runs import is_finished, load_run
 from rcgrpo.train.config import upgrade_config
 
 SUITE_PROBE = 200
@@ -113,14 +114,16 @@ def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:
 
 
 def adopt(camp: Campaign, names: list[str]) -> list[Path]:
-    """Record the current spec for complete runs/campaign folders trained by hand with the
+    """Record the current spec for finished runs/campaign folders trained by hand with the
     campaign's command; refused where :func:`config_differences` finds a difference."""
     adopted = []
     for name in names:
         spec, folder = camp.runs[name], cp.CAMPAIGN / name
-        if not cp.is_complete(folder):
-            raise ValueError(f"{folder} is not complete (no {cp.MARKER})")
-        have = json.loads((folder / "config.json").read_text())
+        if not is_finished(folder):
+            raise ValueError(f"{folder} is not complete (its run has not finished)")
+        have = load_run(folder).config
+        if not have:
+            raise ValueError(f"{folder} has no config.json")
         differ = config_differences(have, spec, lambda dep: cp.CAMPAIGN / dep)
         if differ:
             raise ValueError(f"{folder}/config.json differs from run {name}'s spec in {differ}")

@@ -1,16 +1,16 @@
-"""Where the report's inputs live: run folders of named experiments, the theory report.
+"""Where runs are: the run folders below a root, and the finished runs of named experiments.
 
-A table row names an *experiment group*, e.g. ``cpu-grpo``: the finished runs of one
-configuration, one per seed. A run folder belongs to group ``name`` when its folder name is
-``name`` or ``name-s<seed>`` (the trainer's ``{preset}-s{seed}``, the campaign's
-``sft-s0``), or its parent folder is named ``name``.
+A table row, a verdict or a figure names an *experiment group*, e.g. ``cpu-grpo``: the
+finished runs of one configuration, one per seed. A run folder belongs to group ``name`` when
+its folder name is ``name`` or ``name-s<seed>`` (the trainer's ``{preset}-s{seed}``, the
+campaign's ``sft-s0``), or its parent folder is named ``name``.
 
-By default runs come from the experiment campaign (:mod:`analysis.experiments`: complete
-runs with the current spec in ``runs/campaign/`` first, then the committed light copies in
-``results/campaign/``), located with its own ``build_campaign`` / ``locate`` — this never
-starts a run, and a stale folder (trained from another spec) never counts. ``--runs-root DIR`` instead scans a folder tree (:func:`layout_resolver`).
-A run counts only when finished (``summary.json`` written at its end, or the campaign's
-``.complete`` marker); a missing group is reported by name, never silently skipped.
+A :data:`Resolver` maps a group to its finished run folders. :func:`layout_resolver` scans a
+folder tree (``--runs-root DIR``); the campaign's resolver, which locates the runs of the
+experiment campaign with their current spec, is
+:func:`analysis.campaign.experiments.campaign_resolver`. A run counts only when finished
+(:func:`analysis.runs.folder.is_finished`); a missing group is reported by name
+(:class:`MissingRunsError`), never silently skipped.
 """
 
 from __future__ import annotations
@@ -20,14 +20,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.campaign import RESULTS
+from analysis.runs.folder import is_finished
 
 RUNS_ROOT = REPO_ROOT / "runs"
-COMMITTED = RESULTS
-"""The campaign's committed light copies (the runs the README reports)."""
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
 RUN_KINDS = ("any", "rl", "sft")
-CAMPAIGN_MARKER = ".complete"
 
 Resolver = Callable[[str], list[Path]]
 
@@ -49,13 +46,6 @@ def is_run_folder(path: Path) -> bool:
     """A folder the trainer or Stage 1 wrote (``config.json`` + ``metrics.jsonl``)."""
     path = Path(path)
     return (path / "config.json").is_file() and (path / "metrics.jsonl").is_file()
-
-
-def is_finished(path: Path) -> bool:
-    """The run reached its end (``summary.json`` is written last; or the campaign marker)."""
-    path = Path(path)
-    done = (path / "summary.json").is_file() or (path / CAMPAIGN_MARKER).is_file()
-    return is_run_folder(path) and done
 
 
 def run_kind(path: Path) -> str:
@@ -97,25 +87,6 @@ def layout_resolver(runs_root: str | Path = RUNS_ROOT) -> Resolver:
         return [f for f in folders if matches(experiment, f)]
 
     return resolve
-
-
-def campaign_resolver() -> Resolver:
-    """Resolve groups among the campaign's runs (``analysis.experiments``), complete only."""
-    from analysis.campaign import locate
-    from analysis.experiments import build_campaign
-
-    specs = build_campaign().runs
-
-    def resolve(group: str) -> list[Path]:
-        found = (locate(s) for n, s in specs.items() if matches(group, Path(n)))
-        return [p for p in found if p is not None and is_finished(p)]
-
-    return resolve
-
-
-def default_resolver(runs_root: str | Path | None = None) -> Resolver:
-    """:func:`layout_resolver` of ``runs_root`` when given, else :func:`campaign_resolver`."""
-    return layout_resolver(runs_root) if runs_root is not None else campaign_resolver()
 
 
 def collect(experiments: Iterable[str], resolve: Resolver) -> dict[str, list[Path]]:

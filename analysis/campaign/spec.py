@@ -1,8 +1,8 @@
 """Whether a recorded campaign spec (a run folder's ``campaign.json``) is the current one.
 
-A spec (:meth:`analysis.campaign.RunSpec.record`) is the run's name and argv, the values they
-resolve to (``resolved``: the config and the task suite's fingerprint,
-:func:`analysis.campaign_config.pinned`) and, recursively, the specs of the runs it starts
+A spec (:meth:`analysis.campaign.mechanics.RunSpec.record`) is the run's name and argv, the
+values they resolve to (``resolved``: the config and the task suite's fingerprint,
+:func:`analysis.campaign.config.pinned`) and, recursively, the specs of the runs it starts
 from. The argv and the suite must match exactly; the config on the fields both sides know, so
 a config field added to or removed from the code since a run was trained does not make it
 stale, and a renamed one is compared under its new name

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
-from analysis.runs import Run
+from analysis.runs.folder import Run
 
 Extractor = Callable[[Run], float]
 

@@ -27,8 +27,8 @@ start checkpoint π_θ = π_ref, where the KL term's gradient vanishes, so this 
 gradient there. Groups whose rewards are all equal have zero advantages and zero gradient;
 they count in N as they count in a step.
 
-    python -m analysis.grad_noise --init results/campaign/sft-s3/final --preset cpu-grpo \
-        --tasks.num-train 6000 --steps 16 --seed 3 --out results/diagnostics/grad_noise-sft-s3.json
+    python -m analysis.diagnostics.grad_noise --init results/campaign/sft-s3/final \
+        --preset cpu-grpo --tasks.num-train 6000 --steps 16 --seed 3 --out results/diagnostics/grad_noise-sft-s3.json
 
 (``--tasks.num-train 6000``: the whole training set; the preset's own is the campaign's
 16-task pool.)
@@ -173,7 +173,9 @@ def measure(argv: list[str], steps: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.grad_noise", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.diagnostics.grad_noise", description=__doc__
+    )
     parser.add_argument("--init", required=True, help="checkpoint the gradient is taken at")
     parser.add_argument("--preset", default="cpu-grpo")
     parser.add_argument("--seed", type=int, default=3)

@@ -1,13 +1,10 @@
 """The CPU experiment campaign that the figures and the report read.
 
-``python -m analysis.experiments [--only EXP ...] [--jobs N] [--dry-run] [--list]`` trains
-every run of the named experiments (default: all) that is not done, at most ``--jobs`` at a
-time, each as a real ``python -m rcgrpo ...`` subprocess (one torch thread each, ``nice``),
-Stage 1 before the RL runs that start from it. How a run is found, resumed, judged stale and
-exported (each light copy, with the Stage-1 checkpoints, goes to ``results/campaign`` as
-soon as the run completes) is :mod:`analysis.campaign`. ``--force-train`` ignores the
-committed copies; ``--export`` copies every complete run of ``runs/campaign`` again;
-``--adopt NAME ...`` records the spec of runs trained by hand with the campaign's command.
+:func:`build_campaign` is every run of the campaign, by experiment; ``python -m
+analysis.campaign`` (``make runs``, :mod:`analysis.campaign.__main__`) trains those not done.
+How a run is found, resumed, judged stale and exported is :mod:`analysis.campaign.mechanics`.
+:func:`find_runs` (the figures) and :func:`campaign_resolver` (verdicts and the report) find
+the done runs of experiments and never train.
 
 One experiment per purpose (see ``docs/experiments.md``):
 
@@ -21,29 +18,21 @@ One experiment per purpose (see ``docs/experiments.md``):
   Dr. GRPO) from the SFT checkpoint, on :data:`BASELINE_SEEDS`.
 - ``stratified``: RC-GRPO with stratified goals (exactly round(p·G) high goals per group)
   from the RCTP-FT checkpoints, per seed: the i.i.d. draw of ``cpu-rcgrpo`` against it.
-- ``rl-sweep``: the RL recipe sweep (:mod:`analysis.recipe_sweep`): SFT + GRPO settings from
-  the SFT model of a seed the factorial does not use, judged by a criterion fixed in advance.
+- ``rl-sweep``: the RL recipe sweep (:mod:`analysis.campaign.recipe_sweep`): SFT + GRPO
+  settings from the SFT model of a seed the factorial does not use, judged by a criterion
+  fixed in advance.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from analysis import recipe_sweep as sw
-from analysis.campaign import (
-    Campaign,
-    Checkpoint,
-    RunSpec,
-    export_results,
-    locate,
-    run_all,
-    status,
-)
-from analysis.campaign_config import adopt, pinned
+from analysis.campaign import mechanics as cp
+from analysis.campaign import recipe_sweep as sw
+from analysis.campaign.config import pinned
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate
+from analysis.runs.sources import Resolver, layout_resolver, matches
 from rcgrpo.train.arms import arms
 
 SEEDS = (0, 1, 2)
@@ -51,7 +40,7 @@ BASELINE_SEEDS = SEEDS
 """Seeds of the baseline runs (the same as the factorial's)."""
 RECIPE = sw.POOL_FOLLOW_UP[0]
 """The RL recipe of every factorial, baseline and stratified run, carried by the ``cpu-*``
-presets themselves (a test checks both): the setting :func:`analysis.recipe_sweep.choose`
+presets themselves (a test checks both): the setting :func:`analysis.campaign.recipe_sweep.choose`
 picks from the committed sweep (a test checks they agree): lr 1e-4 on a pool of 16 training
 tasks (``tasks.num_train``), 8 prompts x G 5 per step, β 0.1, 200 steps. Its Δ_train was
 +0.107, held-out 0.595 -> 0.575 (seed 3). The presets also evaluate every 25 steps (and at
@@ -102,7 +91,8 @@ def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
     return camp
 
 
-def _check(camp: Campaign, experiments: Iterable[str]) -> list[str]:
+def run_names(camp: Campaign, experiments: Iterable[str]) -> list[str]:
+    """The runs of ``experiments`` in campaign order (ValueError naming an unknown one)."""
     unknown = sorted(set(experiments) - set(camp.experiments))
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; have {sorted(camp.experiments)}")
@@ -112,50 +102,37 @@ def _check(camp: Campaign, experiments: Iterable[str]) -> list[str]:
 def find_runs(experiments: Iterable[str]) -> dict[str, dict[str, Path | None]]:
     """Per experiment, each of its runs (campaign order) -> the folder of the run when it is
     done (runs/campaign or the committed results/campaign), else None. Never trains: that is
-    ``make runs`` (:func:`main`)."""
+    ``make runs`` (:mod:`analysis.campaign.__main__`)."""
     camp = build_campaign()
-    _check(camp, experiments)
+    run_names(camp, experiments)
     return {e: {n: locate(camp.runs[n]) for n in camp.experiments[e]} for e in experiments}
 
 
-def _list(camp: Campaign, force_train: bool) -> None:
-    for exp, names in camp.experiments.items():
-        for n in names:
-            state, where = status(camp.runs[n], force_train)
-            print(f"{exp:10s} {n:22s} {state}{': ' + str(where) if where else ''}")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.experiments")
-    parser.add_argument("--only", nargs="*", default=None, help="experiments to run (default: all)")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("RCGRPO_JOBS", "2")))
-    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
-    parser.add_argument("--list", action="store_true", help="list experiments, runs and status")
-    parser.add_argument("--force-train", action="store_true", help="ignore results/campaign")
-    parser.add_argument("--export", action="store_true", help="copy finished runs to results/")
-    parser.add_argument("--adopt", nargs="+", metavar="RUN", help="record the spec of hand runs")
-    args = parser.parse_args(argv)
+def campaign_resolver(
+    experiments: Iterable[str] | None = None, committed: bool = False
+) -> Resolver:
+    """Resolve groups among the runs of the campaign's ``experiments`` (None: all) that are
+    done: finished, with the current spec, where :func:`locate` finds them (``runs/campaign``
+    first, then ``results/campaign``) or, ``committed``, only as a committed light copy in
+    ``results/campaign`` (never ``runs/``, so every clone resolves the same)."""
     camp = build_campaign()
-    try:
-        if args.list:
-            _list(camp, args.force_train)
-        elif args.adopt:
-            unknown = sorted(set(args.adopt) - set(camp.runs))
-            if unknown:
-                raise ValueError(f"unknown run(s) {unknown}")
-            for p in adopt(camp, args.adopt):
-                print(f"adopted {p}")
-        elif args.export:
-            for p in export_results(camp):
-                print(f"exported {p}")
-        else:
-            names = _check(camp, args.only or list(camp.experiments))
-            run_all(camp, names, args.jobs, args.force_train, args.dry_run)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    return 0
+    names = camp.runs if experiments is None else run_names(camp, experiments)
+    specs = {n: camp.runs[n] for n in names}
+
+    def where(spec: RunSpec) -> Path | None:
+        if not committed:
+            return locate(spec)
+        folder = cp.RESULTS / spec.name
+        return folder if is_current(folder, spec) else None
+
+    def resolve(group: str) -> list[Path]:
+        found = (where(s) for n, s in specs.items() if matches(group, Path(n)))
+        return [p for p in found if p is not None]
+
+    return resolve
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def default_resolver(runs_root: str | Path | None = None) -> Resolver:
+    """:func:`~analysis.runs.sources.layout_resolver` of ``runs_root`` when given, else
+    :func:`campaign_resolver`."""
+    return layout_resolver(runs_root) if runs_root is not None else campaign_resolver()

@@ -69,38 +69,48 @@ def _edit_value(value: object) -> object | None:
     return None
 
 
-def wrong_value(task: Task, calls: Calls) -> Calls | None:
-    """Change the first literal str / number argument (``'a'`` -> ``'a_x'``, ``n`` -> ``n+1``)."""
+def _edit_first(calls: Calls, edit: Callable[[ast.expr], bool]) -> Calls | None:
+    """``calls`` with the first call (turn by turn, call by call) that ``edit`` changes in
+    place replaced by its edited source; None when ``edit`` changes no call."""
     for t, turn in enumerate(calls):
         for i, src in enumerate(turn):
             call = ast.parse(src, mode="eval").body
-            for kw in getattr(call, "keywords", []):
-                if isinstance(kw.value, ast.Constant):
-                    new = _edit_value(kw.value.value)
-                    if new is not None:
-                        kw.value = ast.Constant(new)
-                        out = copy.deepcopy(calls)
-                        out[t][i] = ast.unparse(call)
-                        return out
+            if edit(call):
+                out = copy.deepcopy(calls)
+                out[t][i] = ast.unparse(call)
+                return out
     return None
+
+
+def wrong_value(task: Task, calls: Calls) -> Calls | None:
+    """Change the first literal str / number argument (``'a'`` -> ``'a_x'``, ``n`` -> ``n+1``)."""
+
+    def edit(call: ast.expr) -> bool:
+        for kw in getattr(call, "keywords", []):
+            if isinstance(kw.value, ast.Constant):
+                new = _edit_value(kw.value.value)
+                if new is not None:
+                    kw.value = ast.Constant(new)
+                    return True
+        return False
+
+    return _edit_first(calls, edit)
 
 
 def wrong_function(task: Task, calls: Calls) -> Calls | None:
     """Call another offered function (alphabetically first other name) with the same arguments."""
     held = {name for names in task.missed_functions.values() for name in names}
     offered = sorted({d["name"] for d in task.function_docs} - held)
-    for t, turn in enumerate(calls):
-        for i, src in enumerate(turn):
-            call = ast.parse(src, mode="eval").body
-            if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-                continue
-            other = next((n for n in offered if n != call.func.id), None)
-            if other is not None:
-                call.func = ast.Name(other)
-                out = copy.deepcopy(calls)
-                out[t][i] = ast.unparse(call)
-                return out
-    return None
+
+    def edit(call: ast.expr) -> bool:
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            return False
+        other = next((n for n in offered if n != call.func.id), None)
+        if other is not None:
+            call.func = ast.Name(other)
+        return other is not None
+
+    return _edit_first(calls, edit)
 
 
 def drop_last_turn(task: Task, calls: Calls) -> Calls | None:

@@ -1,0 +1,21 @@
+"""The experiment campaign: which runs exist, how they are trained, found and committed.
+
+==============================================  =============================================
+module                                          concern
+==============================================  =============================================
+:mod:`~analysis.campaign.experiments`           the campaign's runs by experiment; resolving
+                                                experiment groups to done runs
+:mod:`~analysis.campaign.recipe_sweep`          the RL recipe sweep and its criterion
+:mod:`~analysis.campaign.mechanics`             run specs, locating a done run, launching,
+                                                light copies in ``results/campaign``
+:mod:`~analysis.campaign.spec`                  whether a recorded spec is the current one
+:mod:`~analysis.campaign.config`                what a spec resolves to; adopting hand runs
+:mod:`~analysis.campaign.conversation_sample`   a committed run's conversations, re-run and
+                                                checked
+``python -m analysis.campaign``                 trains what is not done (``make runs``)
+==============================================  =============================================
+
+The campaign sits right above run data (:mod:`analysis.runs`), through which it reads run
+folders and decides whether a run finished; the diagnostics, verdicts, figures, report and
+notebook helpers find their runs through it.
+"""

@@ -1,0 +1,38 @@
+"""Run data, the lowest layer of :mod:`analysis`: the only reader of run folders.
+
+================================  ===========================================================
+module                            concern
+================================  ===========================================================
+:mod:`~analysis.runs.folder`      one run folder: its files, :func:`is_finished` (the one
+                                  completion test), :class:`Run` (config, summary, metrics,
+                                  rollouts, evaluations, conversations), file digests
+:mod:`~analysis.runs.sources`     run folders below a root; experiment groups -> finished runs
+:mod:`~analysis.runs.extractors`  one run -> one number (tables, verdicts and figures)
+================================  ===========================================================
+
+Every other module reads a run through this package (``from analysis.runs import load_run``)
+and imports nothing above it; the layers above are the campaign, the diagnostics, statistics
+and verdicts, figures, the report and the notebook helpers (:mod:`analysis`).
+"""
+
+from analysis.runs.folder import (
+    COMPLETE,
+    SAMPLE_CONVERSATIONS,
+    SAMPLE_SOURCE,
+    Run,
+    is_finished,
+    load_run,
+    load_runs,
+    metrics_frame,
+)
+
+__all__ = [
+    "COMPLETE",
+    "SAMPLE_CONVERSATIONS",
+    "SAMPLE_SOURCE",
+    "Run",
+    "is_finished",
+    "load_run",
+    "load_runs",
+    "metrics_frame",
+]

@@ -1,0 +1,108 @@
+"""The run-data layer (analysis.runs): one completion test for every reader and the campaign,
+and no other module of analysis/ opening a run folder's files."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+from analysis.campaign import experiments as ex
+from analysis.campaign import mechanics as cp
+from analysis.runs import COMPLETE, is_finished
+from analysis.runs.folder import LIGHT_FILES, digests
+from analysis.runs.sources import layout_resolver
+
+ANALYSIS = Path(__file__).resolve().parents[3] / "analysis"
+RUN_FILES = (*LIGHT_FILES, "conversations.jsonl", COMPLETE)
+"""The names of a run folder's files (its ``eval/`` folder aside)."""
+KNOWN = {
+    "analysis/regime.py": "print_gates reads a Stage-1 run's metrics.jsonl (G0)",
+    "analysis/regime_proof.py": "run_verdict globs a run's eval/step_*.json",
+}
+"""Modules of the regime diagnostic that still open run files themselves: they are in use by
+a running experiment and move into the layers with the rest of the regime work (issue 26)."""
+
+
+def _run(root: Path, name: str, *files: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text("{}")
+    (folder / "metrics.jsonl").write_text('{"step": 1}\n')
+    for f in files:
+        (folder / f).write_text("{}")
+    return folder
+
+
+def test_a_run_is_finished_by_its_summary_or_the_campaign_marker(tmp_path):
+    assert not is_finished(_run(tmp_path, "killed"))  # logs only: still going, killed or failed
+    assert is_finished(_run(tmp_path, "trained", "summary.json"))  # the trainer's last file
+    assert is_finished(_run(tmp_path, "exited", COMPLETE))  # the campaign's marker
+    assert not is_finished(tmp_path / "nowhere")
+    resolve = layout_resolver(tmp_path)
+    assert [p.name for p in resolve("trained") + resolve("exited") + resolve("killed")] == [
+        "trained",
+        "exited",
+    ]
+
+
+def test_the_campaign_counts_a_run_by_the_same_test(tmp_path, monkeypatch):
+    """A current-spec folder is done when finished by either record, partial with neither."""
+    monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / "runs")
+    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results")
+    sft = ex.stage1(0)["sft"]
+    folder = _run(cp.CAMPAIGN, sft.name)
+    (folder / cp.SPEC_FILE).write_text(json.dumps(sft.record()))
+    assert cp.status(sft) == ("partial", folder)
+    (folder / "summary.json").write_text("{}")
+    assert cp.status(sft) == ("done", folder)
+    copy = cp.export_run(ex.build_campaign(seeds=(0,)), sft.name)  # no marker to copy
+    assert is_finished(copy) and not (copy / COMPLETE).exists()
+
+
+def test_digests_name_every_light_file_and_hash_what_exists(tmp_path):
+    folder = _run(tmp_path, "r")
+    (folder / "eval").mkdir()
+    (folder / "eval" / "step_0.json").write_text("{}")
+    got = digests(folder)
+    # sha256("{}") = 44136fa355b3678a...
+    assert got["config.json"] == got["eval/step_0.json"] == "44136fa355b3678a"
+    assert got["summary.json"] is None and set(got) == {*LIGHT_FILES, "eval/step_0.json"}
+
+
+def _names_a_run_file(text: str) -> bool:
+    """A path-like string constant (no white space) naming a run folder's file."""
+    return not re.search(r"\s", text) and (
+        text.startswith("eval/") or any(text == f or text.endswith("/" + f) for f in RUN_FILES)
+    )
+
+
+def _run_file_constants(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docs
+        and _names_a_run_file(node.value)
+    ]
+
+
+def test_only_the_run_data_layer_names_a_run_folders_files():
+    assert _names_a_run_file("summary.json") and _names_a_run_file("eval/step_*.json")
+    assert not _names_a_run_file("a run has no config.json")  # a message, not a path
+    found = {
+        str(p.relative_to(ANALYSIS.parent)): names
+        for p in sorted(ANALYSIS.rglob("*.py"))
+        if ANALYSIS / "runs" not in p.parents and (names := _run_file_constants(p))
+    }
+    assert set(found) == set(KNOWN), found
