@@ -92,11 +92,15 @@ def grpo_kwargs(cfg: TRLConfig, num_processes: int) -> dict[str, Any]:
 
 def training_tasks(cfg: TRLConfig) -> list:
     """The first ``tasks.num_train`` tasks of the train split (0 = all of a finite source)."""
-    t = cfg.tasks
-    if t.source != "synth":
-        return load_tasks(t.source, "train", seed=t.split_seed, limit=t.num_train or None)
-    knobs = {"turns": (1, t.max_turns), "calls_per_turn": (1, t.max_calls_per_turn)}
-    return load_tasks("synth", "train", t.split_seed, t.num_train, preset=t.synth_preset, **knobs)
+    tasks = cfg.tasks
+    if tasks.source != "synth":
+        return load_tasks(
+            tasks.source, "train", seed=tasks.split_seed, limit=tasks.num_train or None
+        )
+    knobs = {"turns": (1, tasks.max_turns), "calls_per_turn": (1, tasks.max_calls_per_turn)}
+    return load_tasks(
+        "synth", "train", tasks.split_seed, tasks.num_train, preset=tasks.synth_preset, **knobs
+    )
 
 
 def rollout_settings(cfg: TRLConfig) -> RolloutSettings:

@@ -5,12 +5,14 @@ ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl.loop`) and 
 configs of :mod:`rcgrpo.train.stage1.config` share :class:`ModelConfig`, :class:`TaskConfig`,
 :class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (episode mode, synth
 preset) and the optimizer (how a rollout batch is split into updates); Stage 1 extends the
-model (the ``path`` it starts from: RL starts from ``init``). Algorithm choices are string
-enums, validated at start-up against the registries of the modules that implement them
-(:mod:`rcgrpo.train.validate`). Presets are named configs; the resolved config is written
-next to every run as ``config.json``. :class:`TRLConfig` is the same algorithm on TRL's
-``GRPOTrainer`` (``python -m rcgrpo trl``): its sections keep the names and meanings of the
-RL ones, holding only what that path reads, plus ``trl`` (how TRL spreads a step).
+model (the ``path`` it starts from: RL starts from ``init``). RL's ``rollout`` and RCTP-FT's
+``failures`` sample episodes with the fields of :class:`SamplingConfig`. Algorithm choices
+are string enums, validated at start-up against the registries of the modules that
+implement them (:mod:`rcgrpo.train.validate`). Presets are named configs; the resolved
+config is written next to every run as ``config.json``. :class:`TRLConfig` is the same
+algorithm on TRL's ``GRPOTrainer`` (``python -m rcgrpo trl``): its sections keep the names
+and meanings of the RL ones, holding only what that path reads, plus ``trl`` (how TRL
+spreads a step).
 
 Loading order (:mod:`rcgrpo.train.cli`): preset → ``--config file.json`` (strict: an
 unknown key is an error naming its dotted path) → command-line flags (``--algo.kl-beta 0.05``).
@@ -71,19 +73,27 @@ class RLTaskConfig(TaskConfig):
 
 
 @dataclass
-class RolloutConfig:
-    group_size: int = 5
-    """G: rollouts per prompt (paper: 5)."""
-    prompts_per_step: int = 16
-    """P: prompts per RL step (global, over all ranks); B = P·G rollouts."""
+class SamplingConfig:
+    """How a policy's episodes are sampled (``rcgrpo.policy.policies.ModelPolicy`` and the
+    ``rcgrpo.policy.rollout.RolloutEngine`` caps): RL's training rollouts (``rollout``) and
+    RCTP-FT's failure trajectories (``failures``)."""
+
     temperature: float = 1.0
-    """Sampling temperature of training rollouts (unstated in the paper)."""
+    """Sampling temperature (paper: 0.7 for RCTP-FT failures with Qwen2.5-7B; RL unstated)."""
     top_p: float = 1.0
     """Nucleus sampling threshold."""
     max_new_tokens: int = 96
     """Cap on tokens per assistant message."""
     max_context: int = 1024
     """Cap on the whole conversation in tokens; longer episodes are truncated and flagged."""
+
+
+@dataclass
+class RolloutConfig(SamplingConfig):
+    group_size: int = 5
+    """G: rollouts per prompt (paper: 5)."""
+    prompts_per_step: int = 16
+    """P: prompts per RL step (global, over all ranks); B = P·G rollouts."""
     max_steps_per_turn: int = 20
     """BFCL force-quit: more executing steps than this in one turn ends the episode."""
     eval_temperature: float = 0.0

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rcgrpo.paper import PAPER
-from rcgrpo.train.config import ModelConfig, OptimConfig, RunConfig, TaskConfig, from_dict
+from rcgrpo.train.config import (
+    ModelConfig,
+    OptimConfig,
+    RunConfig,
+    SamplingConfig,
+    TaskConfig,
+    from_dict,
+)
 from rcgrpo.train.errors import ConfigError
 
 
@@ -114,19 +121,12 @@ class StageConfig:
 
 
 @dataclass
-class FailureConfig:
-    """RCTP-FT failure trajectories: rollouts of a weaker policy kept when their reward is 0."""
+class FailureConfig(SamplingConfig):
+    """RCTP-FT failure trajectories: rollouts of a weaker policy kept when their reward is 0
+    (a truncated episode scores 0: a failure)."""
 
     policy: str = ""
     """Checkpoint sampled for failures ("" = the starting model ``model.path``)."""
-    temperature: float = 1.0
-    """Sampling temperature (paper: 0.7 with Qwen2.5-7B-Instruct)."""
-    top_p: float = 1.0
-    """Nucleus threshold."""
-    max_new_tokens: int = 96
-    """Cap per sampled assistant message."""
-    max_context: int = 1024
-    """Cap per sampled conversation (a truncated episode has reward 0: a failure)."""
     max_rounds: int = 3
     """Sampling passes over the training tasks (new seed each) while failures are fewer
     than successes."""
@@ -164,6 +164,23 @@ def _preset(cls: type[SFTConfig], **sections: dict[str, Any]) -> SFTConfig:
     return from_dict(cls, sections)
 
 
+def with_overrides(cfg: SFTConfig, **sections: dict[str, Any]) -> SFTConfig:
+    """A copy of ``cfg`` updated section-wise (strict keys), e.g.
+    ``with_overrides(c, run={"seed": 1})``; ``cfg`` itself is not changed."""
+    return from_dict(type(cfg), sections, base=copy.deepcopy(cfg))
+
+
+def _rctp_after(sft_config: SFTConfig, /, **sections: dict[str, Any]) -> RCTPConfig:
+    """The RCTP-FT config that follows ``sft_config`` on its suite: every section of
+    ``sft_config`` (and the default ``failures``), then ``sections`` over them (strict keys)."""
+    shared = {
+        f.name: copy.deepcopy(getattr(sft_config, f.name))
+        for f in dataclasses.fields(SFTConfig)
+        if f.name != "stage"
+    }
+    return from_dict(RCTPConfig, sections, base=RCTPConfig(**shared))
+
+
 _SYNTH_TASKS = {
     "source": "synth",
     "prompt_style": "compact",
@@ -175,167 +192,129 @@ _SYNTH_TASKS = {
 _SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["combined"]}
 """CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
 a multi_turn episode, so Stage 1 spends its whole budget on the combined rendering."""
-_BFCL_GPU_TASKS = {"source": "bfcl", "prompt_style": "bfcl"}
-_BFCL_TINY_TASKS = {"source": "bfcl", "prompt_style": "compact"}
-_GPU_MODEL = {"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"}
-_PAPER_OPTIM = {"lr": PAPER.stage1_lr, "weight_decay": 0.0, "warmup_steps": 10}
-_GPU_SFT = {
-    "batch_size": PAPER.stage1_batch,
-    "modes": ["multi_turn"],
-    "eval_modes": ["multi_turn", "combined"],
-    "max_length": 16384,
-    "eval_max_new_tokens": 512,
-    "eval_max_context": 16384,
-}
+
+# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: README, Stage-1 table,
+# generated from the committed runs): the first epoch
+# opens with its shortest half of the batches, the lr stays at its peak after warm-up and
+# anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
+# Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.
+_SFT_SYNTH_CPU = _preset(
+    SFTConfig,
+    model={"path": "tiny"},
+    tasks=_SYNTH_TASKS,
+    sft={
+        **_SYNTH_SFT,
+        "epochs": 2.1,
+        "batch_size": 8,
+        "weak_snapshot_frac": 0.25,
+        "vocab_size": 1024,
+        "prompt_loss_weight": 1.0,
+        "amp": "auto",
+        "length_curriculum": 0.5,
+        "schedule": "wsd",
+        "decay_frac": 0.2,
+    },
+    optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
+    run={"root": "runs/stage1", "name": "sft-synth", "checkpoint_every": 500},
+)
+_RCTP_SYNTH_CPU = _preset(
+    RCTPConfig,
+    model={"path": "runs/stage1/sft-synth/final"},
+    tasks=_SYNTH_TASKS,
+    sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "auto"},
+    failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
+    optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
+    run={"root": "runs/stage1", "name": "rctp-synth", "checkpoint_every": 500},
+)
+# CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
+_SFT_BFCL_TINY = _preset(
+    SFTConfig,
+    model={"path": "tiny"},
+    tasks={"source": "bfcl", "prompt_style": "compact"},
+    sft={
+        "epochs": 4.0,
+        "batch_size": 8,
+        "max_length": 4096,
+        "eval_max_context": 4096,
+        "eval_max_new_tokens": 128,
+    },
+    optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 30},
+    run={"root": "runs/stage1", "name": "sft-bfcl-tiny", "checkpoint_every": 0},
+)
+# GPU: the paper's Stage 1 on BFCL with a real model (separate turns, paper values).
+_SFT_BFCL_GPU = _preset(
+    SFTConfig,
+    model={"path": "Qwen/Qwen2.5-7B-Instruct", "dtype": "bfloat16"},
+    tasks={"source": "bfcl", "prompt_style": "bfcl"},
+    sft={
+        "epochs": PAPER.sft_epochs,
+        "batch_size": PAPER.stage1_batch,
+        "modes": ["multi_turn"],
+        "eval_modes": ["multi_turn", "combined"],
+        "max_length": 16384,
+        "eval_max_new_tokens": 512,
+        "eval_max_context": 16384,
+    },
+    optim={"lr": PAPER.stage1_lr, "weight_decay": 0.0, "warmup_steps": 10},
+    run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
+)
 
 PRESETS: dict[str, SFTConfig] = {
-    # CPU: the tiny Qwen2 from scratch on the synth suite (its cost: README, Stage-1 table,
-    # generated from the committed runs): the first epoch
-    # opens with its shortest half of the batches, the lr stays at its peak after warm-up and
-    # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
-    # Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.
-    "sft-synth-cpu": _preset(
-        SFTConfig,
-        model={"path": "tiny"},
-        tasks=_SYNTH_TASKS,
-        sft={
-            **_SYNTH_SFT,
-            "epochs": 2.1,
-            "batch_size": 8,
-            "weak_snapshot_frac": 0.25,
-            "vocab_size": 1024,
-            "prompt_loss_weight": 1.0,
-            "amp": "auto",
-            "length_curriculum": 0.5,
-            "schedule": "wsd",
-            "decay_frac": 0.2,
-        },
-        optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
-        run={
-            "root": "runs/stage1",
-            "name": "sft-synth",
-            "steps": 0,
-            "eval_every": 0,
-            "checkpoint_every": 500,
-        },
-    ),
-    "rctp-synth-cpu": _preset(
-        RCTPConfig,
-        model={"path": "runs/stage1/sft-synth/final"},
-        tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "auto"},
-        failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
-        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
-        run={
-            "root": "runs/stage1",
-            "name": "rctp-synth",
-            "steps": 0,
-            "eval_every": 0,
-            "checkpoint_every": 500,
-        },
-    ),
-    # CPU, the regime suite (docs/regime.md, issue 25): design variant 2. The pool regime's
-    # SFT checkpoint is the pretrained base (it copies; the first variant, trained from
-    # scratch for 2.1 epochs, never did: token accuracy 0.81); one epoch on the "regime"
-    # suite imitates its imperfect demonstrator (mistakes included), half the examples with
-    # a reward goal drawn independently of the reward. Seed k of a campaign starts from
-    # results/campaign/sft-s<k>/final (--model.path); the design seed 7 from sft-s3.
-    "sft-synth-regime": _preset(
-        SFTConfig,
+    "sft-synth-cpu": _SFT_SYNTH_CPU,
+    "rctp-synth-cpu": _RCTP_SYNTH_CPU,
+    # CPU, the regime suite (docs/regime.md, issue 25), as its changes to the CPU presets:
+    # design variant 2. The pool regime's SFT checkpoint is the pretrained base (it copies;
+    # the first variant, trained from scratch for 2.1 epochs, never did: token accuracy
+    # 0.81); one epoch on the "regime" suite imitates its imperfect demonstrator (mistakes
+    # included), half the examples with a reward goal drawn independently of the reward.
+    # Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the
+    # design seed 7 from sft-s3. RCTP-FT samples its failures from its starting model.
+    "sft-synth-regime": with_overrides(
+        _SFT_SYNTH_CPU,
         model={"path": "results/campaign/sft-s0/final"},
-        tasks=_SYNTH_TASKS,
         sft={
-            **_SYNTH_SFT,
             "synth_preset": "regime",
             "demonstrations": "demo",
             "random_goals": 0.5,
             "epochs": 1.0,
-            "batch_size": 8,
-            "prompt_loss_weight": 1.0,
-            "amp": "auto",
             "length_curriculum": 0.0,
-            "schedule": "wsd",
-            "decay_frac": 0.2,
+            "weak_snapshot_frac": 0.0,
         },
-        optim={"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 50},
-        run={"root": "runs/regime", "name": "sft-regime", "checkpoint_every": 500},
+        optim={"lr": 3e-4, "warmup_steps": 50},
+        run={"root": "runs/regime", "name": "sft-regime"},
     ),
-    "rctp-synth-regime": _preset(
-        RCTPConfig,
+    "rctp-synth-regime": with_overrides(
+        _RCTP_SYNTH_CPU,
         model={"path": "runs/regime/sft-regime/final"},
-        tasks=_SYNTH_TASKS,
-        sft={**_SYNTH_SFT, "synth_preset": "regime", "epochs": 2.0, "batch_size": 16},
-        failures={"policy": "", "temperature": 1.0, "num_tasks": 2000},
-        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
-        run={"root": "runs/regime", "name": "rctp-regime", "checkpoint_every": 500},
+        sft={"synth_preset": "regime"},
+        failures={"policy": ""},
+        run={"root": "runs/regime", "name": "rctp-regime"},
     ),
-    # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
-    "sft-bfcl-tiny": _preset(
-        SFTConfig,
-        model={"path": "tiny"},
-        tasks=_BFCL_TINY_TASKS,
-        sft={
-            "epochs": 4.0,
-            "batch_size": 8,
-            "max_length": 4096,
-            "eval_max_context": 4096,
-            "eval_max_new_tokens": 128,
-        },
-        optim={"lr": 2e-3, "weight_decay": 0.01, "warmup_steps": 30},
-        run={
-            "root": "runs/stage1",
-            "name": "sft-bfcl-tiny",
-            "steps": 0,
-            "eval_every": 0,
-            "checkpoint_every": 0,
-        },
-    ),
-    "rctp-bfcl-tiny": _preset(
-        RCTPConfig,
+    "sft-bfcl-tiny": _SFT_BFCL_TINY,
+    "rctp-bfcl-tiny": _rctp_after(
+        _SFT_BFCL_TINY,
         model={"path": "runs/stage1/sft-bfcl-tiny/final"},
-        tasks=_BFCL_TINY_TASKS,
-        sft={
-            "epochs": 2.0,
-            "batch_size": 8,
-            "max_length": 4096,
-            "eval_max_context": 4096,
-            "eval_max_new_tokens": 128,
-        },
+        sft={"epochs": 2.0},
         failures={"temperature": 1.0, "max_context": 4096, "max_new_tokens": 128},
-        optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 10},
-        run={
-            "root": "runs/stage1",
-            "name": "rctp-bfcl-tiny",
-            "steps": 0,
-            "eval_every": 0,
-            "checkpoint_every": 0,
-        },
+        optim={"lr": 5e-4, "warmup_steps": 10},
+        run={"name": "rctp-bfcl-tiny"},
     ),
-    # GPU: the paper's Stage 1 on BFCL with a real model (separate turns, paper values).
-    "sft-bfcl-gpu": _preset(
-        SFTConfig,
-        model=_GPU_MODEL,
-        tasks=_BFCL_GPU_TASKS,
-        sft={**_GPU_SFT, "epochs": PAPER.sft_epochs},
-        optim=_PAPER_OPTIM,
-        run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
-    ),
-    "rctp-bfcl-gpu": _preset(
-        RCTPConfig,
-        model=_GPU_MODEL,
-        tasks=_BFCL_GPU_TASKS,
-        sft={**_GPU_SFT, "epochs": PAPER.rctp_epochs},
+    "sft-bfcl-gpu": _SFT_BFCL_GPU,
+    "rctp-bfcl-gpu": _rctp_after(
+        _SFT_BFCL_GPU,
+        sft={"epochs": PAPER.rctp_epochs},
         failures={
             "temperature": PAPER.failure_temperature,
             "max_new_tokens": 512,
             "max_context": 16384,
         },
-        optim=_PAPER_OPTIM,
-        run={"root": "runs/stage1", "name": "rctp-bfcl", "checkpoint_every": 0},
+        run={"name": "rctp-bfcl"},
     ),
 }
-"""Named configs; ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the
-experts, as the paper does (its failures are the base model's rollouts at τ = 0.7)."""
+"""Named configs; each variant is stated as its changes to the preset it follows (the
+regime presets to the CPU ones, an RCTP-FT preset to its suite's SFT preset).
+``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the experts, as the paper
+does (its failures are the base model's rollouts at τ = 0.7)."""
 
 
 def preset(name: str) -> SFTConfig:
@@ -343,8 +322,3 @@ def preset(name: str) -> SFTConfig:
     if name not in PRESETS:
         raise ConfigError(f"config: preset must be one of {sorted(PRESETS)}, got {name!r}")
     return copy.deepcopy(PRESETS[name])
-
-
-def with_overrides(cfg: SFTConfig, **sections: dict[str, Any]) -> SFTConfig:
-    """``cfg`` updated section-wise (strict keys), e.g. ``with_overrides(c, run={"seed": 1})``."""
-    return from_dict(type(cfg), sections, base=dataclasses.replace(cfg))
