@@ -7,13 +7,13 @@
    committing them;
 3. diagnostics (:mod:`analysis.diagnostics`): measurements that explain a run or the testbed;
 4. statistics and verdict rules (:mod:`analysis.stats`, :mod:`analysis.paired_design`,
-   :mod:`analysis.verdicts`);
+   :mod:`analysis.verdicts`: the pool regime's and the new regime's);
 5. figures (:mod:`analysis.figures`);
 6. report renderers (:mod:`analysis.report`);
 7. notebook helpers (:mod:`analysis.notebook`).
 
-:mod:`analysis.theory` (the paper's statements, computed without runs) and the regime
-diagnostic's modules (``analysis/regime*.py``) are not placed in a layer yet.
+:mod:`analysis.theory` (the paper's statements, computed without runs) is not placed in a
+layer yet.
 
 :data:`REPO_ROOT` is the one definition of the repository root (``analysis/`` is installed
 editable, so it sits next to ``runs/``, ``results/``, ``figures/`` and ``docs/``).

@@ -11,6 +11,10 @@ module                                         concern
                                                (``python -m analysis.diagnostics.grad_noise``)
 :mod:`~analysis.diagnostics.perturbations`     perturbations of a ground truth, scored by R
                                                and by BFCL's rule
+:mod:`~analysis.diagnostics.regime`            the regime diagnostic of a Stage-1
+                                               checkpoint, its gates and the proof-run
+                                               criterion (``python -m
+                                               analysis.diagnostics.regime``)
 =============================================  ==============================================
 
 They read runs through :mod:`analysis.runs` and sit below statistics and verdicts, figures,

@@ -20,9 +20,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.runs import Run
+from analysis.runs import GROUP_KEYS, Run
 
-GROUP_KEYS = ("step", "round", "prompt")
 RECOMPUTED = (
     "reward/mean",
     "reward/success_rate",

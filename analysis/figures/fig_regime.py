@@ -1,10 +1,10 @@
 r"""The regime diagnostic at the seed-0 Stage-1 checkpoints: is the testbed in the paper's regime?
 
-Reads the committed reports of :mod:`analysis.regime` (``results/diagnostics/regime-*.json``,
-listed in :data:`INPUTS`; the figure never runs the diagnostic) and the gate verdicts
-(:mod:`analysis.regime_gates`). (a) unbiased pass@k at the RL temperature against k, with the
-greedy success (k = 0 marker and dashed line), per checkpoint and reward goal; (b) greedy
-success and pass@8 per synth category (SFT, no goal); (c) the kinds of SFT's greedy failures:
+Reads the committed reports of :mod:`analysis.diagnostics.regime`
+(``results/diagnostics/regime-*.json``, listed in :data:`INPUTS`; the figure never runs the
+diagnostic) and the gate verdicts (:mod:`analysis.diagnostics.regime.gates`). (a) unbiased
+pass@k at the RL temperature against k, with the greedy success (k = 0 marker and dashed
+line), per checkpoint and reward goal; (b) greedy success and pass@8 per synth category (SFT, no goal); (c) the kinds of SFT's greedy failures:
 their share of the failures and, for each, P(right | sampled) against its chance level
 (gate G2 asks for 2× chance on every kind with ≥ 10%).
 """
@@ -18,8 +18,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from analysis.diagnostics.regime.gates import gates
 from analysis.figures import style as fs
-from analysis.regime_gates import gates
 
 REQUIRES: tuple[str, ...] = ()
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +43,9 @@ def series(sft: str, rctp: str) -> tuple[tuple[str, str, str, str], ...]:
 SERIES = series(SFT_REPORT, RCTP_REPORT)
 CAPTION = (
     "Regime diagnostic of the seed-0 Stage-1 checkpoints on the 200 held-out synth tasks "
-    "(analysis/regime.py; cpu-grpo rollouts: tau 1, 96 new tokens, 1,024-token context, 8 "
-    "samples per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); "
-    "(b) greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
+    "(analysis/diagnostics/regime/; cpu-grpo rollouts: tau 1, 96 new tokens, 1,024-token "
+    "context, 8 samples per task): (a) unbiased pass@k against k with greedy success at k = 0 "
+    "(dashed); (b) greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
     "share of the failures (bars) and P(right decision | sampled) against chance (points; "
     "gate G2 needs 2x chance on every kind with >= 10% of the failures)."
 )
@@ -57,7 +57,9 @@ def load_reports(root: Path = ROOT, inputs: tuple[str, ...] = INPUTS) -> dict[st
     for rel in inputs:
         path = root / rel
         if not path.is_file():
-            raise FileNotFoundError(f"{rel} is missing: run python -m analysis.regime (docs)")
+            raise FileNotFoundError(
+                f"{rel} is missing: run python -m analysis.diagnostics.regime (docs)"
+            )
         out[rel] = json.loads(path.read_text())
     return out
 

@@ -3,8 +3,8 @@ r"""The regime diagnostic on the regime suite's design seed: does the new testbe
 The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
 greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
 seed-7 Stage-1 checkpoints of the regime suite's current design variant (``docs/regime.md``),
-read from the committed reports of :mod:`analysis.regime` (:data:`INPUTS`); the title gives
-the verdicts of the gates G1–G5 (:mod:`analysis.regime_gates`).
+read from the committed reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the
+title gives the verdicts of the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
 SERIES = base.series(SFT_REPORT, RCTP_REPORT)
 CAPTION = (
     f"Regime diagnostic of the regime suite's design variant {VARIANT} at seed 7 (no factorial "
-    "seed) on 200 held-out tasks (analysis/regime.py; regime-grpo rollouts: tau 1, 8 samples "
-    "per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); (b) "
+    "seed) on 200 held-out tasks (analysis/diagnostics/regime/; regime-grpo rollouts: tau 1, 8 "
+    "samples per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); (b) "
     "greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
     "share of the failures (bars) and P(right decision | sampled) against chance (points; "
     "gate G2 needs 2x chance on every kind with >= 10% of the failures)."

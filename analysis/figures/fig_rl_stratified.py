@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.stats import mean_ci
-from analysis.verdicts import RULES
+from analysis.verdicts.pool import RULES
 from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial", "stratified")

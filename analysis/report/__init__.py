@@ -13,7 +13,7 @@ module                             concern
 :mod:`~analysis.report.tables`     the report's tables and the experiment names they need
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
-:mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts` as tables
+:mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts.pool` as tables
 =================================  ==========================================================
 
 Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run

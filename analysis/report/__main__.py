@@ -6,7 +6,8 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``setup_table.tex``, the paper's setup against the presets of this commit;
 - one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
 - ``figures_results.tex``, the built figures that read runs;
-- ``verdicts.tex``, the pre-registered verdicts on the paper's claims (:mod:`analysis.verdicts`);
+- ``verdicts.tex``, the pre-registered verdicts on the paper's claims
+  (:mod:`analysis.verdicts.pool`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,

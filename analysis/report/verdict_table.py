@@ -1,4 +1,4 @@
-"""The verdicts of :mod:`analysis.verdicts` as tables: the report's LaTeX table
+"""The verdicts of :mod:`analysis.verdicts.pool` as tables: the report's LaTeX table
 (``paper/generated/verdicts.tex``) and the README's ``verdicts`` block (markdown).
 
 Each row: the claim, the measured quantity, the estimate with its 95% t-interval, the number
@@ -12,7 +12,7 @@ import math
 from analysis.campaign.mechanics import RESULTS
 from analysis.report.latex import escape, tabular
 from analysis.runs.sources import Resolver, layout_resolver
-from analysis.verdicts import Outcome, outcomes
+from analysis.verdicts.pool import Outcome, outcomes
 
 
 def fmt_outcome(out: Outcome, digits: int = 3) -> str:
@@ -36,7 +36,7 @@ def _cells(out: Outcome) -> list[str]:
 
 HEADER = ("claim", "quantity", "estimate [95% CI]", "n", "test", "verdict")
 NOTE = (
-    "Rules and thresholds fixed in analysis/verdicts.py before the long runs. Estimate: mean "
+    "Rules and thresholds fixed in analysis/verdicts/pool.py before the long runs. Estimate: mean "
     "over seeds of the per-seed value with its 95% t-interval; n = seeds with every arm; "
     "n < 3 is inconclusive."
 )

@@ -17,6 +17,7 @@ and verdicts, figures, the report and the notebook helpers (:mod:`analysis`).
 
 from analysis.runs.folder import (
     COMPLETE,
+    GROUP_KEYS,
     SAMPLE_CONVERSATIONS,
     SAMPLE_SOURCE,
     Run,
@@ -28,6 +29,7 @@ from analysis.runs.folder import (
 
 __all__ = [
     "COMPLETE",
+    "GROUP_KEYS",
     "SAMPLE_CONVERSATIONS",
     "SAMPLE_SOURCE",
     "Run",

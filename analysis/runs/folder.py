@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +37,11 @@ SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
 """A light copy's committed sample of conversations (rows as in ``conversations.jsonl``)."""
 SAMPLE_SOURCE = "conversations.source.json"
 """How that sample was made: see :mod:`analysis.campaign.conversation_sample`."""
+GROUP_KEYS = ("step", "round", "prompt")
+"""The columns of the per-rollout table (:attr:`Run.rollouts`) that identify a group: the G
+rollouts of one prompt in one generation round of one step."""
+STEP_EVAL = re.compile(r"step_(\d+)")
+"""The name (without ``.json``) of a held-out evaluation in ``eval/``: ``step_<N>``."""
 
 
 def is_finished(path: str | Path) -> bool:
@@ -146,6 +152,13 @@ class Run:
             if d.is_dir()
             else {}
         )
+
+    @cached_property
+    def step_evals(self) -> dict[int, dict[str, Any]]:
+        """The held-out evaluations ``eval/step_<N>.json`` by step N, in step order (the
+        trainer writes one at step 0 and every ``eval_every`` steps)."""
+        steps = {int(m[1]): name for name in self.evals if (m := STEP_EVAL.fullmatch(name))}
+        return {step: self.evals[steps[step]] for step in sorted(steps)}
 
 
 def load_run(root: str | Path) -> Run:

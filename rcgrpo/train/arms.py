@@ -12,7 +12,7 @@ trains it and the role the verdict rules read it under. Each record is typed onc
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.verdicts` (``pool``) and :mod:`analysis.regime_verdicts` (``new``) read
+- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``new``) read
   their arms by ``role``.
 
 Adding an arm is one record here plus its changes in ``presets._CHANGES``; a verdict on it

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from analysis import regime_verdicts as rv
-from analysis import verdicts as vd
 from analysis.campaign import experiments as ex
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb
+from analysis.verdicts import pool as vd
+from analysis.verdicts import regime as rv
 from rcgrpo.train import arms as am
 from rcgrpo.train import presets as ps
 from rcgrpo.train.config import TrainConfig, from_dict

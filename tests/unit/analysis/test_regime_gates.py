@@ -1,5 +1,5 @@
 """The regime diagnostic's pass@k estimator by hand, and gates G1-G5 on hand-made reports,
-each passing and failing at its boundary (analysis/regime_stats.py, analysis/regime_gates.py)."""
+each passing and failing at its boundary (analysis/diagnostics/regime/: passk.py, gates.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from analysis.regime_gates import (
+from analysis.diagnostics.regime.gates import (
     g0_fit,
     g1_headroom,
     g2_support,
@@ -17,7 +17,7 @@ from analysis.regime_gates import (
     g5_sft_rc,
     gates,
 )
-from analysis.regime_stats import headroom, pass_at_k, suite_pass_at_k
+from analysis.diagnostics.regime.passk import headroom, pass_at_k, suite_pass_at_k
 
 # --- pass@k --------------------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ def test_gates_lists_all_five_in_order():
 
 
 def test_summarise_hand_records():
-    from analysis.regime_stats import summarise
+    from analysis.diagnostics.regime.passk import summarise
 
     def row(cat, greedy, kind, c, right, chance, kinds):
         return dict(category=cat, greedy=greedy, greedy_kind=kind, successes=c, right=right,

@@ -1,4 +1,4 @@
-"""Group statistics of the regime's verdicts (analysis/regime_groups.py): the within/between
+"""Group statistics of the regime's verdicts (analysis/verdicts/groups.py): the within/between
 split, informative and collapsed groups by hand, and equality with the trainer's logged
 metrics on a committed run."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import regime_groups as rg
 from analysis.runs import load_run
+from analysis.verdicts import groups as rg
 
 RUN = Path(__file__).resolve().parents[3] / "results" / "campaign" / "cpu-rcgrpo-s0"
 

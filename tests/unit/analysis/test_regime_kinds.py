@@ -1,11 +1,11 @@
-"""Failure kinds and decisions of the regime diagnostic (analysis/regime_kinds.py) on
+"""Failure kinds and decisions of the regime diagnostic (analysis/diagnostics/regime/kinds.py) on
 hand-made rollouts: scripted replies run through the real engine and environment."""
 
 from __future__ import annotations
 
 import pytest
 
-from analysis.regime_kinds import (
+from analysis.diagnostics.regime.kinds import (
     KINDS,
     Decision,
     failure_kind,

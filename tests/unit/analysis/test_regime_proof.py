@@ -1,4 +1,5 @@
-"""The proof-run criterion (analysis.regime_proof): McNemar by hand, each check's boundary."""
+"""The proof-run criterion (analysis.diagnostics.regime.proof): McNemar by hand, each check's
+boundary."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import math
 
 import pytest
 
-from analysis.regime_proof import mcnemar_exact, proof_verdict
+from analysis.diagnostics.regime.proof import mcnemar_exact, proof_verdict
 
 
 def test_mcnemar_exact_by_hand():

@@ -1,5 +1,5 @@
-"""The new regime's verdict rules (analysis/regime_verdicts.py, regime_checks.py,
-regime_calibration.py, regime_table.py): the decision, the seed interval and the calibration
+"""The new regime's verdict rules (analysis/verdicts/: regime.py, checks.py,
+calibration.py, table.py): the decision, the seed interval and the calibration
 rule by hand, and fake run folders that make every rule come out holds / does not hold /
 inconclusive, and every gate fail."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from analysis import regime_calibration as cal
-from analysis import regime_checks as rc
-from analysis import regime_table as rt
-from analysis import regime_verdicts as rv
 from analysis.runs import load_run
+from analysis.verdicts import calibration as cal
+from analysis.verdicts import checks as rc
+from analysis.verdicts import regime as rv
+from analysis.verdicts import table as rt
 
 TASKS = ("t0", "t1", "t2")
 HHLL = ("high", "high", "low", "low")

@@ -10,19 +10,13 @@ from pathlib import Path
 
 from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
-from analysis.runs import COMPLETE, is_finished
+from analysis.runs import COMPLETE, is_finished, load_run
 from analysis.runs.folder import LIGHT_FILES, digests
 from analysis.runs.sources import layout_resolver
 
 ANALYSIS = Path(__file__).resolve().parents[3] / "analysis"
 RUN_FILES = (*LIGHT_FILES, "conversations.jsonl", COMPLETE)
 """The names of a run folder's files (its ``eval/`` folder aside)."""
-KNOWN = {
-    "analysis/regime.py": "print_gates reads a Stage-1 run's metrics.jsonl (G0)",
-    "analysis/regime_proof.py": "run_verdict globs a run's eval/step_*.json",
-}
-"""Modules of the regime diagnostic that still open run files themselves: they are in use by
-a running experiment and move into the layers with the rest of the regime work (issue 26)."""
 
 
 def _run(root: Path, name: str, *files: str) -> Path:
@@ -71,6 +65,17 @@ def test_digests_name_every_light_file_and_hash_what_exists(tmp_path):
     assert got["summary.json"] is None and set(got) == {*LIGHT_FILES, "eval/step_0.json"}
 
 
+def test_step_evals_are_in_step_order_not_name_order(tmp_path):
+    folder = _run(tmp_path, "r")
+    (folder / "eval").mkdir()
+    for step in (100, 0, 25):  # by name: step_0 < step_100 < step_25
+        (folder / "eval" / f"step_{step}.json").write_text(json.dumps({"step": step}))
+    (folder / "eval" / "final.json").write_text("{}")  # not an evaluation at a step
+    evals = load_run(folder).step_evals
+    assert list(evals) == [0, 25, 100] and evals[25] == {"step": 25}
+    assert load_run(_run(tmp_path, "none")).step_evals == {}
+
+
 def _names_a_run_file(text: str) -> bool:
     """A path-like string constant (no white space) naming a run folder's file."""
     return not re.search(r"\s", text) and (
@@ -105,4 +110,4 @@ def test_only_the_run_data_layer_names_a_run_folders_files():
         for p in sorted(ANALYSIS.rglob("*.py"))
         if ANALYSIS / "runs" not in p.parents and (names := _run_file_constants(p))
     }
-    assert set(found) == set(KNOWN), found
+    assert found == {}

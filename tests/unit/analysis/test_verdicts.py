@@ -1,4 +1,4 @@
-"""Pre-registered verdicts (analysis/verdicts.py): the decision rule by hand, and fake run
+"""Pre-registered verdicts (analysis/verdicts/pool.py): the decision rule by hand, and fake run
 folders that make every rule come out holds / does not hold / inconclusive."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from analysis.report.verdict_table import verdicts_latex, verdicts_markdown
 from analysis.runs import load_run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
-from analysis.verdicts import (
+from analysis.verdicts.pool import (
     ENTROPY,
     HIGHTEMP,
     RCTP,

@@ -28,7 +28,7 @@ knob, all at the regime's recipe and length. Let :math:`g(v) = H(v)/H^* - 1`.
 
 CLI::
 
-    python -m analysis.regime_calibration --knob temperature --target runs/regime/rc-s9 \
+    python -m analysis.verdicts.calibration --knob temperature --target runs/regime/rc-s9 \
         --candidates runs/regime/tau1.2-s9 runs/regime/tau1.4-s9 --out calib-temperature.json
 """
 
@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from analysis.runs import Run, load_run
-from analysis.verdicts import seed_of
+from analysis.verdicts.pool import seed_of
 
 ENTROPY_TOLERANCE = 0.10
 """|H_arm / H_RC − 1| at most this: entropy-matched (issue 27: ±10%)."""
@@ -149,7 +149,9 @@ def calibrate(target: Run, candidates: Sequence[Run], knob: str) -> Choice:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m analysis.verdicts.calibration", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("--knob", choices=sorted(KNOBS), required=True)
     ap.add_argument("--target", required=True, help="the RC-GRPO run on the calibration seed")
     ap.add_argument("--candidates", nargs="+", required=True, help="one run per knob value")

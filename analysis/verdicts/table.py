@@ -1,7 +1,7 @@
 r"""The regime's verdict table and the MDE plan (issue 27), from committed runs; never trains.
 
-``table``: every rule of :data:`analysis.regime_verdicts.RULES` and every bookkeeping check
-of :mod:`analysis.regime_checks` on the finished runs under ``--runs-root``.
+``table``: every rule of :data:`analysis.verdicts.regime.RULES` and every bookkeeping check
+of :mod:`analysis.verdicts.checks` on the finished runs under ``--runs-root``.
 
 ``plan``: the minimum detectable effect of each held-out (task × seed) rule, *before* the
 runs, from a pilot: either the difference of two arms' final success (``--arm A --versus
@@ -15,9 +15,9 @@ a main effect with weights ±½ has half a difference's variance), then
 at ``--tasks`` × ``--seeds``, and the fewest tasks (on a 50-task grid) with MDE ≤ 5 points
 for 3, 4 and 5 seeds::
 
-    python -m analysis.regime_table plan --runs-root results/campaign --arm cpu-rcgrpo \
+    python -m analysis.verdicts.table plan --runs-root results/campaign --arm cpu-rcgrpo \
         --versus cpu-rctp-grpo --tasks 1000 --seeds 3
-    python -m analysis.regime_table table --runs-root results/regime
+    python -m analysis.verdicts.table table --runs-root results/regime
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from analysis import regime_checks as rc
-from analysis import regime_verdicts as rv
 from analysis.paired_design import Components, Paired, paired, plan, planned_mde
 from analysis.runs import Run
+from analysis.verdicts import checks as rc
+from analysis.verdicts import regime as rv
 
 
 def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:
@@ -51,7 +51,7 @@ def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:
 
 
 def outcomes(arms: Mapping[str, Mapping[int, Run]]) -> tuple[list[rv.Outcome], list[rc.Check]]:
-    """Every rule and check on ``arms`` (:func:`analysis.regime_verdicts.load_arms`)."""
+    """Every rule and check on ``arms`` (:func:`analysis.verdicts.regime.load_arms`)."""
     found = checks(arms)
     gates = {c.id: c.passed for c in found}
     return [rv.evaluate(rule, arms, gates) for rule in rv.RULES], found
@@ -113,7 +113,9 @@ def planned(comps: Components, tasks: int, seeds: int) -> list[tuple[str, float,
 def main(argv: Sequence[str] | None = None) -> int:
     from analysis.runs.sources import collect, layout_resolver
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m analysis.verdicts.table", description=__doc__.split("\n")[0]
+    )
     ap.add_argument("command", choices=("table", "plan"))
     ap.add_argument("--runs-root", required=True)
     ap.add_argument("--arm", help="plan: the pilot arm")

@@ -24,6 +24,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from analysis.runs import Run
+
 GAIN, ALPHA = 0.10, 0.05
 DECISIONS_RIGHT = 0.80
 NO_POINT_LOSS = 0.02
@@ -91,18 +93,21 @@ def proof_verdict(start: dict, end: dict) -> dict:
 
 
 def run_verdict(run: Path, condition: str | None = None) -> dict:
-    """:func:`proof_verdict` of a run folder: its first and last ``eval/step_<N>.json``."""
-    steps = sorted(run.glob("eval/step_*.json"), key=lambda p: int(p.stem.split("_")[1]))
-    if len(steps) < 2:
-        raise ValueError(f"{run}: needs held-out evaluations at two steps, found {len(steps)}")
-    first, last = (json.loads(p.read_text()) for p in (steps[0], steps[-1]))
+    """:func:`proof_verdict` of a run folder: its first and last held-out evaluation
+    (:attr:`analysis.runs.Run.step_evals`)."""
+    evals = list(Run(Path(run)).step_evals.values())
+    if len(evals) < 2:
+        raise ValueError(f"{run}: needs held-out evaluations at two steps, found {len(evals)}")
+    first, last = evals[0], evals[-1]
     cond = condition or next(iter(first["conditions"]))
     out = proof_verdict(first["conditions"][cond], last["conditions"][cond])
     return {"run": str(run), "condition": cond, "steps": [first["step"], last["step"]], **out}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m analysis.regime_proof", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.diagnostics.regime.proof", description=__doc__
+    )
     parser.add_argument("runs", nargs="+", type=Path, help="RL run folders")
     parser.add_argument("--condition", default=None, help="eval condition (default: the first)")
     args = parser.parse_args(argv)

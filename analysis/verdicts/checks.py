@@ -8,14 +8,14 @@ of the bookkeeping or of a rule's premise, each with its reason:
   holds by the law of total variance up to the Jensen gap between groups; it checks the
   logged ``theory/var_bound_iid``, not Prop. 4.3.
 - **B2** (the pool's 1b, 3b, 3c): with binary rewards and population std the mean advantage
-  spread is (1 − z)·c̄, c̄ ∈ [2, G/√(G−1)] (:func:`analysis.regime_groups.spread_range`):
+  spread is (1 − z)·c̄, c̄ ∈ [2, G/√(G−1)] (:func:`analysis.verdicts.groups.spread_range`):
   it restates the collapse share z. Reported once: the share of training steps in that range
   and the realised c̄ = spread / (1 − z).
 - **B3** (the premise behind the pool's 4b and 6a): the low goal is not a switch to garbage,
   i.e. RC-GRPO's low-goal training success is > 0 on every seed. If it fails, between-goal
   variance and "stratified collapses fewer groups" hold by construction again.
 - **B4** (gate of the entropy rules): the arm's high-goal-like entropy is within ±10% of
-  RC-GRPO's (:mod:`analysis.regime_calibration`).
+  RC-GRPO's (:mod:`analysis.verdicts.calibration`).
 - **B5** (gate of the stratified rules): the stratified arm has exactly G/2 high goals in
   every group (G even: no rounding), and the i.i.d. arm's share of high-goal rollouts lies in
   the binomial 99% interval :math:`0.5 \pm z_{0.995}\sqrt{0.25/N}` (N its rollouts), so the
@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
-from analysis.regime_calibration import ENTROPY_TOLERANCE, seed_mean_gap
-from analysis.regime_groups import exact_half_share, group_table, high_share, spread_in_range
 from analysis.runs import Run
+from analysis.verdicts.calibration import ENTROPY_TOLERANCE, seed_mean_gap
+from analysis.verdicts.groups import exact_half_share, group_table, high_share, spread_in_range
 
 BALANCE_LEVEL = 0.99
 """Level of the binomial interval of B5's i.i.d. high-goal share."""

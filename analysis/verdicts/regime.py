@@ -1,9 +1,9 @@
 r"""Verdicts of the new regime (issue 27), by rules committed before its first campaign run.
 
-The pool regime's rules stay in :mod:`analysis.verdicts` (its table, labelled as the pool
+The pool regime's rules stay in :mod:`analysis.verdicts.pool` (its table, labelled as the pool
 regime's). Here each :class:`Rule` of :data:`RULES` maps run data to *holds*, *does not hold*
 or *inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
-:mod:`analysis.regime_checks` holds what held by construction in the pool regime, as labelled
+:mod:`analysis.verdicts.checks` holds what held by construction in the pool regime, as labelled
 bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (B4, B5).
 
 Two designs; an arm is an experiment group (``regime-rcgrpo``, …), one run per seed, and a
@@ -26,7 +26,7 @@ is inconclusive exactly when the interval contains 0):
 
 inconclusive otherwise, when fewer than :data:`MIN_SEEDS` seeds, or when the rule's gate
 check fails. "Final" = the last held-out evaluation at the run's evaluation goal (RC arms:
-high); "over training" = every group of steps ≥ 1 (:mod:`analysis.regime_groups`).
+high); "over training" = every group of steps ≥ 1 (:mod:`analysis.verdicts.groups`).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from analysis import regime_groups as rg
 from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
 from analysis.paired_design import mde as _mde
-from analysis.regime_calibration import high_like_entropy
 from analysis.runs import Run, load_run
-from analysis.verdicts import seed_of
+from analysis.verdicts import groups as rg
+from analysis.verdicts.calibration import high_like_entropy
+from analysis.verdicts.pool import seed_of
 from rcgrpo.train.arms import roles
 
 MIN_SEEDS = 3
@@ -102,7 +102,7 @@ def success(at: str = "last", goal: str | None = None) -> TaskValue:
 
 @functools.lru_cache(maxsize=64)
 def groups(run: Run) -> pd.DataFrame:
-    """The run's training groups (:func:`analysis.regime_groups.group_table`), cached."""
+    """The run's training groups (:func:`analysis.verdicts.groups.group_table`), cached."""
     return rg.group_table(run.rollouts)
 
 

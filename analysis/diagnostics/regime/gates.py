@@ -1,7 +1,7 @@
 r"""Gates G1–G5 of issue 25: is a Stage-1 testbed in the paper's regime?
 
-Each gate is a pure function of the diagnostic's reports (:mod:`analysis.regime`, one JSON
-per checkpoint, ``results/diagnostics/regime-<name>.json``) and returns a :class:`Gate`
+Each gate is a pure function of the diagnostic's reports (:mod:`analysis.diagnostics.regime`,
+one JSON per checkpoint, ``results/diagnostics/regime-<name>.json``) and returns a :class:`Gate`
 with the measured values, the thresholds and the verdict. The thresholds are the issue's,
 written here before the diagnostic ran on any checkpoint:
 
@@ -11,11 +11,11 @@ written here before the diagnostic ran on any checkpoint:
   greedy failures; the report also gives the share of the greedy failures).
 - **G2 support** (SFT, no goal): every failure kind :math:`K` with at least 10% of the greedy
   failures has :math:`P(\text{right} \mid \text{sampled}) \ge 2\,\text{chance}` (both defined
-  in :mod:`analysis.regime_kinds`). A kind whose options are not countable (chance None:
+  in :mod:`analysis.diagnostics.regime.kinds`). A kind whose options are not countable (chance None:
   parse error, truncation, other) cannot show support and fails when it has 10% or more.
 - **G3 signal** (SFT + the RL preset, fresh tasks of the whole training distribution):
-  :math:`B_{noise} \le 400` groups (:mod:`analysis.grad_noise`) and the mean leave-one-step-
-  out cosine :math:`\bar c \ge 0.1` with :math:`\bar c \ge 3\,\mathrm{SE}`,
+  :math:`B_{noise} \le 400` groups (:mod:`analysis.diagnostics.grad_noise`) and the mean
+  leave-one-step-out cosine :math:`\bar c \ge 0.1` with :math:`\bar c \ge 3\,\mathrm{SE}`,
   :math:`\mathrm{SE} = s_c/\sqrt{S}` over the S steps (the leave-one-out cosines share the
   other steps, so this SE is a guide, not an exact error).
 - **G4 low goal** (RCTP-FT against SFT): under ``<|low_reward|>`` the success at τ

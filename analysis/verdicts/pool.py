@@ -1,4 +1,5 @@
-r"""Verdicts on the paper's claims, decided by rules written down before the runs.
+r"""Verdicts on the paper's claims in the pool regime, decided by rules written down before
+the runs (the new regime's: :mod:`analysis.verdicts.regime`).
 
 For each claim a reproduction checks (the five of the paper digest §7, and §1's that raising
 entropy or temperature does not fix the collapse) and ours (stratified against i.i.d. reward

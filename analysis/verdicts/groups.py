@@ -30,8 +30,8 @@ import math
 import numpy as np
 import pandas as pd
 
-GROUP_KEYS = ("step", "round", "prompt")
-"""Columns that identify a group in ``rollouts.jsonl``."""
+from analysis.runs import GROUP_KEYS
+
 NO_GOAL = "none"
 """The goal class of rollouts without a reward token."""
 GROUP_COLUMNS = (
