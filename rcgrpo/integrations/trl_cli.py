@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rcgrpo.integrations.trl_rollout import RolloutSettings
-from rcgrpo.policy.task_sources import load_tasks
+from rcgrpo.policy.task_sources import load_train_tasks
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TRLConfig, save_config
 from rcgrpo.validation import check_positive_int
@@ -91,16 +91,8 @@ def grpo_kwargs(cfg: TRLConfig, num_processes: int) -> dict[str, Any]:
 
 
 def training_tasks(cfg: TRLConfig) -> list:
-    """The first ``tasks.num_train`` tasks of the train split (0 = all of a finite source)."""
-    tasks = cfg.tasks
-    if tasks.source != "synth":
-        return load_tasks(
-            tasks.source, "train", seed=tasks.split_seed, limit=tasks.num_train or None
-        )
-    knobs = {"turns": (1, tasks.max_turns), "calls_per_turn": (1, tasks.max_calls_per_turn)}
-    return load_tasks(
-        "synth", "train", tasks.split_seed, tasks.num_train, preset=tasks.synth_preset, **knobs
-    )
+    """The tasks ``cfg`` trains on: the training half of every command's task loader."""
+    return load_train_tasks(cfg.tasks, cfg.tasks.synth_preset)
 
 
 def rollout_settings(cfg: TRLConfig) -> RolloutSettings:

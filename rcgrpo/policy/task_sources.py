@@ -12,7 +12,8 @@ A source is a function ``(split, seed, limit, **options) -> list[Task]``; regist
   from the command line works), e.g. ``{"preset": "tiny", "turns": [1, 1]}``.
 
 Training (both stages) and the campaign take a run's (train, held-out) pair from its
-``tasks`` config section with :func:`load_task_splits`, through :func:`load_tasks`.
+``tasks`` config section with :func:`load_task_splits`, the TRL path its training tasks with
+:func:`load_train_tasks` (the same first half), both through :func:`load_tasks`.
 """
 
 from __future__ import annotations
@@ -88,6 +89,26 @@ def _synth_options(tasks: Any, synth_preset: str) -> dict[str, Any]:
     }
 
 
+def _load_split(tasks: Any, split: str, count: int, synth_preset: str) -> list:
+    """``split`` of a tasks config section: bfcl its whole fixed split, synth ``count``
+    tasks with the options of :func:`_synth_options`, another source its first ``count``
+    tasks (0 = all)."""
+    seed = tasks.split_seed
+    if tasks.source == "bfcl":  # a fixed split: num_train / num_eval do not apply
+        return load_tasks("bfcl", split, seed)
+    if tasks.source == "synth":
+        return load_tasks("synth", split, seed, count, **_synth_options(tasks, synth_preset))
+    return load_tasks(tasks.source, split, seed, count or None)
+
+
+def load_train_tasks(tasks: Any, synth_preset: str = "tiny") -> list:
+    """Training tasks of a :class:`~rcgrpo.train.config.TrainingTaskConfig` (the TRL path),
+    exactly the first of :func:`load_task_splits`' pair: bfcl its 720-task train split;
+    synth ``num_train`` train-split tasks of preset ``synth_preset``; any other registered
+    source the first ``num_train`` of its ``train`` split (0 = all)."""
+    return _load_split(tasks, "train", tasks.num_train, synth_preset)
+
+
 def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list]:
     """(train, held-out) tasks of a :class:`~rcgrpo.train.config.TaskConfig`, from the task
     source registry (:func:`load_tasks`, seed ``split_seed``).
@@ -96,10 +117,6 @@ def load_task_splits(tasks: Any, synth_preset: str = "tiny") -> tuple[list, list
     test-split tasks of preset ``synth_preset`` (:func:`_synth_options`); any other
     registered source: its ``train`` and ``test`` splits, ``num_train`` / ``num_eval`` tasks.
     """
-    if tasks.source == "bfcl":  # a fixed split: num_train / num_eval do not apply
-        limits, options = (None, None), {}
-    else:
-        limits = (tasks.num_train, tasks.num_eval)
-        options = _synth_options(tasks, synth_preset) if tasks.source == "synth" else {}
-    train = load_tasks(tasks.source, "train", tasks.split_seed, limits[0], **options)
-    return train, load_tasks(tasks.source, "test", tasks.split_seed, limits[1], **options)
+    return load_train_tasks(tasks, synth_preset), _load_split(
+        tasks, "test", tasks.num_eval, synth_preset
+    )

@@ -3,16 +3,17 @@
 Each stage's config holds only the fields that stage reads, so no flag is accepted and
 ignored: :class:`TrainConfig` (GRPO / RC-GRPO, :mod:`rcgrpo.train.rl.loop`) and the Stage-1
 configs of :mod:`rcgrpo.train.stage1.config` share :class:`ModelConfig`, :class:`TaskConfig`,
-:class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (episode mode, synth
-preset) and the optimizer (how a rollout batch is split into updates); Stage 1 extends the
-model (the ``path`` it starts from: RL starts from ``init``). RL's ``rollout`` and RCTP-FT's
-``failures`` sample episodes with the fields of :class:`SamplingConfig`. Algorithm choices
-are string enums, validated at start-up against the registries of the modules that
-implement them (:mod:`rcgrpo.train.validate`). Presets are named configs; the resolved
-config is written next to every run as ``config.json``. :class:`TRLConfig` is the same
-algorithm on TRL's ``GRPOTrainer`` (``python -m rcgrpo trl``): its sections keep the names
-and meanings of the RL ones, holding only what that path reads, plus ``trl`` (how TRL
-spreads a step).
+:class:`OptimConfig` and :class:`RunConfig`. RL extends the tasks (:class:`EpisodeTaskConfig`:
+episode mode, synth preset) and the optimizer (how a rollout batch is split into updates);
+Stage 1 extends the model (the ``path`` it starts from: RL starts from ``init``). RL's
+``rollout`` and RCTP-FT's ``failures`` sample episodes with the fields of
+:class:`SamplingConfig`. Algorithm choices are string enums, validated at start-up against
+the registries of the modules that implement them (:mod:`rcgrpo.train.validate`). Presets
+are named configs; the resolved config is written next to every run as ``config.json``.
+:class:`TRLConfig` is the same algorithm on TRL's ``GRPOTrainer`` (``python -m rcgrpo
+trl``): its sections keep the names and meanings of the RL ones, holding only what that path
+reads (its tasks: :class:`TrainingTaskConfig` and :class:`EpisodeTaskConfig`, no held-out
+split), plus ``trl`` (how TRL spreads a step).
 
 Loading order (:mod:`rcgrpo.train.cli`): preset → ``--config file.json`` (strict: an
 unknown key is an error naming its dotted path) → command-line flags (``--algo.kl-beta 0.05``).
@@ -41,16 +42,21 @@ class ModelConfig:
 
 
 @dataclass
-class TaskConfig:
+class TrainingTaskConfig:
+    """The tasks a run trains on, as every command reads them (the TRL path reads only these
+    and the :class:`EpisodeTaskConfig` fields): loaded by
+    :func:`rcgrpo.policy.task_sources.load_train_tasks`."""
+
     source: str = "synth"
     """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn) |
     a source added with :func:`rcgrpo.policy.task_sources.register_task_source`."""
     prompt_style: str = "compact"
-    """compact (short signatures; tiny models) | bfcl (official system prompt; real models)."""
+    """System prompt, a name of :data:`rcgrpo.policy.render.PROMPT_STYLES`: compact (short
+    signatures; tiny models) | bfcl (official system prompt; real models) | bare."""
     num_train: int = 4000
-    """synth only: number of training tasks generated."""
-    num_eval: int = 200
-    """Held-out tasks for evaluation (synth test split; bfcl uses the 80-task test split)."""
+    """Training tasks: synth generates N; another registered source gives the first N of its
+    train split (0 = all of it, where the command allows 0: trl); bfcl ignores it (its fixed
+    720-task train split)."""
     split_seed: int = 0
     """Seed of the task generator (synth) or of the 720/80 id-level split (bfcl)."""
     max_turns: int = 3
@@ -60,16 +66,31 @@ class TaskConfig:
 
 
 @dataclass
-class RLTaskConfig(TaskConfig):
-    """Tasks of the RL stage: the shared fields plus the episode mode and the synth difficulty
-    preset (Stage 1 has its modes and preset in ``sft``; RL must use the preset its
-    checkpoint was trained on)."""
+class TaskConfig(TrainingTaskConfig):
+    """Tasks of a stage that also evaluates on held-out tasks (Stage 1 and RL): the training
+    tasks and a held-out split (:func:`rcgrpo.policy.task_sources.load_task_splits`)."""
+
+    num_eval: int = 200
+    """Held-out tasks for evaluation (synth test split; bfcl uses the 80-task test split)."""
+
+
+@dataclass
+class EpisodeTaskConfig:
+    """What the RL algorithm (``train`` and ``trl``) adds to its tasks: the episode mode and
+    the synth difficulty preset (Stage 1 has its modes and preset in ``sft``; RL must use
+    the preset its checkpoint was trained on)."""
 
     mode: str = "combined"
-    """Episode mode: combined (paper's RL mode, all turns in one prompt) | multi_turn."""
+    """Episode mode, a name of :data:`rcgrpo.policy.rollout.MODES`: combined (paper's RL
+    mode, all turns in one prompt) | multi_turn."""
     synth_preset: str = "tiny"
     """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from
     (``max_turns`` / ``max_calls_per_turn`` cap its ranges), as in Stage 1."""
+
+
+@dataclass
+class RLTaskConfig(EpisodeTaskConfig, TaskConfig):
+    """Tasks of the RL stage: the shared fields, held-out tasks and the episode fields."""
 
 
 @dataclass
@@ -235,26 +256,9 @@ class TrainConfig:
 
 # ------------------------------------------------------- TRL (python -m rcgrpo trl)
 @dataclass
-class TRLTaskConfig:
-    """Tasks of the TRL path: its training split only (TRL runs no held-out evaluation)."""
-
-    source: str = "synth"
-    """A name of :data:`rcgrpo.policy.task_sources.TASK_SOURCES` (synth | bfcl | registered)."""
-    prompt_style: str = "compact"
-    """System prompt: a name of :data:`rcgrpo.policy.render.PROMPT_STYLES`."""
-    num_train: int = 64
-    """Training tasks: the first N of the train split (synth: N generated); 0 = the whole
-    split of a finite source (not synth)."""
-    split_seed: int = 0
-    """Seed of the synth generator or of the bfcl 720/80 id-level split."""
-    max_turns: int = 1
-    """synth only: maximum user turns per task."""
-    max_calls_per_turn: int = 1
-    """synth only: maximum ground-truth calls per turn."""
-    mode: str = "combined"
-    """Episode mode: a name of :data:`rcgrpo.policy.rollout.MODES`."""
-    synth_preset: str = "tiny"
-    """synth only: the :data:`rcgrpo.env.synth.SYNTH_PRESETS` entry the tasks start from."""
+class TRLTaskConfig(EpisodeTaskConfig, TrainingTaskConfig):
+    """Tasks of the TRL path: the training tasks and the episode fields (TRL runs no
+    held-out evaluation). :class:`TRLConfig` starts from 64 tasks of one turn and one call."""
 
 
 @dataclass
@@ -324,7 +328,9 @@ class TRLConfig:
     """Starting checkpoint folder (RCTP-FT for RC-GRPO) or HF model path."""
     preset: str = ""
     """Name of the preset this config started from ('' = none)."""
-    tasks: TRLTaskConfig = field(default_factory=TRLTaskConfig)
+    tasks: TRLTaskConfig = field(
+        default_factory=lambda: TRLTaskConfig(num_train=64, max_turns=1, max_calls_per_turn=1)
+    )
     rollout: TRLRolloutConfig = field(default_factory=TRLRolloutConfig)
     algo: TRLAlgoConfig = field(default_factory=TRLAlgoConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)

@@ -10,7 +10,7 @@ import pytest
 from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
 from rcgrpo.policy.task_sources import TASK_SOURCES, load_task_splits, register_task_source
 from rcgrpo.train.cli import parse_cli
-from rcgrpo.train.config import TaskConfig
+from rcgrpo.train.config import TaskConfig, TrainingTaskConfig
 from rcgrpo.train.presets import preset
 from rcgrpo.train.stage1 import config as stage1_config
 from rcgrpo.train.validate import ConfigError, validate_config
@@ -63,3 +63,17 @@ def test_synth_splits_are_the_generator_s_tasks():
     assert held_out == generate_synth_tasks(3, "test", seed=3, config=base, **knobs)
     with pytest.raises(ValueError, match="synth_preset must be one of"):
         load_task_splits(tasks, "huge")
+
+
+def test_trl_trains_on_the_training_half_of_the_shared_loader():
+    from rcgrpo.integrations.trl_cli import training_tasks
+
+    # preset hard draws 2..4 turns and 2..3 calls per turn: capped at 3 / 2, every task has
+    # 2 or 3 turns of 2 calls, on the TRL path as in Stage 1 and RL (min(2, cap) = 2)
+    flags = ["--tasks.synth-preset", "hard", "--tasks.max-turns", "3"]
+    cfg = parse_cli("trl", [*flags, "--tasks.max-calls-per-turn", "2", "--tasks.num-train", "8"])
+    shared = {f.name: getattr(cfg.tasks, f.name) for f in dataclasses.fields(TrainingTaskConfig)}
+    tasks = training_tasks(cfg)
+    assert tasks == load_task_splits(TaskConfig(**shared, num_eval=1), "hard")[0]
+    assert len(tasks) == 8 and {len(t.turns) for t in tasks} <= {2, 3}
+    assert all(len(calls) == 2 for t in tasks for calls in t.ground_truth)
