@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from analysis.diagnostics.regime.goal_logp import goal_gaps, summarise
+from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.models import build_tiny_policy
-from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy.tokenizer import add_reward_tokens, train_tiny_tokenizer
 
 CORPUS = ["Rename a.txt to b.txt using the tools.", "[mv(source='a.txt', destination='b.txt')]"]
