@@ -129,11 +129,7 @@ def rloo_advantages(rewards: torch.Tensor) -> torch.Tensor:
 
     (the second form is the one computed: G/(G-1) times :func:`dr_grpo_advantages`).
 
-    Args:
-        rewards: [P, G], finite, G >= 2.
-
-    Returns:
-        [P, G], the dtype of ``rewards`` (integer/bool rewards become float32).
+    Args and returns as :func:`dr_grpo_advantages`.
     """
     r = _check(rewards, 0.0, 0)
     m = _row_scale(r)
