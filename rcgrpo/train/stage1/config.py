@@ -263,17 +263,18 @@ PRESETS: dict[str, SFTConfig] = {
     "sft-synth-cpu": _SFT_SYNTH_CPU,
     "rctp-synth-cpu": _RCTP_SYNTH_CPU,
     # CPU, the regime suite (docs/regime.md, issue 25), as its changes to the CPU presets:
-    # design variant 2. The pool regime's SFT checkpoint is the pretrained base (it copies;
+    # design variant 3. The pool regime's SFT checkpoint is the pretrained base (it copies;
     # the first variant, trained from scratch for 2.1 epochs, never did: token accuracy
-    # 0.81); one epoch on the "regime" suite imitates its imperfect demonstrator (mistakes
-    # included), half the examples with a reward goal drawn independently of the reward.
+    # 0.81); one epoch on the "regime-d10" suite (10 distractor functions, variant 3)
+    # imitates its imperfect demonstrator (mistakes included), half the examples with a
+    # reward goal drawn independently of the reward.
     # Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the
     # design seed 7 from sft-s3. RCTP-FT samples its failures from its starting model.
     "sft-synth-regime": with_overrides(
         _SFT_SYNTH_CPU,
         model={"path": "results/campaign/sft-s0/final"},
         sft={
-            "synth_preset": "regime",
+            "synth_preset": "regime-d10",
             "demonstrations": "demo",
             "random_goals": 0.5,
             "epochs": 1.0,
@@ -286,7 +287,7 @@ PRESETS: dict[str, SFTConfig] = {
     "rctp-synth-regime": with_overrides(
         _RCTP_SYNTH_CPU,
         model={"path": "runs/regime/sft-regime/final"},
-        sft={"synth_preset": "regime"},
+        sft={"synth_preset": "regime-d10"},
         failures={"policy": ""},
         run={"root": "runs/regime", "name": "rctp-regime"},
     ),

@@ -89,7 +89,7 @@ def test_regime_rl_presets_differ_as_documented():
         "init": rl.REGIME_SFT_INIT,
         "tasks.num_train": 10000,
         "tasks.num_eval": 1000,
-        "tasks.synth_preset": "regime",
+        "tasks.synth_preset": "regime-d10",
         "rollout.group_size": 8,
         "run.eval_every": 100,
         "run.checkpoint_every": 50,
@@ -110,13 +110,13 @@ def test_regime_stage1_presets_differ_from_the_cpu_recipe_as_documented():
     sft = stage1("sft-synth-regime")
     assert validate_config(sft) is sft
     assert _diff(stage1("sft-synth-cpu"), sft) == {
-        # design variant 2 (docs/regime.md): the pool SFT checkpoint as base, one epoch
+        # design variant 3 (docs/regime.md): the pool SFT checkpoint as base, one epoch
         "model.path": "results/campaign/sft-s0/final",
         "optim.lr": 3e-4,
         "optim.warmup_steps": 50,
         "sft.epochs": 1.0,
         "sft.length_curriculum": 0.0,
-        "sft.synth_preset": "regime",
+        "sft.synth_preset": "regime-d10",
         "sft.demonstrations": "demo",
         "sft.random_goals": 0.5,
         "sft.weak_snapshot_frac": 0.0,
@@ -126,7 +126,7 @@ def test_regime_stage1_presets_differ_from_the_cpu_recipe_as_documented():
     rctp = stage1("rctp-synth-regime")
     assert _diff(stage1("rctp-synth-cpu"), rctp) == {
         "model.path": "runs/regime/sft-regime/final",
-        "sft.synth_preset": "regime",
+        "sft.synth_preset": "regime-d10",
         "failures.policy": "",  # the SFT model itself, at the RL temperature
         "run.root": "runs/regime",
         "run.name": "rctp-regime",
