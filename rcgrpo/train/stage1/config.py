@@ -269,7 +269,8 @@ PRESETS: dict[str, SFTConfig] = {
     # imitates its imperfect demonstrator (mistakes included), half the examples with a
     # reward goal drawn independently of the reward.
     # Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the
-    # design seed 7 from sft-s3. RCTP-FT samples its failures from its starting model.
+    # design seed 7 from sft-s3. RCTP-FT (variant 7) fine-tunes that same base, as the paper's
+    # RCTP-FT does, on failures sampled from the regime SFT model (--failures.policy).
     "sft-synth-regime": with_overrides(
         _SFT_SYNTH_CPU,
         model={"path": "results/campaign/sft-s0/final"},
@@ -286,9 +287,9 @@ PRESETS: dict[str, SFTConfig] = {
     ),
     "rctp-synth-regime": with_overrides(
         _RCTP_SYNTH_CPU,
-        model={"path": "runs/regime/sft-regime/final"},
+        model={"path": "results/campaign/sft-s0/final"},
         sft={"synth_preset": "regime-d10"},
-        failures={"policy": ""},
+        failures={"policy": "runs/regime/sft-regime/final"},
         run={"root": "runs/regime", "name": "rctp-regime"},
     ),
     "sft-bfcl-tiny": _SFT_BFCL_TINY,

@@ -125,9 +125,9 @@ def test_regime_stage1_presets_differ_from_the_cpu_recipe_as_documented():
     }
     rctp = stage1("rctp-synth-regime")
     assert _diff(stage1("rctp-synth-cpu"), rctp) == {
-        "model.path": "runs/regime/sft-regime/final",
+        "model.path": "results/campaign/sft-s0/final",  # the base, as SFT (variant 7)
         "sft.synth_preset": "regime-d10",
-        "failures.policy": "",  # the SFT model itself, at the RL temperature
+        "failures.policy": "runs/regime/sft-regime/final",  # the SFT model, at the RL temperature
         "run.root": "runs/regime",
         "run.name": "rctp-regime",
     }
