@@ -14,8 +14,9 @@ from matplotlib.figure import Figure
 from analysis.figures import fig_regime as base
 
 REQUIRES: tuple[str, ...] = ()
-VARIANT, SFT_RUN, RCTP_RUN = "v3", "sft-v3", "rctp-v3"
-"""The design variant drawn (docs/regime.md: the one carried forward) and its seed-7 runs."""
+VARIANT, SFT_RUN, RCTP_RUN = "v7", "sft-v3", "rctp-v7"
+"""The design variant drawn (docs/regime.md: the one carried forward) and its seed-7 runs
+(variant 7 = variant 3's SFT with RCTP-FT from the base)."""
 SFT_REPORT = f"results/diagnostics/regime-regime-{SFT_RUN}-s7.json"
 RCTP_REPORT = f"results/diagnostics/regime-regime-{RCTP_RUN}-s7.json"
 INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)

@@ -281,6 +281,10 @@ def test_g0_on_committed_stage1_runs():
         ("sft-v2", "rctp-v2", [True, True, False, True, False, True]),
         # variant 3: every SFT gate holds; RCTP-FT at 0.5 epochs leaves the goals unseparated
         ("sft-v3", "rctp-v3", [True, True, True, True, False, True]),
+        # variant 6: RCTP-FT at 2 epochs on variant 3's SFT still does not read its goal
+        ("sft-v3", "rctp-v6", [True, True, True, True, False, True]),
+        # variant 7: RCTP-FT from the base reads it weakly (separation +0.041 < 0.10)
+        ("sft-v3", "rctp-v7", [True, True, True, True, False, True]),
     ],
 )
 def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
@@ -296,7 +300,7 @@ def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
     fit = g0_fit([json.loads(line) for line in text.splitlines()])
     verdicts = [fit, *gates(report(sft), report(rctp))]
     assert [g.holds for g in verdicts] == want
-    if rctp == "rctp-v3":
+    if rctp in ("rctp-v3", "rctp-v7"):
         g4 = verdicts[4]
         assert g4.detail == {
             "low_success_in_range": True,
