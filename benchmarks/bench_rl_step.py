@@ -85,8 +85,13 @@ def make_run(package: str, args, root: Path):
         *("--run.checkpoint-every", "0", "--run.no-tensorboard", "--run.no-progress"),
     ]
     cfg = _parse(package, argv)
-    setup = importlib.import_module(f"{package}.train.rl_setup").setup
-    return setup(cfg), importlib.import_module(f"{package}.train.rl").rl_step
+    try:  # the RL modules as a package (train/rl/) or, in older versions, flat files
+        setup = importlib.import_module(f"{package}.train.rl.setup").setup
+        step = importlib.import_module(f"{package}.train.rl.loop").rl_step
+    except ModuleNotFoundError:
+        setup = importlib.import_module(f"{package}.train.rl_setup").setup
+        step = importlib.import_module(f"{package}.train.rl").rl_step
+    return setup(cfg), step
 
 
 def matmul_gflops(repeats: int = 30) -> float:
