@@ -6,7 +6,9 @@
   time those took, summed over runs (``summary.json``; the campaign runs two at a time, so
   an experiment takes about half the sum on 2 cores), plus the totals;
 - ``figures``: one row per figure module of :mod:`analysis.figures` with its ``REQUIRES`` and
-  the first sentence of its docstring.
+  the first sentence of its docstring;
+- ``regime-proof`` (``docs/regime.md``): one row per committed proof run of the regime suite
+  (:func:`analysis.diagnostics.regime.proof.proof_record`) and the verdict over the proof seeds.
 
 Written with the README's run blocks by ``python -m analysis.report --write-readme``.
 """
@@ -137,4 +139,49 @@ def theory_markdown(report: dict) -> str:
         f"Seed {report.get('seed')}, {report.get('configs_per_statement')} random configurations "
         f"per statement, {report.get('seconds')} s for the whole check."
     )
+    return "\n".join(lines) + "\n"
+
+
+def regime_proof_markdown(root: Path | None = None) -> str:
+    """The ``regime-proof`` block: per proof run its seed, held-out success at the first and
+    last step, the gain with the exact McNemar counts and p, decisions right at the end, the
+    change on tasks without a decision point, whether it qualifies, and its cost; then the
+    verdict over :data:`~analysis.diagnostics.regime.proof.PROOF_SEEDS` (mean gain ± 95%
+    Student-t half-width, n)."""
+    from analysis import REPO_ROOT
+    from analysis.diagnostics.regime import proof
+    from analysis.verdicts.proof import seeds_verdict
+
+    recs = proof.committed_records(root or REPO_ROOT)
+    lines = [
+        "| seed | run | start | end | gain | gained / lost (McNemar p) | decisions right "
+        "| no-point change | qualifies | CPU-s | wall s |",
+        "|--:|---|--:|--:|--:|--:|--:|--:|---|--:|--:|",
+    ]
+    for r in recs:
+        m = r["mcnemar"]
+        role = " (design)" if r["seed"] == proof.DESIGN_SEED else ""
+        cpu = f"{r['cpu_s']:,.0f}" if r["cpu_s"] is not None else "—"
+        wall = f"{r['wall_s']:,.0f}" if r["wall_s"] is not None else "—"
+        lines.append(
+            f"| {r['seed']}{role} | `{r['run']}` | {r['success_start']:.3f} "
+            f"| {r['success_end']:.3f} | {r['gain']:+.3f} | {m['c']} / {m['b']} ({m['p']:.0e}) "
+            f"| {r['decisions_right_end']:.3f} | {100 * r['no_point_change']:+.1f} pts "
+            f"| {'yes' if r['qualifies'] else 'no'} | {cpu} | {wall} |"
+        )
+    v = seeds_verdict(recs)
+    seeds = ", ".join(map(str, v["seeds"]))
+    lines.append("")
+    if v["missing"]:
+        lines.append(
+            f"Proof seeds {seeds}: seed(s) {', '.join(map(str, v['missing']))} not yet run; "
+            "no verdict."
+        )
+    else:
+        g = v["gain"]
+        lines.append(
+            f"Proof seeds {seeds}: mean gain {g['mean']:+.3f} ± {g['half_width']:.3f} (95% t, "
+            f"n = {g['n']}); every seed qualifies: {'yes' if v['every_seed_qualifies'] else 'no'}; "
+            f"**the proof {'holds' if v['holds'] else 'does not hold'}**."
+        )
     return "\n".join(lines) + "\n"

@@ -203,6 +203,13 @@ def theory_blocks(theory_json: Path = THEORY_REPORT) -> dict[str, str]:
     return {"theory": theory_markdown(json.loads(Path(theory_json).read_text()))}
 
 
+def regime_blocks(root: Path | None = None) -> dict[str, str]:
+    """Block name -> body for ``docs/regime.md``: the proof runs' table."""
+    from analysis.report.docs_tables import regime_proof_markdown
+
+    return {"regime-proof": regime_proof_markdown(root)}
+
+
 def generated_files(
     resolve: Resolver, readme: Path = README, docs: Path = DOCS
 ) -> dict[Path, dict[str, str]]:
@@ -211,6 +218,7 @@ def generated_files(
         readme: readme_blocks(resolve),
         docs / "experiments.md": docs_blocks(resolve),
         docs / "theory-checks.md": theory_blocks(),
+        docs / "regime.md": regime_blocks(),
     }
 
 

@@ -15,6 +15,9 @@ the same tasks greedy, paired by task), on the run's evaluation condition:
 
 A run *qualifies* when all three hold. The thresholds are the issue's, committed before any RL
 run on the regime suite.
+
+Across the seeds :data:`PROOF_SEEDS` (the factorial's; the recipe was chosen on
+:data:`DESIGN_SEED`) the verdict is :func:`analysis.verdicts.proof.seeds_verdict`.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from analysis.runs import Run
 GAIN, ALPHA = 0.10, 0.05
 DECISIONS_RIGHT = 0.80
 NO_POINT_LOSS = 0.02
+PROOF_SEEDS: tuple[int, ...] = (0, 1, 2)
+DESIGN_SEED = 7
+PROOF_RUNS = "results/regime/regime-grpo-s*"
+"""The committed proof runs (the ``regime-grpo`` preset, one folder per seed)."""
 EPS = 1e-9
 """Slack of the threshold comparisons (rates are multiples of 1e-3 on 1,000 tasks)."""
 
@@ -102,6 +109,41 @@ def run_verdict(run: Path, condition: str | None = None) -> dict:
     cond = condition or next(iter(first["conditions"]))
     out = proof_verdict(first["conditions"][cond], last["conditions"][cond])
     return {"run": str(run), "condition": cond, "steps": [first["step"], last["step"]], **out}
+
+
+def run_seed(run: Path) -> int:
+    """The seed of a run folder (``config.json`` ``run.seed``)."""
+    return int(Run(Path(run)).config["run"]["seed"])
+
+
+def proof_record(run: Path, root: Path | None = None) -> dict:
+    """:func:`run_verdict` of one proof run with its seed, its held-out success at every
+    evaluated step, and its cost: wall seconds (``summary.json``) and CPU seconds (the last
+    ``perf/cpu_time_s``); ``run`` is named relative to ``root`` when given."""
+    r = Run(Path(run))
+    verdict = run_verdict(Path(run))
+    if root is not None:
+        verdict["run"] = Path(run).resolve().relative_to(Path(root).resolve()).as_posix()
+    cond = verdict["condition"]
+    curve = {s: e["conditions"][cond]["overall"]["reward"]["mean"] for s, e in r.step_evals.items()}
+    cpu = r.metrics["perf/cpu_time_s"].dropna() if "perf/cpu_time_s" in r.metrics else []
+    return {
+        "seed": run_seed(run),
+        **verdict,
+        "curve": curve,
+        "wall_s": r.summary.get("wall_s"),
+        "cpu_s": float(cpu.iloc[-1]) if len(cpu) else None,
+    }
+
+
+def committed_records(root: Path) -> list[dict]:
+    """:func:`proof_record` of every proof run under ``root`` (:data:`PROOF_RUNS`), proof
+    seeds first, the design seed last; FileNotFoundError when there is none."""
+    runs = sorted(Path(root).glob(PROOF_RUNS))
+    if not runs:
+        raise FileNotFoundError(f"no proof run matches {PROOF_RUNS} (docs/regime.md)")
+    out = [proof_record(run, root) for run in runs]
+    return sorted(out, key=lambda r: (r["seed"] == DESIGN_SEED, r["seed"]))
 
 
 def main(argv: list[str] | None = None) -> int:

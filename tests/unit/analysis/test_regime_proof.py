@@ -1,13 +1,18 @@
 """The proof-run criterion (analysis.diagnostics.regime.proof): McNemar by hand, each check's
-boundary."""
+boundary, the verdict across seeds, and the committed proof reports against a recomputation
+from their run folders."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
+from analysis import REPO_ROOT
+from analysis.diagnostics.regime import proof
 from analysis.diagnostics.regime.proof import mcnemar_exact, proof_verdict
+from analysis.verdicts.proof import seeds_verdict
 
 
 def test_mcnemar_exact_by_hand():
@@ -78,3 +83,41 @@ def test_proof_verdict_no_point_loss_and_gain_significance():
         proof_verdict(start, bare)
     with pytest.raises(ValueError, match="different tasks"):
         proof_verdict(start, {"per_task": start["per_task"][:-1]})
+
+
+def _record(seed, gain, qualifies=True):
+    return {"seed": seed, "gain": gain, "qualifies": qualifies}
+
+
+def test_seeds_verdict_needs_every_seed_each_qualifying_and_the_mean_gain():
+    # a missing seed: no verdict yet (None), whatever the others show
+    v = seeds_verdict([_record(0, 0.5), _record(7, 0.6)], seeds=(0, 1, 2))
+    assert (v["missing"], v["holds"], v["gain"]["n"]) == ([1, 2], None, 1)
+    # gains 0.05, 0.10, 0.15: mean 0.10 (the bound) holds; t(0.975, 2) * 0.05 / sqrt(3)
+    v = seeds_verdict([_record(0, 0.05), _record(1, 0.10), _record(2, 0.15)])
+    assert v["holds"] is True
+    assert v["gain"]["mean"] == pytest.approx(0.10)
+    assert v["gain"]["half_width"] == pytest.approx(4.302653 * 0.05 / math.sqrt(3), rel=1e-6)
+    # mean just below the bound; or one seed failing its own criterion
+    assert seeds_verdict([_record(0, 0.05), _record(1, 0.10), _record(2, 0.14)])["holds"] is False
+    v = seeds_verdict([_record(0, 0.5), _record(1, 0.5, qualifies=False), _record(2, 0.5)])
+    assert (v["every_seed_qualifies"], v["holds"]) == (False, False)
+    # the design seed is not a proof seed: it never enters the mean
+    v = seeds_verdict([_record(0, 0.2), _record(1, 0.2), _record(2, 0.2), _record(7, 0.9)])
+    assert v["gain"]["mean"] == pytest.approx(0.2)
+
+
+def test_committed_proof_reports_match_their_runs():
+    """Each ``results/diagnostics/regime-proof-<run>.json`` is what the criterion computes
+    from the committed run folder now, and every committed proof run has its report."""
+    records = proof.committed_records(REPO_ROOT)
+    assert records, "no committed proof run"
+    for rec in records:
+        name = rec["run"].rsplit("/", 1)[-1]
+        report = json.loads(
+            (REPO_ROOT / "results" / "diagnostics" / f"regime-proof-{name}.json").read_text()
+        )
+        assert {k: report[k] for k in report if k != "run"} == {
+            k: rec[k] for k in report if k != "run"
+        }
+        assert rec["tasks"] >= 1000 and rec["steps"] == [0, 200]
