@@ -118,7 +118,7 @@ class RolloutConfig(SamplingConfig):
     max_steps_per_turn: int = 20
     """BFCL force-quit: more executing steps than this in one turn ends the episode."""
     eval_temperature: float = 0.0
-    """Temperature of held-out evaluation (0 = greedy)."""
+    """Temperature of held-out evaluation (0 = greedy; above 0 with the rollouts' ``top_p``)."""
     max_batch: int = 64
     """Episodes generated in parallel by the rollout engine (training and evaluation)."""
     seed_block: int = 0

@@ -267,6 +267,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
                 mode=cfg.tasks.mode,
                 prompt_style=cfg.tasks.prompt_style,
                 temperature=rollout.eval_temperature,
+                top_p=rollout.top_p,
                 max_new_tokens=rollout.max_new_tokens,
                 max_context=rollout.max_context,
                 batch_size=rollout.max_batch,
