@@ -102,7 +102,7 @@ def title(recs: list[dict]) -> str:
     word = "holds" if v["holds"] else "does not hold"
     return (
         f"proof seeds {seeds}: mean gain {100 * g['mean']:+.1f} ± {100 * g['half_width']:.1f} "
-        f"points (95% t, n = {g['n']}); every seed qualifies: {v['every_seed_qualifies']}; "
+        f"points (95% t, n = {g['n']}); every seed qualifies: {'yes' if v['every_seed_qualifies'] else 'no'}; "
         f"criterion {word}"
     )
 
