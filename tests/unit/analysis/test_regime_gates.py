@@ -285,6 +285,10 @@ def test_g0_on_committed_stage1_runs():
         ("sft-v3", "rctp-v6", [True, True, True, True, False, True]),
         # variant 7: RCTP-FT from the base reads it weakly (separation +0.041 < 0.10)
         ("sft-v3", "rctp-v7", [True, True, True, True, False, True]),
+        # variants 8 and 9: 4 and 3 epochs separate the goals (+0.22, +0.26) but leave the
+        # high goal no headroom (+0.050, +0.045 < 0.15)
+        ("sft-v3", "rctp-v8", [True, True, True, True, False, True]),
+        ("sft-v3", "rctp-v9", [True, True, True, True, False, True]),
     ],
 )
 def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
