@@ -289,6 +289,8 @@ def test_g0_on_committed_stage1_runs():
         # high goal no headroom (+0.050, +0.045 < 0.15)
         ("sft-v3", "rctp-v8", [True, True, True, True, False, True]),
         ("sft-v3", "rctp-v9", [True, True, True, True, False, True]),
+        # variant 10, 2.5 epochs: neither (separation +0.038, headroom +0.125)
+        ("sft-v3", "rctp-v10", [True, True, True, True, False, True]),
     ],
 )
 def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
