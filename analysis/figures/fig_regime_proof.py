@@ -23,15 +23,11 @@ from analysis import REPO_ROOT
 from analysis.diagnostics.regime import proof
 from analysis.figures import style as fs
 from analysis.runs import Run
+from analysis.runs.folder import light_globs
 from analysis.verdicts.proof import seeds_verdict
 
 REQUIRES: tuple[str, ...] = ()
-INPUTS: tuple[str, ...] = (
-    f"{proof.PROOF_RUNS}/config.json",
-    f"{proof.PROOF_RUNS}/summary.json",
-    f"{proof.PROOF_RUNS}/metrics.jsonl",
-    f"{proof.PROOF_RUNS}/eval/step_*.json",
-)
+INPUTS: tuple[str, ...] = light_globs(proof.PROOF_RUNS, REPO_ROOT)
 """Files the figure reads (repository-relative)."""
 WINDOW = 10
 """Steps in the running mean of the training success (panel a)."""

@@ -53,6 +53,17 @@ def is_finished(path: str | Path) -> bool:
     return (path / SUMMARY).is_file() or (path / COMPLETE).is_file()
 
 
+def light_globs(runs: str, root: Path) -> tuple[str, ...]:
+    """Glob patterns (relative to ``root``) of the light files of the run folders matching
+    the glob ``runs``: one per :data:`LIGHT_FILES` entry that at least one of them has, and
+    one per :data:`LIGHT_DIRS` folder (``eval/*``) — a figure's ``INPUTS`` that read run
+    folders outside a campaign."""
+    folders = sorted(p for p in Path(root).glob(runs) if p.is_dir())
+    names = [f for f in LIGHT_FILES if any((d / f).is_file() for d in folders)]
+    names += [f"{d}/*" for d in LIGHT_DIRS if any((f / d).is_dir() for f in folders)]
+    return tuple(f"{runs}/{n}" for n in names)
+
+
 def file_digest(path: Path) -> str | None:
     """The first 16 hex digits of the file's SHA-256, None when it does not exist."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None

@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
 from analysis.runs import COMPLETE, is_finished, load_run
-from analysis.runs.folder import LIGHT_FILES, digests
+from analysis.runs.folder import LIGHT_FILES, digests, light_globs
 from analysis.runs.sources import layout_resolver
 
 ANALYSIS = Path(__file__).resolve().parents[3] / "analysis"
@@ -111,3 +111,19 @@ def test_only_the_run_data_layer_names_a_run_folders_files():
         if ANALYSIS / "runs" not in p.parents and (names := _run_file_constants(p))
     }
     assert found == {}
+
+
+def test_light_globs_name_the_light_files_the_matching_runs_have(tmp_path):
+    for name, files in (("a-s0", ("config.json", "summary.json")), ("a-s1", ("metrics.jsonl",))):
+        (tmp_path / "r" / name / "eval").mkdir(parents=True)
+        for f in files:
+            (tmp_path / "r" / name / f).write_text("{}")
+    (tmp_path / "r" / "b-s0").mkdir()
+    (tmp_path / "r" / "b-s0" / "data.json").write_text("{}")  # another run: not matched
+    assert light_globs("r/a-s*", tmp_path) == (
+        "r/a-s*/config.json",
+        "r/a-s*/metrics.jsonl",
+        "r/a-s*/summary.json",
+        "r/a-s*/eval/*",
+    )
+    assert light_globs("r/none-*", tmp_path) == ()
