@@ -1,4 +1,4 @@
-r"""Gate G4 against RCTP-FT's length on the regime suite: the goals separate only when the high goal loses its headroom.
+r"""Gate G4 against RCTP-FT epochs: the goals separate only where the high goal has no headroom.
 
 Reads the committed regime diagnostics of the RCTP-FT variants that differ only in epochs
 (:data:`VARIANTS`: variant 3's seed-7 SFT as the failure sampler, RCTP-FT from the base, the

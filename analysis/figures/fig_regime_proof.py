@@ -5,10 +5,10 @@ Reads the committed proof runs (:data:`analysis.diagnostics.regime.proof.PROOF_R
 :func:`analysis.diagnostics.regime.proof.committed_records`, the same code as the criterion's CLI.
 (a) greedy success on the 1,000 held-out tasks at every evaluated step, one line per seed
 (dashed: the design seed the recipe was chosen on), over the training rollouts' success at
-τ = 1 (thin: mean over :data:`WINDOW` steps, the step's fresh tasks); (b) per seed, success at the first and the
-last step with the exact McNemar counts (tasks gained / lost), and the share of planted
-decision points that are right at the end against the criterion's 0.8. The title gives the
-verdict over the proof seeds (:func:`analysis.verdicts.proof.seeds_verdict`).
+τ = 1 (thin: mean over :data:`WINDOW` steps, the step's fresh tasks); (b) per seed, success
+at the first and the last step with the exact McNemar counts (tasks gained / lost), and the
+share of planted decision points that are right at the end against the criterion's 0.8. The
+title gives the verdict over the proof seeds (:func:`analysis.verdicts.proof.seeds_verdict`).
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ CAPTION = (
     "The regime suite's proof runs (regime-grpo, 200 steps, 8 fresh training tasks per step, "
     "from variant 3's SFT of each seed; analysis/diagnostics/regime/proof.py): (a) greedy "
     "success on 1,000 held-out tasks against the RL step (dashed: the design seed 7 the "
-    "recipe was chosen on; thin: training success at tau 1, 10-step mean); (b) success at the first and last step per seed with the exact "
-    "McNemar counts of tasks gained / lost, and the share of planted decision points right "
-    "at the end (criterion: >= 0.8, dotted)."
+    "recipe was chosen on; thin: training success at tau 1, 10-step mean); (b) success at the "
+    "first and last step per seed with the exact McNemar counts of tasks gained / lost, and "
+    "the share of planted decision points right at the end (criterion: >= 0.8, dotted)."
 )
 
 
@@ -96,10 +96,10 @@ def title(recs: list[dict]) -> str:
         return f"proof seeds {seeds}: runs of seed(s) {', '.join(map(str, v['missing']))} to come"
     g = v["gain"]
     word = "holds" if v["holds"] else "does not hold"
+    every = "yes" if v["every_seed_qualifies"] else "no"
     return (
         f"proof seeds {seeds}: mean gain {100 * g['mean']:+.1f} ± {100 * g['half_width']:.1f} "
-        f"points (95% t, n = {g['n']}); every seed qualifies: {'yes' if v['every_seed_qualifies'] else 'no'}; "
-        f"criterion {word}"
+        f"points (95% t, n = {g['n']}); every seed qualifies: {every}; criterion {word}"
     )
 
 
