@@ -12,14 +12,12 @@ successes and failures (± 1 SE). The verdicts are :func:`analysis.diagnostics.r
 
 from __future__ import annotations
 
-import json
-
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from analysis import REPO_ROOT
 from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, gates
 from analysis.figures import style as fs
+from analysis.figures.fig_regime import load_reports
 
 REQUIRES: tuple[str, ...] = ()
 VARIANTS: tuple[tuple[str, float], ...] = (("v7", 2.0), ("v10", 2.5), ("v9", 3.0), ("v8", 4.0))
@@ -41,17 +39,14 @@ CAPTION = (
 )
 
 
-def _read(rel: str) -> dict:
-    return json.loads((REPO_ROOT / rel).read_text())
-
-
 def points() -> list[dict]:
     """Per variant: epochs, the G4 values, greedy / pass@8 per goal, the goal gaps."""
-    sft = _read(SFT_REPORT)
+    files = load_reports(inputs=INPUTS)
+    sft = files[SFT_REPORT]
     out = []
     for variant, epochs in VARIANTS:
-        report = _read(f"results/diagnostics/regime-regime-rctp-{variant}-s7.json")
-        logp = _read(f"results/diagnostics/goal-logp-rctp-{variant}-s7.json")
+        report = files[f"results/diagnostics/regime-regime-rctp-{variant}-s7.json"]
+        logp = files[f"results/diagnostics/goal-logp-rctp-{variant}-s7.json"]
         g4 = next(g for g in gates(sft, report) if g.name.startswith("G4"))
         goals = {
             goal: (c["greedy"]["overall"], c["pass_at_k"]["overall"][-1])

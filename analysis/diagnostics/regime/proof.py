@@ -99,10 +99,12 @@ def proof_verdict(start: dict, end: dict) -> dict:
     }
 
 
-def run_verdict(run: Path, condition: str | None = None) -> dict:
-    """:func:`proof_verdict` of a run folder: its first and last held-out evaluation
-    (:attr:`analysis.runs.Run.step_evals`)."""
-    evals = list(Run(Path(run)).step_evals.values())
+def run_verdict(run: Path | Run, condition: str | None = None) -> dict:
+    """:func:`proof_verdict` of a run (folder or :class:`~analysis.runs.Run`): its first and
+    last held-out evaluation (:attr:`analysis.runs.Run.step_evals`)."""
+    r = run if isinstance(run, Run) else Run(Path(run))
+    run = r.root if isinstance(run, Run) else run
+    evals = list(r.step_evals.values())
     if len(evals) < 2:
         raise ValueError(f"{run}: needs held-out evaluations at two steps, found {len(evals)}")
     first, last = evals[0], evals[-1]
@@ -111,24 +113,19 @@ def run_verdict(run: Path, condition: str | None = None) -> dict:
     return {"run": str(run), "condition": cond, "steps": [first["step"], last["step"]], **out}
 
 
-def run_seed(run: Path) -> int:
-    """The seed of a run folder (``config.json`` ``run.seed``)."""
-    return int(Run(Path(run)).config["run"]["seed"])
-
-
 def proof_record(run: Path, root: Path | None = None) -> dict:
     """:func:`run_verdict` of one proof run with its seed, its held-out success at every
     evaluated step, and its cost: wall seconds (``summary.json``) and CPU seconds (the last
     ``perf/cpu_time_s``); ``run`` is named relative to ``root`` when given."""
     r = Run(Path(run))
-    verdict = run_verdict(Path(run))
+    verdict = run_verdict(r)
     if root is not None:
         verdict["run"] = Path(run).resolve().relative_to(Path(root).resolve()).as_posix()
     cond = verdict["condition"]
     curve = {s: e["conditions"][cond]["overall"]["reward"]["mean"] for s, e in r.step_evals.items()}
     cpu = r.metrics["perf/cpu_time_s"].dropna() if "perf/cpu_time_s" in r.metrics else []
     return {
-        "seed": run_seed(run),
+        "seed": int(r.config["run"]["seed"]),
         **verdict,
         "curve": curve,
         "wall_s": r.summary.get("wall_s"),
