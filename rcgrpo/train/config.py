@@ -92,6 +92,11 @@ class EpisodeTaskConfig:
 class RLTaskConfig(EpisodeTaskConfig, TaskConfig):
     """Tasks of the RL stage: the shared fields, held-out tasks and the episode fields."""
 
+    num_eval_between: int = 0
+    """Held-out tasks of the evaluations between the first (step 0) and the last: the first N
+    of the ``num_eval`` (the held-out split is in shuffled order); 0 = all of them. The first
+    and last evaluations always use all ``num_eval``, so start and end stay paired by task."""
+
 
 @dataclass
 class SamplingConfig:

@@ -171,6 +171,7 @@ _SHARED: tuple[Rule, ...] = (
 )
 
 _RL: tuple[Rule, ...] = (
+    ("tasks.num_eval_between", _GE0, "must be >= 0 (0 = every held-out task)"),
     ("rollout.group_size", lambda v: v >= 2, "must be >= 2 (a group needs two rollouts)"),
     ("rollout.prompts_per_step", _GE1, "must be >= 1"),
     ("rollout.temperature", lambda v: v > 0, "must be > 0 (training samples)"),
@@ -246,6 +247,12 @@ def _rl_cross_checks(cfg: TrainConfig) -> None:
             f"must be <= rollout.prompts_per_step = "
             f"{rollout.prompts_per_step} (minibatches hold whole groups)",
             cfg.optim.minibatches,
+        )
+    if cfg.tasks.num_eval_between > cfg.tasks.num_eval:
+        _fail(
+            "tasks.num_eval_between",
+            f"must be <= tasks.num_eval = {cfg.tasks.num_eval} (a prefix of the held-out tasks)",
+            cfg.tasks.num_eval_between,
         )
     if not cfg.init.strip():
         _fail("init", "must name a checkpoint folder, model path or tiny preset", cfg.init)

@@ -246,12 +246,16 @@ def save_step(run: RLRun, step: int) -> None:
 
 
 def evaluate(run: RLRun, step: int) -> dict[str, float]:
-    """Held-out evaluation (rank 0): ``eval/step_<N>.json`` and the reward/eval_* metrics."""
+    """Held-out evaluation (rank 0): ``eval/step_<N>.json`` and the reward/eval_* metrics.
+    Step 0 and the last step use every held-out task, the steps between the first
+    ``tasks.num_eval_between`` of them (0 = all)."""
     from rcgrpo.policy.evaluate import evaluate_policy
 
     cfg, out, summaries = run.cfg, {}, {}
     if not run.info.is_main:
         return out
+    between = 0 < step < cfg.run.steps and cfg.tasks.num_eval_between
+    tasks = run.eval_tasks[: cfg.tasks.num_eval_between] if between else run.eval_tasks
     conditions = [cfg.algo.eval_condition]
     if cfg.algo.eval_low and "low" not in conditions:
         conditions.append("low")
@@ -262,7 +266,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
             summaries[cond], _ = evaluate_policy(
                 run.model,
                 run.tokenizer,
-                run.eval_tasks,
+                tasks,
                 condition=cond,
                 mode=cfg.tasks.mode,
                 prompt_style=cfg.tasks.prompt_style,
@@ -282,7 +286,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
     report = {
         "step": step,
         "preset": cfg.preset,
-        "num_tasks": len(run.eval_tasks),
+        "num_tasks": len(tasks),
         "mode": cfg.tasks.mode,
         "temperature": rollout.eval_temperature,
         "conditions": summaries,

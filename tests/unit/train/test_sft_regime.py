@@ -91,7 +91,7 @@ def test_regime_rl_presets_differ_as_documented():
         "tasks.num_eval": 1000,
         "tasks.synth_preset": "regime-d10",
         "rollout.group_size": 8,
-        "run.eval_every": 100,
+        "tasks.num_eval_between": 200,
         "run.checkpoint_every": 50,
     }
     rc = {"algo.conditioning": "iid", "algo.eval_condition": "high", "algo.eval_low": True}
