@@ -13,7 +13,7 @@ module                                             concern
                                                    (headroom, support) behind it
 :mod:`~analysis.diagnostics.regime.kinds`          failure kinds, and the decision a sample
                                                    gets right against chance
-:mod:`~analysis.diagnostics.regime.gates`          the gates G0–G5 on the reports
+:mod:`~analysis.diagnostics.regime.gates`          the gates G0–G5 (and G4′) on the reports
 :mod:`~analysis.diagnostics.regime.goal_logp`      does a checkpoint read its reward goal?
                                                    the log-likelihood gap between the goals
 :mod:`~analysis.diagnostics.regime.proof`          the proof-run criterion on an RL run's

@@ -23,7 +23,7 @@ this writes::
         --conditions none high --grad-steps 32 --grad-train-tasks 6000 \
         --out results/diagnostics/regime-sft-s0.json
     python -m analysis.diagnostics.regime --gates results/diagnostics/regime-sft-s0.json \
-        results/diagnostics/regime-rctp-s0.json
+        results/diagnostics/regime-rctp-s0.json [--rl RUN]
 """
 
 from __future__ import annotations
@@ -37,8 +37,9 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from analysis.diagnostics.regime.gates import g0_fit, gates
+from analysis.diagnostics.regime.gates import g0_fit, g4_prime, gates
 from analysis.diagnostics.regime.measure import SAMPLES, diagnose
+from analysis.diagnostics.regime.proof import run_verdict
 from analysis.runs import load_run
 
 
@@ -49,14 +50,17 @@ def _token_acc_rows(metrics: pd.DataFrame) -> list[dict]:
     return metrics[["sft/token_acc"]].dropna().to_dict("records")
 
 
-def print_gates(paths: list[Path], stage1: Path | None = None) -> None:
+def print_gates(paths: list[Path], stage1: Path | None = None, rl: Path | None = None) -> None:
     """Gate verdicts from an SFT report and, optionally, an RCTP-FT report; with ``stage1``
-    (the SFT run folder) the precondition G0 first."""
+    (the SFT run folder) the precondition G0 first; with ``rl`` (the ``regime-rctp-grpo`` run
+    from that RCTP-FT checkpoint) G4′ last."""
     sft, *rest = [json.loads(p.read_text()) for p in paths]
+    rctp = rest[0] if rest else None
     fit = []
     if stage1 is not None:
         fit = [g0_fit(_token_acc_rows(load_run(stage1).metrics))]
-    for gate in fit + gates(sft, rest[0] if rest else None):
+    extra = [] if rl is None else [g4_prime(rctp, sft, run_verdict(rl))]
+    for gate in fit + gates(sft, rctp) + extra:
         verdict = {True: "holds", False: "FAILS", None: "not measured"}[gate.holds]
         values = ", ".join(
             f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in gate.values.items()
@@ -112,9 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--stage1", type=Path, help="with --gates: the SFT run folder, for the precondition G0"
     )
+    parser.add_argument(
+        "--rl", type=Path, help="with --gates: the regime-rctp-grpo run folder, for G4′"
+    )
     args = parser.parse_args(argv)
     if args.gates:
-        print_gates(args.gates, args.stage1)
+        try:
+            print_gates(args.gates, args.stage1, args.rl)
+        except ValueError as err:  # a run of the wrong arm or without two evaluations
+            parser.error(str(err))
         return 0
     if not args.init:
         parser.error("--init is required (or --gates)")

@@ -25,6 +25,13 @@ written here before the diagnostic ran on any checkpoint:
   (added after variant 3's RCTP-FT scored 0.355 greedy under both goals, before its
   diagnostic ran: the issue's "so the factorial can tell the arms apart") the goals
   separate, :math:`\mathrm{pass@1}_{high} - \mathrm{pass@1}_{low} \ge` :data:`G4_SEPARATION`.
+- **G4′ low goal, RL's room** (a second gate for the campaign, written after G4 failed at
+  every RCTP-FT length and before the runs that decide it, ``docs/regime.md``): every clause
+  of G4 except the high goal's :math:`\mathrm{pass@8} - \mathrm{greedy}`, and in its place
+  the question that clause stood for, measured: ``regime-rctp-grpo`` (200 steps) from the
+  RCTP-FT checkpoint raises greedy held-out success under the high goal by
+  :math:`\ge` :data:`G4P_RL_GAIN` with an exact McNemar :math:`p <` :data:`G4P_ALPHA`
+  (criterion (i) of :mod:`analysis.diagnostics.regime.proof`, whose verdict it reads).
 - **G5 the SFT + RC cell**: :math:`|\mathrm{greedy}_{high} - \mathrm{greedy}_{none}| \le
   0.03` at the SFT checkpoint (step 0 of ``cpu-sft-rc``; greedy held-out success).
 
@@ -54,6 +61,7 @@ G2_MIN_SHARE, G2_RATIO = 0.10, 2.0
 G3_B_NOISE, G3_COSINE, G3_SE = 400.0, 0.1, 3.0
 G4_LOW, G4_PARSE, G4_GAIN = (0.1, 0.5), 0.20, 0.15
 G4_SEPARATION = 0.10
+G4P_RL_GAIN, G4P_ALPHA = 0.10, 0.05
 G5_POINTS = 0.03
 G0_TOKEN_ACC, G0_WINDOW = 0.95, 100
 K = 8
@@ -188,6 +196,29 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
         "separation": _pass1(high) - low_success,
     }
     return Gate("G4 low goal", all(checks.values()), values, rule, checks)
+
+
+def g4_prime(
+    rctp: dict | None, sft: dict | None, rl: dict | None, sft_condition: str = "none"
+) -> Gate:
+    """G4′ (module docstring): G4 without its headroom clause, and ``rl``, the proof verdict
+    (:func:`analysis.diagnostics.regime.proof.run_verdict`) of ``regime-rctp-grpo`` from the
+    same RCTP-FT checkpoint under the high goal: held-out gain and McNemar p."""
+    rule = (
+        "G4 without pass@8 - greedy; RCTP-FT + GRPO raises greedy held-out success (high "
+        f"goal) by >= {G4P_RL_GAIN} with McNemar p < {G4P_ALPHA}"
+    )
+    base = g4_low_goal(rctp, sft, sft_condition)
+    if base.holds is None or rl is None:
+        return Gate("G4′ RL's room", None, {}, rule)
+    if rl.get("condition") != "high":
+        raise ValueError(f"G4′ reads the high goal's evaluation, got {rl.get('condition')!r}")
+    gain, p = float(rl["gain"]), float(rl["mcnemar"]["p"])
+    checks = {k: v for k, v in base.detail.items() if k != "high_headroom"}
+    checks["rl_room"] = _ge(gain, G4P_RL_GAIN) and p < G4P_ALPHA
+    values = {k: v for k, v in base.values.items() if k != "high_pass8_minus_greedy"}
+    values.update(rl_gain=gain, rl_mcnemar_p=p)
+    return Gate("G4′ RL's room", all(checks.values()), values, rule, checks)
 
 
 def g5_sft_rc(sft: dict | None) -> Gate:

@@ -14,6 +14,7 @@ from analysis.diagnostics.regime.gates import (
     g2_support,
     g3_signal,
     g4_low_goal,
+    g4_prime,
     g5_sft_rc,
     gates,
 )
@@ -178,6 +179,34 @@ def test_g4_boundaries():
     gate = g4_low_goal(_rctp(0.3, 10, 100, 0.60, 0.75, high_pass1=0.4), sft)
     assert gate.holds is True and gate.values["separation"] == pytest.approx(0.10)
     assert g4_low_goal(None, sft).holds is None
+
+
+def _rl(gain, p, condition="high"):
+    return {"condition": condition, "gain": gain, "mcnemar": {"b": 0, "c": 0, "n": 1000, "p": p}}
+
+
+def test_g4_prime_drops_only_the_headroom_clause_and_reads_rl():
+    sft = _sft()  # SFT greedy 0.60
+    no_headroom = _rctp(0.3, 10, 100, 0.72, 0.75, high_pass1=0.5)  # G4 fails on headroom alone
+    assert g4_low_goal(no_headroom, sft).detail["high_headroom"] is False
+    gate = g4_prime(no_headroom, sft, _rl(0.10, 0.0499))  # both at their bounds: holds
+    assert gate.holds is True, gate.detail
+    assert "high_headroom" not in gate.detail and gate.values["rl_gain"] == 0.10
+    assert g4_prime(no_headroom, sft, _rl(0.0999, 1e-9)).detail["rl_room"] is False
+    assert g4_prime(no_headroom, sft, _rl(0.30, 0.05)).holds is False  # p = 0.05 is not < 0.05
+    # every other clause of G4 still decides
+    for bad, check in [
+        (_rctp(0.0999, 10, 100, 0.72, 0.75, high_pass1=0.5), "low_success_in_range"),
+        (_rctp(0.3, 20, 100, 0.72, 0.75, high_pass1=0.5), "low_parse_share"),
+        (_rctp(0.3, 10, 100, 0.5999, 0.75, high_pass1=0.5), "high_no_worse"),
+        (_rctp(0.3, 10, 100, 0.72, 0.75, high_pass1=0.3999), "goals_separate"),
+    ]:
+        gate = g4_prime(bad, sft, _rl(0.5, 1e-100))
+        assert gate.holds is False and gate.detail[check] is False, check
+    assert g4_prime(no_headroom, sft, None).holds is None
+    assert g4_prime(None, sft, _rl(0.5, 1e-9)).holds is None
+    with pytest.raises(ValueError, match="high goal"):
+        g4_prime(no_headroom, sft, _rl(0.5, 1e-9, condition="none"))
 
 
 def test_g5_boundary():
