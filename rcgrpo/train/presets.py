@@ -124,8 +124,12 @@ def _cpu(init: str, **sections: dict[str, Any]) -> dict[str, Any]:
 _REGIME = _merge(
     _CPU,
     init=REGIME_SFT_INIT,
-    tasks={"synth_preset": "regime-d10", "num_train": 10000, "num_eval": 1000,
-           "num_eval_between": 200},
+    tasks={
+        "synth_preset": "regime-d10",
+        "num_train": 10000,
+        "num_eval": 1000,
+        "num_eval_between": 200,
+    },
     rollout={"group_size": 8, "prompts_per_step": 8},
     optim={"lr": 1e-4},
     run={"steps": 200, "eval_every": 25, "checkpoint_every": 50},

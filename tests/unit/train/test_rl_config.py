@@ -105,7 +105,12 @@ def test_paper_preset_carries_the_paper_values():
         ("rollout", "seed_block", 3, r"rollout\.seed_block must divide"),
         ("run", "name", "a/b", r"run\.name must be a non-empty folder name"),
         ("tasks", "num_eval_between", -1, r"tasks\.num_eval_between must be >= 0"),
-        ("tasks", "num_eval_between", 201, r"tasks\.num_eval_between must be <= tasks\.num_eval = 200"),
+        (
+            "tasks",
+            "num_eval_between",
+            201,
+            r"tasks\.num_eval_between must be <= tasks\.num_eval = 200",
+        ),
     ],
 )
 def test_invalid_values_give_one_line_naming_the_key(section, key, value, match):
