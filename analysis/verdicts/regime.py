@@ -8,7 +8,7 @@ bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (
 
 Two designs; an arm is an experiment group (``regime-rcgrpo``, …), one run per seed, and a
 seed counts when every arm of the rule has a finished run on it (seeds
-:data:`RESERVED_SEEDS` never count: design and calibration):
+:data:`RESERVED_SEEDS` never count: design, G4′ and calibration):
 
 - **seed** (training dynamics, from ``rollouts.jsonl`` / ``metrics.jsonl``): a per-seed
   value :math:`x_s` (one arm, or a difference of two arms on the same seed: both draw the
@@ -51,8 +51,9 @@ from rcgrpo.train.arms import roles
 
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
-RESERVED_SEEDS = (7, 9)
-"""The design seed (docs/regime.md) and the calibration seed: never in a verdict."""
+RESERVED_SEEDS = (7, 8, 9)
+"""The design seed (docs/regime.md), the seed G4′ is decided on and the calibration seed:
+never in a verdict."""
 SIDES = ("above", "below")
 VERDICTS = ("holds", "does not hold", "inconclusive")
 COLLAPSE_MANY = 0.5
