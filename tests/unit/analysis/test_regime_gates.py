@@ -344,3 +344,22 @@ def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
             "high_headroom": True,
             "goals_separate": False,
         }
+
+
+def test_g4_prime_on_the_committed_seed_8_runs_does_not_hold():
+    """The verdict docs/regime.md reports: every clause of G4′ holds at seed 8 except RL's
+    room (RCTP-FT + GRPO from variant 9: 0.785 -> 0.795 under the high goal, 46 gained and
+    36 lost of 1,000 held-out tasks)."""
+    from analysis.figures import fig_regime_g4prime as fig
+
+    pts = {p["seed"]: p for p in fig.points()}
+    gate = pts[fig.DECIDING_SEED]["gate"]
+    assert gate.holds is False
+    assert [k for k, ok in gate.detail.items() if not ok] == ["rl_room"]
+    rec = pts[fig.DECIDING_SEED]["record"]
+    assert (rec["success_start"], rec["success_end"], rec["tasks"]) == (0.785, 0.795, 1000)
+    assert (rec["mcnemar"]["c"], rec["mcnemar"]["b"]) == (46, 36)
+    assert gate.values["separation"] == pytest.approx(0.3881, abs=1e-4)
+    # seed 7 (exploratory) fails on the same clause alone: +0.060
+    assert [k for k, ok in pts[7]["gate"].detail.items() if not ok] == ["rl_room"]
+    assert "does not hold at seed 8" in fig.title(list(pts.values()))
