@@ -151,7 +151,9 @@ def test_the_spec_records_resolved_values_and_the_suite():
     assert campaign_spec.same_spec(recorded, rec)
     have, want = recorded["resolved"]["config"], config
     assert campaign_spec.differences(upgrade_config(have), want) == []
-    assert have["optim"] == want["optim"] and recorded["resolved"]["suite"] == rec["resolved"]["suite"]
+    assert (
+        have["optim"] == want["optim"] and recorded["resolved"]["suite"] == rec["resolved"]["suite"]
+    )
 
 
 def forget_pins() -> None:
