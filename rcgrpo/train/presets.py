@@ -29,9 +29,9 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 1,000 held-out tasks, and a held-out evaluation every 25 steps on the first 200 of them (all
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
-``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature / entropy coefficient (``docs/regime_verdicts.md``); until the
-calibration has chosen it, the value is :data:`NOT_CALIBRATED` and they run only with it
-given as a flag.
+``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
+entropy coefficient (``docs/regime_verdicts.md``); until the calibration has chosen it, the
+value is :data:`NOT_CALIBRATED` and they run only with it given as a flag.
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
