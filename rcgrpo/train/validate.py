@@ -29,6 +29,7 @@ import typing
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from rcgrpo.env.synth_demo import DECISIONS
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
 from rcgrpo.train.stage1.config import SFTConfig
@@ -224,6 +225,11 @@ _RCTP: tuple[Rule, ...] = (
     ("failures.max_rounds", _GE1, "must be >= 1"),
     ("failures.num_tasks", _GE0, "must be >= 0 (0 = all training tasks)"),
     ("failures.batch_size", _GE1, "must be >= 1"),
+    (
+        "failures.skip_decisions",
+        lambda v: set(v) <= set(DECISIONS),
+        f"must name planted decision kinds, of {DECISIONS}",
+    ),
 )
 
 

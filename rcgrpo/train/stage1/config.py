@@ -132,6 +132,10 @@ class FailureConfig(SamplingConfig):
     than successes."""
     num_tasks: int = 0
     """Training tasks used by RCTP-FT (0 = all ``tasks.num_train``)."""
+    skip_decisions: tuple[str, ...] = ()
+    """Planted decision kinds (:data:`rcgrpo.env.synth_demo.DECISIONS`) whose tasks the mix
+    leaves out: RCTP-FT uses the first ``num_tasks`` training tasks without a point of these
+    kinds, so its data never show that choice (docs/regime.md, variant 11). () = none."""
     rollout_successes: bool = False
     """Also count the weak policy's reward-1 rollouts as successes (default: experts only,
     as the paper's 800 expert trajectories)."""

@@ -66,9 +66,37 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
     return failures, successes, sampled
 
 
+def _points(task) -> list[dict]:
+    """The planted decision points a task records (``Task.meta["decisions"]``; [] if none)."""
+    return list((getattr(task, "meta", None) or {}).get("decisions", ()))
+
+
+def mix_tasks(cfg: RCTPConfig, train_tasks: Sequence) -> list:
+    """The training tasks of the mix: the first ``failures.num_tasks`` (0 = all) of those
+    without a planted decision point of a kind in ``failures.skip_decisions``. ValueError
+    when kinds are skipped but no task records its points (a suite without a demonstrator),
+    or too few tasks are left."""
+    skip = set(cfg.failures.skip_decisions)
+    tasks = list(train_tasks)
+    if skip:
+        if not any(_points(t) for t in tasks):
+            raise ValueError(
+                f"failures.skip_decisions {sorted(skip)}: no training task records planted "
+                "decision points (a synth preset with a demonstrator, e.g. regime-d10)"
+            )
+        tasks = [t for t in tasks if not any(d["kind"] in skip for d in _points(t))]
+    need = cfg.failures.num_tasks
+    if need and len(tasks) < need:
+        raise ValueError(
+            f"failures.num_tasks {need}: only {len(tasks)} training tasks are left "
+            f"without {sorted(skip)} points (raise tasks.num_train)"
+        )
+    return tasks[: need or None]
+
+
 def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[Trajectory], dict]:
     """The 1:1 RCTP-FT trajectories and their statistics (module docstring)."""
-    tasks = list(train_tasks[: cfg.failures.num_tasks or None])
+    tasks = mix_tasks(cfg, train_tasks)
     experts = [t for t in expert_data(cfg, tasks, tokenizer) if t.reward == 1]
     successes, failures, stats = list(experts), [], {}
     for mode in cfg.sft.modes:
