@@ -121,3 +121,16 @@ def test_committed_proof_reports_match_their_runs():
             k: rec[k] for k in report if k != "run"
         }
         assert rec["tasks"] >= 1000 and rec["steps"] == [0, 200]
+
+
+def test_every_committed_proof_report_is_what_its_run_gives():
+    """Each ``results/diagnostics/regime-proof-*.json`` (proof runs and the G4′ runs from
+    RCTP-FT, on their recorded condition) is :func:`proof.run_verdict` of the committed run."""
+    reports = sorted((REPO_ROOT / "results" / "diagnostics").glob("regime-proof-*.json"))
+    assert len(reports) >= 6
+    for path in reports:
+        report = json.loads(path.read_text())
+        again = proof.run_verdict(REPO_ROOT / report["run"], report["condition"])
+        assert {k: again[k] for k in again if k != "run"} == {
+            k: report[k] for k in report if k != "run"
+        }, path.name
