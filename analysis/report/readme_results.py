@@ -36,6 +36,8 @@ from rcgrpo.docblocks import update_file
 from rcgrpo.train.arms import arms
 
 README = REPO_ROOT / "README.md"
+REGIME_RESULTS = REPO_ROOT / "results" / "regime"
+"""The new regime's committed runs (docs/regime.md)."""
 DOCS = REPO_ROOT / "docs"
 DASH = "—"
 SUCCESS = "reward/eval_success"
@@ -210,6 +212,17 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
     return {"regime-proof": regime_proof_markdown(root)}
 
 
+def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
+    """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
+    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`)."""
+    from analysis.verdicts import regime as rv
+    from analysis.verdicts import table as vt
+
+    resolve = layout_resolver(root)
+    found = {n: resolve(n) for n in sorted({a for r in rv.RULES for a in r.arms})}
+    return {"regime-verdicts": vt.markdown(*vt.outcomes(rv.load_arms(found)))}
+
+
 def generated_files(
     resolve: Resolver, readme: Path = README, docs: Path = DOCS
 ) -> dict[Path, dict[str, str]]:
@@ -219,6 +232,7 @@ def generated_files(
         docs / "experiments.md": docs_blocks(resolve),
         docs / "theory-checks.md": theory_blocks(),
         docs / "regime.md": regime_blocks(),
+        docs / "regime_verdicts.md": regime_verdict_blocks(),
     }
 
 
