@@ -352,14 +352,46 @@ def test_g4_prime_on_the_committed_seed_8_runs_does_not_hold():
     36 lost of 1,000 held-out tasks)."""
     from analysis.figures import fig_regime_g4prime as fig
 
-    pts = {p["seed"]: p for p in fig.points()}
-    gate = pts[fig.DECIDING_SEED]["gate"]
+    pts = {(p["entry"].variant, p["entry"].seed): p for p in fig.points()}
+    gate = pts[9, 8]["gate"]
     assert gate.holds is False
     assert [k for k, ok in gate.detail.items() if not ok] == ["rl_room"]
-    rec = pts[fig.DECIDING_SEED]["record"]
+    rec = pts[9, 8]["record"]
     assert (rec["success_start"], rec["success_end"], rec["tasks"]) == (0.785, 0.795, 1000)
     assert (rec["mcnemar"]["c"], rec["mcnemar"]["b"]) == (46, 36)
     assert gate.values["separation"] == pytest.approx(0.3881, abs=1e-4)
     # seed 7 (exploratory) fails on the same clause alone: +0.060
-    assert [k for k, ok in pts[7]["gate"].detail.items() if not ok] == ["rl_room"]
-    assert "does not hold at seed 8" in fig.title(list(pts.values()))
+    assert [k for k, ok in pts[9, 7]["gate"].detail.items() if not ok] == ["rl_room"]
+    assert "v9: G4′ does not hold at seed 8" in fig.title(list(pts.values()))
+
+
+def test_variant_11_at_seed_7_leaves_resolve_close_to_rl():
+    """Variant 11's prediction (docs/regime.md): its high goal makes every held-out
+    resolve_close point wrong at step 0 (0 of 284), RL makes them right (273 of 284), and
+    G4′ holds at the design seed (+0.190, 207 gained, 17 lost)."""
+    from analysis.figures import fig_regime_g4prime as fig
+
+    p = next(p for p in fig.points() if p["entry"][:2] == (11, 7))
+    assert p["decisions"]["resolve_close"] == pytest.approx((0.0, 273 / 284))
+    assert p["gate"].holds is True
+    assert (p["record"]["mcnemar"]["c"], p["record"]["mcnemar"]["b"]) == (207, 17)
+    assert p["values"]["rl_gain"] == pytest.approx(0.19)
+
+
+def test_g4_prime_on_the_committed_seed_10_runs_holds():
+    """The verdict docs/regime.md reports for variant 11 on its deciding seed: G4′ holds
+    (RCTP-FT + GRPO 0.596 -> 0.856 under the high goal, 279 gained and 19 lost), while G4 as
+    written fails on the high goal's headroom."""
+    from analysis.diagnostics.regime import gates as g
+    from analysis.figures import fig_regime_g4prime as fig
+
+    p = next(p for p in fig.points() if p["entry"][:2] == (11, 10))
+    assert p["entry"].decides and p["gate"].holds is True
+    rec = p["record"]
+    assert (rec["success_start"], rec["success_end"], rec["tasks"]) == (0.596, 0.856, 1000)
+    assert (rec["mcnemar"]["c"], rec["mcnemar"]["b"]) == (279, 19)
+    assert p["decisions"]["resolve_close"] == pytest.approx((0.0, 264 / 284))
+    sft, rctp = fig.load_reports(inputs=fig.reports(p["entry"])).values()
+    g4 = g.g4_low_goal(rctp, sft)
+    assert g4.holds is False and [k for k, ok in g4.detail.items() if not ok] == ["high_headroom"]
+    assert "v11: G4′ holds at seed 10" in fig.title(fig.points())

@@ -1,0 +1,86 @@
+r"""The new regime's factorial: {SFT, RCTP-FT} × {GRPO, RC sampling} on the regime suite.
+
+Reads the committed runs ``results/regime/<arm>-s<seed>`` of the ``regime-factorial`` arms
+(:data:`rcgrpo.train.arms.ARMS`) on the factorial seeds 0–4 (:data:`SEED_GLOB`; the design,
+calibration and G4′ seeds never enter); an arm with no run yet is left out and the legend
+gives each arm's n. (a) greedy held-out success against the RL step (RC arms under the high
+goal; 1,000 tasks at the first and last evaluation, 200 between; the SFT + GRPO runs are the
+proof runs, evaluated at steps 0, 100 and 200 only), seed mean with 95% t band; (b) held-out
+success at step 0 (hatched) and at the end (filled); (c) the share of collapsed groups
+(σ_g = 0) over training; (d) the share of *informative* groups, whose same-goal rollouts have
+mixed rewards (:mod:`analysis.verdicts.groups`; under GRPO informative = not collapsed). Bars:
+seed mean with 95% t-CI, dots are seeds.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from analysis import REPO_ROOT
+from analysis.figures import dynamics as dyn
+from analysis.figures import style as fs
+from analysis.runs.folder import light_globs
+from analysis.verdicts import groups as rg
+from rcgrpo.train.arms import arms
+
+REQUIRES: tuple[str, ...] = ()
+ROOT = "results/regime"
+SEED_GLOB = "[0-4]"
+"""The factorial's seeds (docs/regime_verdicts.md); 7–10 are reserved."""
+ARMS = tuple(a.preset for a in arms("new", "regime-factorial"))
+INPUTS: tuple[str, ...] = tuple(
+    g for arm in ARMS for g in light_globs(f"{ROOT}/{arm}-s{SEED_GLOB}", REPO_ROOT)
+)
+"""Files the figure reads (repository-relative)."""
+CAPTION = (
+    "The regime suite's factorial (tiny Qwen2, CPU; seeds 0-4 as committed, n per arm in the "
+    "legend): (a) greedy held-out success against the RL step, RC arms under the high goal "
+    "(1,000 tasks at the first and last evaluation, 200 between; SFT + GRPO evaluated at "
+    "steps 0, 100, 200), seed mean with 95% t band; (b) held-out success at step 0 (hatched) "
+    "and at the end (filled); (c) collapsed groups (sigma_g = 0) and (d) informative groups "
+    "(same-goal rollouts with mixed rewards) over training. Bars: seed mean with 95% t-CI, "
+    "dots are seeds."
+)
+
+
+def groups_by_arm() -> dict[str, list]:
+    """Arm -> its committed runs on the factorial seeds, in :data:`ARMS` order."""
+    paths = [p for arm in ARMS for p in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s{SEED_GLOB}"))]
+    return dyn.by_preset(p for p in paths if (p / "summary.json").is_file())
+
+
+def _group_share(share):
+    return lambda run: share(rg.group_table(run.rollouts))
+
+
+def make_figure(runs: dict) -> Figure:
+    groups = groups_by_arm()
+    if not groups:
+        raise FileNotFoundError(
+            f"no committed factorial run under {ROOT} (docs/regime_verdicts.md)"
+        )
+    with plt.rc_context(fs.RC):
+        fig, axes = plt.subplots(1, 4, figsize=(16, 3.4), constrained_layout=True)
+        ax = axes[0]
+        for preset, rs in groups.items():
+            dyn.plot_band(ax, rs, "reward/eval_success", preset, smooth=1, marker="o", ms=3)
+        ax.set_xlabel("RL step")
+        ax.set_ylabel("greedy held-out success")
+        ax.set_ylim(0, 1)
+        ax.legend(fontsize=6.5, loc="lower right")
+        for key, x0, hatch, tag in (
+            (dyn.first_value, -0.2, "//", "step 0"),
+            (dyn.last_value, 0.2, None, "end"),
+        ):
+            dyn.seed_bars(axes[1], groups, lambda r, f=key: f(r, "reward/eval_success"),
+                          "held-out success", x0=x0, width=0.38, hatch=hatch, tag=tag)  # fmt: skip
+        axes[1].set_ylim(0, 1.15)
+        axes[1].legend(loc="upper center", ncol=2)
+        dyn.seed_bars(axes[2], groups, _group_share(rg.collapse_share), "collapsed groups")
+        dyn.seed_bars(axes[3], groups, _group_share(rg.informative_share), "informative groups")
+        for ax in axes[2:]:
+            ax.set_ylim(0, 1)
+        for ax, letter in zip(axes, "abcd", strict=True):
+            fs.panel_label(ax, letter)
+    return fig
