@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from analysis import REPO_ROOT
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from analysis.runs.folder import light_globs
+from analysis.runs.folder import is_finished, light_globs
 from analysis.verdicts import groups as rg
 from rcgrpo.train.arms import arms
 
@@ -47,7 +47,7 @@ CAPTION = (
 def groups_by_arm() -> dict[str, list]:
     """Arm -> its committed runs on the factorial seeds, in :data:`ARMS` order."""
     paths = [p for arm in ARMS for p in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s{SEED_GLOB}"))]
-    return dyn.by_preset(p for p in paths if (p / "summary.json").is_file())
+    return dyn.by_preset(p for p in paths if is_finished(p))
 
 
 def _group_share(share):
