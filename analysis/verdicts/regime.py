@@ -314,6 +314,8 @@ def evaluate(
     missing = [a for a, h in zip(rule.arms, have, strict=True) if not h]
     if missing:
         note = f"not yet run: {', '.join(dict.fromkeys(missing))}"
+    elif not seeds:
+        note = "no seed has a run of every arm"
     elif rule.gate is not None and not gates.get(rule.gate, False):
         verdict, note = "inconclusive", f"gate {rule.gate} fails"
     elif iv is not None and verdict == "inconclusive" and abs(iv.mean - rule.threshold) < iv.mde:

@@ -227,6 +227,18 @@ def test_missing_arm_is_named(tmp_path):
     assert out.verdict == "inconclusive" and out.note == "not yet run: regime-rctp-grpo"
 
 
+def test_arms_on_disjoint_seeds_are_named_as_such(tmp_path):
+    """The campaign's SFT + GRPO runs (seeds 0-2) and its admitted RCTP-FT seeds (3, 4) can
+    share no seed: the rule is inconclusive and says why."""
+    found = {
+        rv.RCTP_GRPO: [write_run(tmp_path, rv.RCTP_GRPO, s) for s in (3, 4)],
+        rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s) for s in (0, 1, 2)],
+    }
+    out = rv.evaluate(next(r for r in rv.RULES if r.id == "T2"), rv.load_arms(found), {})
+    assert out.seeds == () and out.interval is None
+    assert out.verdict == "inconclusive" and out.note == "no seed has a run of every arm"
+
+
 # -- the gates and bookkeeping checks ----------------------------------------------------
 
 
