@@ -154,13 +154,21 @@ def _curves(ax, pts: list[dict]) -> None:
     ax.legend(fontsize=6, loc="lower right")
 
 
-def _clauses(ax, pts: list[dict]) -> None:
-    x = np.arange(len(CLAUSES))
+def _grouped(groups: int, pts: list[dict]):
+    """Per entry of ``pts``: the entry, its bars' x positions among ``groups`` groups, their
+    width and its bar style (solid where it decides G4′, hatched where exploratory)."""
     width = 0.8 / len(pts)
     for i, p in enumerate(pts):
-        e, xs = p["entry"], x - 0.4 + width * (i + 0.5)
-        ax.bar(xs, [p["values"][k] for k, _, _ in CLAUSES], width, color=e.colour,
-               hatch="" if e.decides else "//", edgecolor="white", label=name(e))  # fmt: skip
+        e = p["entry"]
+        style = {"color": e.colour, "hatch": "" if e.decides else "//", "edgecolor": "white"}
+        yield p, np.arange(groups) - 0.4 + width * (i + 0.5), width, style
+
+
+def _clauses(ax, pts: list[dict]) -> None:
+    x = np.arange(len(CLAUSES))
+    for p, xs, width, style in _grouped(len(CLAUSES), pts):
+        e = p["entry"]
+        ax.bar(xs, [p["values"][k] for k, _, _ in CLAUSES], width, label=name(e), **style)
         m, gain = p["record"]["mcnemar"], p["values"]["rl_gain"]
         ax.text(xs[2], max(gain, 0.0) + 0.012, f"+{m['c']}/−{m['b']}", ha="center",
                 fontsize=4.5, color=e.colour, rotation=90, va="bottom")  # fmt: skip
@@ -177,12 +185,9 @@ def _clauses(ax, pts: list[dict]) -> None:
 
 def _decisions(ax, pts: list[dict]) -> None:
     x = np.arange(len(DECISIONS))
-    width = 0.8 / len(pts)
-    for i, p in enumerate(pts):
-        e, xs = p["entry"], x - 0.4 + width * (i + 0.5)
+    for p, xs, width, style in _grouped(len(DECISIONS), pts):
         first, last = zip(*(p["decisions"][k] for k in DECISIONS), strict=True)
-        ax.bar(xs, last, width, color=e.colour, hatch="" if e.decides else "//",
-               edgecolor="white")  # fmt: skip
+        ax.bar(xs, last, width, **style)
         ax.plot(xs, first, "_", color="black", ms=9, mew=1.6, clip_on=False, zorder=3)
     ax.set_xticks(x, list(DECISIONS), fontsize=6.5)
     ax.set_ylabel("points right, high goal (tick: step 0)")
