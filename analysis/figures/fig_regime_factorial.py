@@ -14,6 +14,8 @@ seed mean with 95% t-CI, dots are seeds.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
@@ -44,10 +46,26 @@ CAPTION = (
 )
 
 
+def committed_runs() -> list[Path]:
+    """The finished committed runs of the factorial arms on the factorial seeds, in
+    :data:`ARMS` order (what the regime's dynamics figures read)."""
+    paths = [p for arm in ARMS for p in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s{SEED_GLOB}"))]
+    return [p for p in paths if is_finished(p)]
+
+
+def require_runs() -> list[Path]:
+    """:func:`committed_runs`; FileNotFoundError when there is none."""
+    paths = committed_runs()
+    if not paths:
+        raise FileNotFoundError(
+            f"no committed factorial run under {ROOT} (docs/regime_verdicts.md)"
+        )
+    return paths
+
+
 def groups_by_arm() -> dict[str, list]:
     """Arm -> its committed runs on the factorial seeds, in :data:`ARMS` order."""
-    paths = [p for arm in ARMS for p in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s{SEED_GLOB}"))]
-    return dyn.by_preset(p for p in paths if is_finished(p))
+    return dyn.by_preset(require_runs())
 
 
 def _group_share(share):
@@ -56,10 +74,6 @@ def _group_share(share):
 
 def make_figure(runs: dict) -> Figure:
     groups = groups_by_arm()
-    if not groups:
-        raise FileNotFoundError(
-            f"no committed factorial run under {ROOT} (docs/regime_verdicts.md)"
-        )
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 4, figsize=(16, 3.4), constrained_layout=True)
         ax = axes[0]

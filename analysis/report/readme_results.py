@@ -214,13 +214,18 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
 
 def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
-    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`)."""
+    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`) and the
+    Table 1 analogue (:mod:`analysis.report.regime_tables`)."""
+    from analysis.report.regime_tables import table1_block
     from analysis.verdicts import regime as rv
     from analysis.verdicts import table as vt
 
     resolve = layout_resolver(root)
     found = {n: resolve(n) for n in sorted({a for r in rv.RULES for a in r.arms})}
-    return {"regime-verdicts": vt.markdown(*vt.outcomes(rv.load_arms(found)))}
+    return {
+        "regime-verdicts": vt.markdown(*vt.outcomes(rv.load_arms(found))),
+        "regime-table1": table1_block(root),
+    }
 
 
 def generated_files(

@@ -77,6 +77,8 @@ STAGE1 = TableSpec(
 
 PAPER_QWEN = {"sft_grpo": "48.75", "sft_rc": "46.25", "rctp_grpo": "73.75", "rctp_rc": "85.00"}
 """The paper's Table 1 (Qwen2.5-7B, BFCL) per factorial role."""
+PAPER_LLAMA = {"sft_grpo": "35.00", "sft_rc": "35.00", "rctp_grpo": "46.25", "rctp_rc": "48.75"}
+"""The paper's Table 1 (Llama-3.1-8B, BFCL) per factorial role."""
 
 
 def factorial_rows(e: dict[str, str], paper: bool = False) -> tuple[Row, ...]:

@@ -81,22 +81,31 @@ SeedValue = Callable[[Sequence[Run]], float]
 """x_s from the runs of one seed, one per arm in the rule's order."""
 
 
+def evaluation(run: Run, at: str = "last", goal: str | None = None) -> dict:
+    """The first / last held-out evaluation of ``run`` under ``goal`` (default: the run's
+    ``algo.eval_condition``, or the evaluation's only condition): its ``overall``,
+    ``per_category``, ``per_task`` and ``decisions``."""
+    if at not in ("first", "last"):
+        raise ValueError(f"at must be first|last, got {at!r}")
+    evals = {int(k.split("_")[-1]): v for k, v in run.evals.items() if k.startswith("step_")}
+    if not evals:
+        raise ValueError(f"run {run.root} has no eval/step_N.json")
+    conds = evals[(min if at == "first" else max)(evals)]["conditions"]
+    want = goal or run.config.get("algo", {}).get("eval_condition")
+    key = want if want in conds else next(iter(conds)) if len(conds) == 1 else None
+    if key is None:
+        raise ValueError(f"run {run.root}: no condition {want!r} in {sorted(conds)}")
+    return conds[key]
+
+
 def success(at: str = "last", goal: str | None = None) -> TaskValue:
-    """Per-task reward of the first / last held-out evaluation, under ``goal`` (default: the
-    run's ``algo.eval_condition``, or the evaluation's only condition)."""
+    """Per-task reward of the first / last held-out evaluation (:func:`evaluation`)."""
     if at not in ("first", "last"):
         raise ValueError(f"at must be first|last, got {at!r}")
 
     def read(run: Run) -> dict[str, float]:
-        evals = {int(k.split("_")[-1]): v for k, v in run.evals.items() if k.startswith("step_")}
-        if not evals:
-            raise ValueError(f"run {run.root} has no eval/step_N.json")
-        conds = evals[(min if at == "first" else max)(evals)]["conditions"]
-        want = goal or run.config.get("algo", {}).get("eval_condition")
-        key = want if want in conds else next(iter(conds)) if len(conds) == 1 else None
-        if key is None:
-            raise ValueError(f"run {run.root}: no condition {want!r} in {sorted(conds)}")
-        return {r["task_id"]: float(r["reward"]) for r in conds[key]["per_task"]}
+        per_task = evaluation(run, at, goal)["per_task"]
+        return {r["task_id"]: float(r["reward"]) for r in per_task}
 
     return read
 

@@ -1,0 +1,66 @@
+"""The new regime's Table 1 analogue (analysis/report/regime_tables.py) on fake run folders,
+by hand: means ± 95% t half-widths over seeds, the evaluation goal of the RC arms, per
+category and decision-point columns, dashes for an arm without runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from analysis.report.regime_tables import cell, table1_block
+
+
+def rate(k: int, n: int) -> dict:
+    return {"successes": k, "n": n}
+
+
+def condition(success: int, fs: int, decisions: int) -> dict:
+    return {
+        "overall": {"reward": rate(success, 10)},
+        "per_category": {"synth/file_system": {"reward": rate(fs, 4)}},
+        "decisions": {"right": rate(decisions, 5)},
+    }
+
+
+def write_run(root: Path, arm: str, seed: int, start: int, end: int, goal: str = "none") -> None:
+    """Finished run ``<arm>-s<seed>``: success start/10 and end/10 under ``goal``; under any
+    other goal 0/10 (so reading the wrong one shows)."""
+    d = root / f"{arm}-s{seed}"
+    (d / "eval").mkdir(parents=True)
+    (d / "config.json").write_text(
+        json.dumps({"run": {"seed": seed}, "algo": {"eval_condition": goal}})
+    )
+    for step, k in ((0, start), (200, end)):
+        conds = {goal: condition(k, 2, 4)}
+        if goal == "high":
+            conds["low"] = condition(0, 0, 0)
+        (d / "eval" / f"step_{step}.json").write_text(json.dumps({"conditions": conds}))
+    (d / "metrics.jsonl").write_text(json.dumps({"step": 0}) + "\n")
+    (d / "summary.json").write_text("{}")
+
+
+def test_cell_is_the_mean_with_its_t_half_width():
+    # two seeds 0.5, 0.7: s = 0.1414, SE = 0.1, t(0.975, 1) = 12.706
+    assert cell([0.5, 0.7]) == "60.0 ± 127.1"
+    assert cell([0.25]) == "25.0"
+    assert cell([]) == "—"
+
+
+def test_table1_rows_by_hand(tmp_path):
+    write_run(tmp_path, "regime-grpo", 0, 2, 6)
+    write_run(tmp_path, "regime-grpo", 1, 4, 8)
+    write_run(tmp_path, "regime-rcgrpo", 3, 7, 9, goal="high")
+    write_run(tmp_path, "regime-rcgrpo", 9, 0, 0, goal="high")  # reserved seed: never counts
+    rows = {
+        tuple(c.strip() for c in line.strip("|").split("|")[:2]): line
+        for line in table1_block(tmp_path).splitlines()[2:]
+    }
+    grpo = [c.strip() for c in rows[("SFT", "GRPO")].strip("|").split("|")]
+    # seeds; start (.2, .4); end (.6, .8); Δ (.4, .4); file_system 2/4; decisions 4/5
+    assert grpo[2:9] == ["0, 1", "30.0 ± 127.1", "70.0 ± 127.1", "40.0 ± 0.0", "50.0 ± 0.0",
+                         "80.0 ± 0.0", "48.75"]  # fmt: skip
+    rc = [c.strip() for c in rows[("RCTP-FT", "RC-GRPO")].strip("|").split("|")]
+    assert rc[2:6] == ["3", "70.0", "90.0", "20.0"]  # the high goal, not low; seed 9 left out
+    assert rc[-2:] == ["85.00", "48.75"]
+    empty = [c.strip() for c in rows[("SFT", "RC sampling")].strip("|").split("|")]
+    assert empty[2:8] == ["—"] * 6
