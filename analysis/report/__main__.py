@@ -8,6 +8,9 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``figures_results.tex``, the built figures that read runs;
 - ``verdicts.tex``, the pre-registered verdicts on the paper's claims
   (:mod:`analysis.verdicts.pool`);
+- ``regime_table1.tex``, ``regime_categories.tex`` and ``regime_verdicts.tex``, the regime
+  suite's Table 1 analogue, its success per category and its verdicts from ``results/regime``
+  (:mod:`analysis.report.regime_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -28,9 +31,10 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign.experiments import default_resolver
+from analysis.report import regime_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
-from analysis.report.readme_results import readme_main
+from analysis.report.readme_results import REGIME_RESULTS, readme_main
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
@@ -96,6 +100,9 @@ def generate(
     (out_dir / "setup_table.tex").write_text(setup_table(resolve))
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
     (out_dir / "verdicts.tex").write_text(verdicts_latex(resolve))
+    (out_dir / "regime_table1.tex").write_text(regime_tables.table1_latex(REGIME_RESULTS))
+    (out_dir / "regime_categories.tex").write_text(regime_tables.categories_latex(REGIME_RESULTS))
+    (out_dir / "regime_verdicts.tex").write_text(regime_tables.verdicts_latex(REGIME_RESULTS))
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
@@ -147,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
-    print(f"[report] wrote {len(TABLES) + 5} files into {args.out}")
+    print(f"[report] wrote {len(TABLES) + 8} files into {args.out}")
     return 0
 
 

@@ -88,7 +88,7 @@ def dynamics_tables(experiments: dict[str, str], markdown: bool = False) -> tupl
             note="Gap = mean over groups of $\\max_j A_j-\\min_j A_j$; KL = $k_3$ estimate "
             "per token; $\\|\\nabla\\|$ = global gradient norm before clipping; end = last "
             "10\\% of the steps.",
-            size="footnotesize",
-            colsep="2.5pt",
+            size="scriptsize",
+            colsep="2pt",
         ),
     )

@@ -168,7 +168,8 @@ def tabular(
 
     ``align`` is one letter per column (``"lrr"``) or a list of column specs
     (``["l", "p{3cm}"]``). A row given as a plain ``str`` is emitted verbatim (e.g.
-    ``\midrule`` or a ``\multicolumn`` row). ``note`` goes below the table in small type;
+    ``\midrule`` or a ``\multicolumn`` row); a table wider than the text is scaled down to
+    its width (``adjustbox``'s ``max width``). ``note`` goes below the table in small type;
     ``size`` is a font size command name, ``colsep`` a ``\tabcolsep`` length (e.g. "3pt").
     """
     if size not in SIZES:
@@ -180,6 +181,7 @@ def tabular(
         r"\begin{table}[t]",
         f"\\centering\\{size}" + (f"\\setlength{{\\tabcolsep}}{{{colsep}}}" if colsep else ""),
         f"\\caption{{{caption}}}\\label{{{label}}}",
+        r"\begin{adjustbox}{max width=\linewidth}",
         f"\\begin{{tabular}}{{{''.join(specs)}}}",
         r"\toprule",
         " & ".join(header) + r" \\",
@@ -192,7 +194,7 @@ def tabular(
         if len(row) != len(header):
             raise ValueError(f"row {list(row)} has {len(row)} cells, header has {len(header)}")
         lines.append(" & ".join(row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{adjustbox}"]
     if note:
         lines.append(f"\\par\\smallskip\\parbox{{0.95\\linewidth}}{{\\footnotesize {note}}}")
     lines.append(r"\end{table}")

@@ -152,8 +152,15 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 
 
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body, for every run-generated block of the README."""
-    return {"results": results_markdown(resolve), "verdicts": verdicts_markdown(resolve)}
+    """Block name -> body, for every run-generated block of the README (the regime suite's
+    from its committed runs, :data:`REGIME_RESULTS`)."""
+    from analysis.report.regime_tables import readme_block
+
+    return {
+        "results": results_markdown(resolve),
+        "verdicts": verdicts_markdown(resolve),
+        "regime-verdicts": readme_block(REGIME_RESULTS),
+    }
 
 
 def write_readme(path: Path = README, check: bool = False, resolve=None) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from analysis.report.latex import escape, tabular
 from analysis.report.tables import PAPER_LLAMA, PAPER_QWEN
 from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
@@ -66,8 +67,8 @@ def _columns(categories: list[str]) -> dict[str, Callable[[Run], float]]:
     return cols | {"decision points right": decisions}
 
 
-def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
-    """The block's body from {arm preset: {seed: run}} of the factorial arms."""
+def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the table from {arm preset: {seed: run}} of the factorial arms."""
     cells = arms("new", "regime-factorial")
     runs = {a.preset: dict(sorted(by_arm.get(a.preset, {}).items())) for a in cells}
     categories = sorted(
@@ -76,18 +77,154 @@ def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
     )  # fmt: skip
     columns = _columns(categories)
     head = ["init", "stage 2", "seeds", *columns, "paper Qwen2.5-7B", "paper Llama-3.1-8B"]
-    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "--:|" * (len(head) - 3)]
+    rows = []
     for a in cells:
         rs = list(runs[a.preset].values())
         seeds = ", ".join(map(str, runs[a.preset])) or DASH
         values = [cell([f(r) for r in rs]) for f in columns.values()]
-        row = [a.init, a.method, seeds, *values, PAPER_QWEN[a.role], PAPER_LLAMA[a.role]]
-        lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        rows.append([a.init, a.method, seeds, *values, PAPER_QWEN[a.role], PAPER_LLAMA[a.role]])
+    return head, rows
+
+
+def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
+    """The block's body (:func:`table1_rows` as markdown)."""
+    head, rows = table1_rows(by_arm)
+    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "--:|" * (len(head) - 3)]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
+    resolve = layout_resolver(root)
+    return rv.load_arms({p: resolve(p) for p in presets})
+
+
+def _factorial(root: Path) -> dict[str, dict[int, Run]]:
+    return _by_arm(root, [a.preset for a in arms("new", "regime-factorial")])
 
 
 def table1_block(root: Path) -> str:
     """:func:`table1_markdown` of the committed runs under ``root``."""
-    resolve = layout_resolver(root)
-    found = {a.preset: resolve(a.preset) for a in arms("new", "regime-factorial")}
-    return table1_markdown(rv.load_arms(found))
+    return table1_markdown(_factorial(root))
+
+
+TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", "decision points right",
+            "paper Qwen2.5-7B", "paper Llama-3.1-8B")  # fmt: skip
+"""The columns of the paper's Table 1 analogue; the per-category columns are a table of
+their own (``regime_categories.tex``), so that each fits the page."""
+
+
+def _select(head: list[str], rows: list[list[str]], names) -> tuple[list[str], list[list[str]]]:
+    idx = [head.index(n) for n in names]
+    return [head[i] for i in idx], [[r[i] for i in idx] for r in rows]
+
+
+def table1_latex(root: Path) -> str:
+    """The paper's ``regime_table1.tex``: the :data:`TEX_MAIN` columns of :func:`table1_rows`
+    of the runs under ``root``."""
+    head, rows = _select(*table1_rows(_factorial(root)), TEX_MAIN)
+    short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen",
+             "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
+    return tabular(
+        [escape(short.get(h, h)) for h in head],
+        [[escape(c) for c in r] for r in rows],
+        "lll" + "r" * (len(head) - 3),
+        caption="The regime suite's Table~1 analogue: greedy held-out success (\\%) per "
+        "factorial arm at the first and last evaluation, and the planted decision points "
+        "right at the end, beside the paper's Table~1.",
+        label="tab:regime-table1",
+        note=escape(
+            "Mean over the arm's seeds ± 95% t half-width (1,000 held-out tasks; RC arms under "
+            "the high goal). The arms' seeds differ (SFT + GRPO: the proof runs on seeds 0–2; "
+            "the RCTP-FT arms: the admitted seeds), so rows are not paired; the verdicts ("
+        )
+        + "\\cref{tab:regime-verdicts}"
+        + escape(
+            ") are. Decisions: the planted decision points right at the end. The paper's "
+            "columns (Qwen2.5-7B, Llama-3.1-8B) are BFCL accuracy of single runs on 80 tasks, "
+            "for the ordering only."
+        ),
+        size="footnotesize",
+        colsep="2pt",
+    )
+
+
+def categories_latex(root: Path) -> str:
+    """The paper's ``regime_categories.tex``: final held-out success per task category."""
+    head, rows = table1_rows(_factorial(root))
+    names = [h for h in head[head.index("Δ") + 1 : head.index("decision points right")]]
+    head, rows = _select(head, rows, ["init", "stage 2", "seeds", "end", *names])
+    return tabular(
+        [escape(h) for h in head],
+        [[escape(c) for c in r] for r in rows],
+        "lll" + "r" * (len(head) - 3),
+        caption="The regime suite: final greedy held-out success (\\%) per task category.",
+        label="tab:regime-categories",
+        note=escape("As in ") + "\\cref{tab:regime-table1}" + escape(": mean over seeds ± 95% t."),
+        size="footnotesize",
+        colsep="3pt",
+    )
+
+
+def verdicts_latex(root: Path) -> str:
+    """The paper's ``regime_verdicts.tex``: every rule of the new regime on the committed runs
+    under ``root`` (:mod:`analysis.verdicts.table`; the checks stay in the docs)."""
+    from analysis.verdicts import table as vt
+
+    presets = sorted({a for r in rv.RULES for a in r.arms})
+    results, _ = vt.outcomes(_by_arm(root, presets))
+    keep = [i for i, h in enumerate(vt.RULE_HEADER) if h != "design"]
+    rows = [[escape(vt.rule_cells(out)[i]) for i in keep] for out in results]
+    return tabular(
+        [escape(vt.RULE_HEADER[i]) for i in keep],
+        rows,
+        [
+            "l",
+            *(f">{{\\raggedright\\arraybackslash}}p{{{w}}}" for w in ("3.4cm", "3.2cm")),
+            "r",
+            "r",
+            "r",
+            "l",
+            ">{\\raggedright\\arraybackslash}p{2.6cm}",
+        ],  # fmt: skip
+        caption="The regime suite's verdicts: rules, thresholds and minimum detectable effects "
+        "written down before the runs (\\code{docs/regime_verdicts.md}).",
+        label="tab:regime-verdicts",
+        note=escape(
+            "Seeds × tasks: held-out success paired by task and seed (two-way random effects, "
+            "Satterthwaite df); seeds × —: the mean of a per-seed value. MDE at α 0.05, power "
+            "0.80. Fewer than 3 seeds with every arm of a rule: inconclusive."
+        ),
+        size="scriptsize",
+        colsep="2.5pt",
+    )
+
+
+README_RULES = ("C", "I", "T")
+"""Rule families the README shows (the paper's claims, informative variance, Table 1 order);
+the entropy-matched (E) and stratified (S) rules and the checks are in docs/regime_verdicts.md."""
+
+
+def readme_block(root: Path) -> str:
+    """The README's ``regime-verdicts`` block: the :data:`README_RULES` rows of the verdict
+    table on the committed runs under ``root``, then one line on the other rules."""
+    from analysis.verdicts import table as vt
+
+    presets = sorted({a for r in rv.RULES for a in r.arms})
+    results, _ = vt.outcomes(_by_arm(root, presets))
+    shown = [o for o in results if o.rule.id[0] in README_RULES]
+    keep = (0, 1, 4, 5, 6, 8)  # rule, claim, estimate, MDE, seeds × tasks, verdict
+    head = [vt.RULE_HEADER[i] for i in keep]
+    lines = ["| " + " | ".join(head) + " |", "|---|---|--:|--:|--:|---|"]
+    for out in shown:
+        cells = vt.rule_cells(out)
+        lines.append("| " + " | ".join(cells[i].replace("|", "\\|") for i in keep) + " |")
+    rest = [o for o in results if o.rule.id[0] not in README_RULES]
+    counts: dict[str, int] = {}
+    for o in rest:
+        counts[o.verdict] = counts.get(o.verdict, 0) + 1
+    summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+    lines += [
+        "",
+        f"The other {len(rest)} rules (entropy-matched arms, stratified goals): {summary}.",
+    ]
+    return "\n".join(lines) + "\n"

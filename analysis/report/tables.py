@@ -102,6 +102,8 @@ FACTORIAL = TableSpec(
     ),
     rows=factorial_rows(E, paper=True),
     after_headers=("paper (Qwen2.5-7B)",),
+    size="footnotesize",
+    colsep="3pt",
     note="Start = evaluation of the Stage-1 checkpoint at RL step 0, final = after the last "
     "step; RC runs are evaluated with the high goal. Train early / late = success on the "
     "16-task training pool over the first / last 10\\% of the steps (RC runs: the "

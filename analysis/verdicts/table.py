@@ -61,25 +61,34 @@ def _num(x: float, digits: int = 3) -> str:
     return "—" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
 
 
+RULE_HEADER = ("rule", "claim", "quantity", "design", "estimate [95% CI]", "MDE",
+               "seeds × tasks", "test", "verdict")  # fmt: skip
+CHECK_HEADER = ("check", "what", "value", "passed", "detail")
+
+
+def rule_cells(out: rv.Outcome) -> list[str]:
+    """One row of the verdict table (:data:`RULE_HEADER`), as plain text."""
+    iv, r = out.interval, out.rule
+    est = "—" if iv is None else f"{_num(iv.mean)} [{_num(iv.low)}, {_num(iv.high)}]"
+    size = "0" if iv is None else f"{iv.seeds} × {iv.tasks or '—'}"
+    test = f"CI {'>' if r.side == 'above' else '<'} {r.threshold:g}"
+    verdict = out.verdict + (f" ({out.note})" if out.note else "")
+    return [r.id, r.claim, r.quantity, r.design, est, _num(iv.mde) if iv else "—", size, test,
+            verdict]  # fmt: skip
+
+
+def check_cells(c: rc.Check) -> list[str]:
+    """One row of the checks table (:data:`CHECK_HEADER`), as plain text."""
+    return [c.id, c.label, _num(c.value), str(c.passed), str(c.detail)]
+
+
 def markdown(results: Sequence[rv.Outcome], found: Sequence[rc.Check]) -> str:
     """The verdict table, then the checks table."""
-    lines = [
-        "| rule | claim | quantity | design | estimate [95% CI] | MDE | seeds × tasks | test "
-        "| verdict |",
-        "|---|---|---|---|--:|--:|--:|---|---|",
-    ]
+    lines = ["| " + " | ".join(RULE_HEADER) + " |", "|---|---|---|---|--:|--:|--:|---|---|"]
     for out in results:
-        iv, r = out.interval, out.rule
-        est = "—" if iv is None else f"{_num(iv.mean)} [{_num(iv.low)}, {_num(iv.high)}]"
-        size = "0" if iv is None else f"{iv.seeds} × {iv.tasks or '—'}"
-        test = f"CI {'>' if r.side == 'above' else '<'} {r.threshold:g}"
-        verdict = out.verdict + (f" ({out.note})" if out.note else "")
-        cells = [r.id, r.claim, r.quantity, r.design, est, _num(iv.mde) if iv else "—", size,
-                 test, verdict]  # fmt: skip
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    lines += ["", "| check | what | value | passed | detail |", "|---|---|--:|---|---|"]
-    for c in found:
-        lines.append(f"| {c.id} | {c.label} | {_num(c.value)} | {c.passed} | {c.detail} |")
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in rule_cells(out)) + " |")
+    lines += ["", "| " + " | ".join(CHECK_HEADER) + " |", "|---|---|--:|---|---|"]
+    lines += ["| " + " | ".join(check_cells(c)) + " |" for c in found]
     return "\n".join(lines) + "\n"
 
 

@@ -64,3 +64,18 @@ def test_table1_rows_by_hand(tmp_path):
     assert rc[-2:] == ["85.00", "48.75"]
     empty = [c.strip() for c in rows[("SFT", "RC sampling")].strip("|").split("|")]
     assert empty[2:8] == ["—"] * 6
+
+
+def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
+    from analysis.report.regime_tables import README_RULES, readme_block
+    from analysis.verdicts import regime as rv
+
+    block = readme_block(tmp_path).splitlines()  # no runs: every rule is inconclusive
+    shown = [r.id for r in rv.RULES if r.id[0] in README_RULES]
+    rows = [line.split("|")[1].strip() for line in block[2 : 2 + len(shown)]]
+    assert rows == shown and all("inconclusive" in line for line in block[2 : 2 + len(shown)])
+    other = len(rv.RULES) - len(shown)
+    assert (
+        block[-1] == f"The other {other} rules (entropy-matched arms, stratified goals): "
+        f"{other} inconclusive."
+    )

@@ -146,6 +146,13 @@ def test_tabular_rows_rules_and_shape_checks():
     assert r"\begin{tabular}{lr}" in tex and r"\caption{C}\label{tab:x}" in tex
     assert "1 & 2 \\\\\n\\midrule\n3 & 4 \\\\" in tex
     assert r"\centering\footnotesize\setlength{\tabcolsep}{3pt}" in tex
+    box = tex.index(r"\begin{adjustbox}{max width=\linewidth}")  # a wide table shrinks to fit
+    assert (
+        box
+        < tex.index(r"\begin{tabular}")
+        < tex.index(r"\end{tabular}")
+        < tex.index(r"\end{adjustbox}")
+    )
     assert tex.index(r"\bottomrule") < tex.index("n}") < tex.index(r"\end{table}")
     spec = tabular(["a", "b"], [], ["l", "p{3cm}"], caption="C", label="t")
     assert r"\begin{tabular}{lp{3cm}}" in spec
