@@ -8,9 +8,10 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``figures_results.tex``, the built figures that read runs;
 - ``verdicts.tex``, the pre-registered verdicts on the paper's claims
   (:mod:`analysis.verdicts.pool`);
-- ``regime_table1.tex``, ``regime_categories.tex`` and ``regime_verdicts.tex``, the regime
-  suite's Table 1 analogue, its success per category and its verdicts from ``results/regime``
-  (:mod:`analysis.report.regime_tables`);
+- ``regime_table1.tex``, ``regime_categories.tex``, ``regime_passk.tex`` and
+  ``regime_verdicts.tex``, the regime suite's Table 1 analogue, its success per category, pass@k
+  of the final checkpoints and its verdicts from ``results/regime`` and
+  ``results/diagnostics`` (:mod:`analysis.report.regime_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -102,6 +103,7 @@ def generate(
     (out_dir / "verdicts.tex").write_text(verdicts_latex(resolve))
     (out_dir / "regime_table1.tex").write_text(regime_tables.table1_latex(REGIME_RESULTS))
     (out_dir / "regime_categories.tex").write_text(regime_tables.categories_latex(REGIME_RESULTS))
+    (out_dir / "regime_passk.tex").write_text(regime_tables.passk_latex())
     (out_dir / "regime_verdicts.tex").write_text(regime_tables.verdicts_latex(REGIME_RESULTS))
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
-    print(f"[report] wrote {len(TABLES) + 8} files into {args.out}")
+    print(f"[report] wrote {len(TABLES) + 9} files into {args.out}")
     return 0
 
 

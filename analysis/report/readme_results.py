@@ -223,7 +223,7 @@ def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
     regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`) and the
     Table 1 analogue (:mod:`analysis.report.regime_tables`)."""
-    from analysis.report.regime_tables import table1_block
+    from analysis.report.regime_tables import passk_block, table1_block
     from analysis.verdicts import regime as rv
     from analysis.verdicts import table as vt
 
@@ -232,6 +232,7 @@ def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     return {
         "regime-verdicts": vt.markdown(*vt.outcomes(rv.load_arms(found))),
         "regime-table1": table1_block(root),
+        "regime-passk": passk_block(),
     }
 
 

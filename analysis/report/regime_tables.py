@@ -1,7 +1,11 @@
-r"""The new regime's Table 1 analogue: held-out success per factorial arm, beside the paper's.
+r"""The regime suite's tables: the Table 1 analogue, pass@k of final checkpoints, verdicts.
 
-The ``regime-table1`` block of ``docs/regime_verdicts.md`` (``python -m analysis.report
---write-readme``), from the committed runs ``results/regime/<arm>-s<seed>`` of the
+Markdown blocks (``python -m analysis.report --write-readme``): ``regime-table1`` and
+``regime-passk`` of ``docs/regime_verdicts.md``, ``regime-verdicts`` of the README (the paper's
+claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.tex``): the Table 1
+analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
+
+The Table 1 analogue is read from the committed runs ``results/regime/<arm>-s<seed>`` of the
 ``regime-factorial`` arms (:data:`rcgrpo.train.arms.ARMS`) on every seed the verdict rules may
 count (:data:`analysis.verdicts.regime.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
 held-out success at the first and the last evaluation and their difference (the run's
@@ -15,6 +19,8 @@ paired comparison (that is the verdict table, paired by task and seed).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -86,11 +92,15 @@ def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], lis
     return head, rows
 
 
-def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
-    """The block's body (:func:`table1_rows` as markdown)."""
-    head, rows = table1_rows(by_arm)
+def _markdown(head: list[str], rows: list[list[str]]) -> str:
+    """A markdown table: three left-aligned label columns, the rest right-aligned."""
     lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "--:|" * (len(head) - 3)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
+    """The ``regime-table1`` block (:func:`table1_rows` as markdown)."""
+    return _markdown(*table1_rows(by_arm))
 
 
 def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
@@ -196,6 +206,72 @@ def verdicts_latex(root: Path) -> str:
         ),
         size="scriptsize",
         colsep="2.5pt",
+    )
+
+
+DIAGNOSTICS = Path(__file__).resolve().parents[2] / "results" / "diagnostics"
+"""Where ``regime-final-<run>.json`` lies: the regime diagnostic of an RL run's final
+checkpoint under the run's evaluation goal, ``python -m analysis.diagnostics.regime --init <run>/checkpoints/step_200
+--preset <arm> --conditions <goal> --seed <seed> --out results/diagnostics/regime-final-<run>.json``
+(8 samples per task at τ = 1 on the first 200 of the 1,000 held-out tasks)."""
+PASS_KS = (1, 2, 4, 8)
+
+
+def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]:
+    """Arm preset -> {seed: the condition block of its final-checkpoint report} for the
+    factorial arms (reserved seeds left out)."""
+    out: dict[str, dict[int, dict]] = {}
+    for a in arms("new", "regime-factorial"):
+        name = re.compile(rf"regime-final-{re.escape(a.preset)}-s(\d+)\.json")
+        for path in sorted(diagnostics.glob(f"regime-final-{a.preset}-s*.json")):
+            match = name.fullmatch(path.name)
+            if match is None:  # e.g. regime-rcgrpo-strat-s3 under regime-rcgrpo-s*
+                continue
+            seed, report = int(match[1]), json.loads(path.read_text())
+            if seed in rv.RESERVED_SEEDS or report["preset"] != a.preset:
+                continue
+            (condition,) = report["conditions"].values()
+            out.setdefault(a.preset, {})[seed] = condition
+    return out
+
+
+def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows): per factorial arm, greedy success and unbiased pass@k at τ = 1 of the
+    final checkpoints (mean over seeds ± 95% t half-width, %)."""
+    head = ["init", "stage 2", "seeds", "greedy", *(f"pass@{k}" for k in PASS_KS)]
+    rows = []
+    for a in arms("new", "regime-factorial"):
+        by_seed = dict(sorted(reports.get(a.preset, {}).items()))
+        conds = list(by_seed.values())
+        seeds = ", ".join(map(str, by_seed)) or DASH
+        greedy = cell([c["greedy"]["overall"] for c in conds])
+        passk = [cell([c["pass_at_k"]["overall"][c["ks"].index(k)] for c in conds])
+                 for k in PASS_KS]  # fmt: skip
+        rows.append([a.init, a.method, seeds, greedy, *passk])
+    return head, rows
+
+
+def passk_block(diagnostics: Path = DIAGNOSTICS) -> str:
+    """The ``regime-passk`` block of docs/regime_verdicts.md (markdown)."""
+    return _markdown(*passk_rows(final_reports(diagnostics)))
+
+
+def passk_latex(diagnostics: Path = DIAGNOSTICS) -> str:
+    """The paper's ``regime_passk.tex``."""
+    head, rows = passk_rows(final_reports(diagnostics))
+    return tabular(
+        [escape(h) for h in head],
+        [[escape(c) for c in r] for r in rows],
+        "lll" + "r" * (len(head) - 3),
+        caption="The regime suite: greedy success and unbiased pass@$k$ at $\\tau=1$ of each "
+        "arm's final checkpoint (\\%; 8 samples on each of the first 200 held-out tasks).",
+        label="tab:regime-passk",
+        note=escape(
+            "Mean over the seeds whose final checkpoint was measured ± 95% t half-width; RC arms "
+            "under the high goal. pass@k = 1 − C(n − c, k)/C(n, k) with n = 8 samples, c successes."
+        ),
+        size="footnotesize",
+        colsep="3pt",
     )
 
 

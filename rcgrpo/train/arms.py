@@ -108,6 +108,10 @@ ARMS: tuple[Arm, ...] = (
     Arm("regime-rctp-grpo-entcoef", "rctp", "RCTP-FT + GRPO, matched entropy bonus",
         "GRPO (high goal), matched entropy bonus", "purple", "regime-matched", "coef_matched",
         "new"),
+    Arm("regime-rctp-dapo", "rctp", "RCTP-FT + DAPO dynamic sampling",
+        "GRPO (high goal) + DAPO", "green", "regime-baselines", "dapo", "new"),
+    Arm("regime-rctp-drgrpo", "rctp", "RCTP-FT + Dr. GRPO", "Dr. GRPO (high goal)", "blue",
+        "regime-baselines", "drgrpo", "new", tex="Dr.~GRPO (high goal)"),
 )  # fmt: skip
 """Every arm; within a regime, the order of legends, bars and table rows."""
 

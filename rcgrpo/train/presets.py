@@ -32,6 +32,9 @@ evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
 entropy coefficient (``docs/regime_verdicts.md``); until the calibration has chosen it, the
 value is :data:`NOT_CALIBRATED` and they run only with it given as a flag.
+``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
+GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
+that against RC-GRPO only the fix differs; no verdict rule reads them (reported as measured).
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
@@ -192,6 +195,10 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-rcgrpo-strat": {"algo": {**_RC, "conditioning": "stratified"}},
     "regime-rctp-grpo-temp": {"algo": _HIGH, "rollout": {"temperature": NOT_CALIBRATED}},
     "regime-rctp-grpo-entcoef": {"algo": {**_HIGH, "entropy_coef": NOT_CALIBRATED}},
+    "regime-rctp-dapo": {"algo": {**_HIGH, "group_filter": "dapo", "max_resample_rounds": 3}},
+    "regime-rctp-drgrpo": {
+        "algo": {**_HIGH, "adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}
+    },
 }
 """Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
 

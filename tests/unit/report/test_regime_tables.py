@@ -79,3 +79,42 @@ def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
         block[-1] == f"The other {other} rules (entropy-matched arms, stratified goals): "
         f"{other} inconclusive."
     )
+
+
+def write_final(folder: Path, preset: str, seed: int, greedy: float, passk: list[float]) -> None:
+    report = {
+        "preset": preset,
+        "conditions": {
+            "high": {
+                "ks": list(range(1, 9)),
+                "greedy": {"overall": greedy},
+                "pass_at_k": {"overall": passk},
+            }
+        },
+    }
+    (folder / f"regime-final-{preset}-s{seed}.json").write_text(json.dumps(report))
+
+
+def test_passk_rows_by_hand(tmp_path):
+    from analysis.report.regime_tables import passk_block
+
+    ks = [0.5, 0.6, 0.65, 0.7, 0.72, 0.74, 0.76, 0.8]
+    write_final(tmp_path, "regime-rcgrpo", 3, 0.6, ks)
+    write_final(tmp_path, "regime-rcgrpo", 4, 0.8, [k + 0.1 for k in ks])
+    write_final(tmp_path, "regime-rcgrpo", 9, 0.0, [0.0] * 8)  # reserved: never counts
+    write_final(tmp_path, "regime-grpo", 5, 0.5, ks)
+    (tmp_path / "regime-final-regime-grpo-s6.json").write_text(  # another preset's report
+        json.dumps({"preset": "regime-sft-rc", "conditions": {"none": {}}})
+    )
+    lines = passk_block(tmp_path).splitlines()
+    assert lines[0].split("|")[4:9] == [" greedy ", " pass@1 ", " pass@2 ", " pass@4 ", " pass@8 "]
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line for line in lines[2:]}
+    rc = [c.strip() for c in rows[("RCTP-FT", "RC-GRPO")].strip("|").split("|")]
+    # seeds 3, 4: greedy .6, .8 -> 70.0 ± 127.1; pass@1 .5, .6 -> 55.0 ± 63.5;
+    # pass@8 .8, .9 -> 85.0 ± 63.5 (SE 0.05, t 12.706)
+    assert rc[2:5] == ["3, 4", "70.0 ± 127.1", "55.0 ± 63.5"]
+    assert rc[-1] == "85.0 ± 63.5"
+    grpo = [c.strip() for c in rows[("SFT", "GRPO")].strip("|").split("|")]
+    assert grpo[2:] == ["5", "50.0", "50.0", "60.0", "70.0", "80.0"]
+    empty = [c.strip() for c in rows[("SFT", "RC sampling")].strip("|").split("|")]
+    assert empty[2:] == ["—"] * 6
