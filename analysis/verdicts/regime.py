@@ -327,6 +327,8 @@ def evaluate(
         note = "no seed has a run of every arm"
     elif rule.gate is not None and not gates.get(rule.gate, False):
         verdict, note = "inconclusive", f"gate {rule.gate} fails"
+    elif len(seeds) < MIN_SEEDS:
+        note = f"{len(seeds)} seed{'s' * (len(seeds) > 1)} < {MIN_SEEDS}"
     elif iv is not None and verdict == "inconclusive" and abs(iv.mean - rule.threshold) < iv.mde:
         note = "|effect − θ| < MDE"
     return Outcome(rule, seeds, iv, verdict, note)

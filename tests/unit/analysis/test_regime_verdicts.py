@@ -213,12 +213,14 @@ def test_every_rule(tmp_path, rule, oks, expected):
     out = verdict_of(tmp_path, rule, oks)
     assert out.verdict == expected, (out.interval, out.note)
     assert len(out.seeds) == len(oks)
+    if len(oks) < rv.MIN_SEEDS and rule.gate is None:  # says why, even where Δ ≥ MDE
+        assert out.note == "2 seeds < 3"
 
 
 def test_reserved_seeds_never_count(tmp_path):
     found = {rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s, k=1) for s in (0, 1, 7, 9)]}
     out = rv.evaluate(rv.RULES[0], rv.load_arms(found), {})
-    assert out.seeds == (0, 1) and out.verdict == "inconclusive"
+    assert out.seeds == (0, 1) and out.verdict == "inconclusive" and out.note == "2 seeds < 3"
 
 
 def test_missing_arm_is_named(tmp_path):
