@@ -1,4 +1,5 @@
-r"""The README's generated blocks that come from runs: ``results`` and ``verdicts``.
+r"""The generated blocks that come from runs: the README's ``results``, ``verdicts`` (the pool
+regime) and ``regime-verdicts`` (the regime suite), and those of the docs.
 
 ``python -m analysis.report --write-readme`` rewrites them from the campaign's committed
 light copies in ``results/campaign/`` (:func:`analysis.campaign.experiments.campaign_resolver`
@@ -10,8 +11,11 @@ Each cell is the mean over seeds ± the 95% Student-t half-width
 (:func:`analysis.stats.mean_ci`; one seed: the mean alone); success rates in %. Collapse
 statistics are means over the training steps of a run (``step >= 1``).
 
-``verdicts`` is :func:`analysis.report.verdict_table.verdicts_markdown`. The same options rewrite the ``campaign`` and ``figures`` tables of
-``docs/experiments.md`` (:mod:`analysis.report.docs_tables`).
+``verdicts`` is :func:`analysis.report.verdict_table.verdicts_markdown`; ``regime-verdicts``
+is :func:`analysis.report.regime_tables.readme_block` of the committed runs in
+``results/regime/``. The same options rewrite the ``campaign`` and ``figures`` tables of
+``docs/experiments.md`` (:mod:`analysis.report.docs_tables`) and the regime suite's blocks of
+``docs/regime.md`` and ``docs/regime_verdicts.md``.
 """
 
 from __future__ import annotations
@@ -221,8 +225,8 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
 
 def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
-    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`) and the
-    Table 1 analogue (:mod:`analysis.report.regime_tables`)."""
+    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), the Table 1
+    analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`)."""
     from analysis.report.regime_tables import passk_block, table1_block
     from analysis.verdicts import regime as rv
     from analysis.verdicts import table as vt
