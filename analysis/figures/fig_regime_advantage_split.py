@@ -24,7 +24,7 @@ CAPTION = (
     "carried by the between-goal part (mu_r - mu_g)/(sigma_g + eps), dotted: with the goals "
     "shuffled inside each group; (b) within-goal share of the high-goal rollouts' advantage "
     "weight; (c) mean |between| (dashed) and |within| (solid) parts, for the factorial arms "
-    "that sample reward goals (seeds 0-4 as committed, n in the legend). Seed mean with 95% "
+    "that sample reward goals (every committed seed but the reserved 7-10, n in the legend). Seed mean with 95% "
     f"t-bands, {dyn.SMOOTH}-step trailing mean."
 )
 

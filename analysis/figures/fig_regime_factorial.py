@@ -1,11 +1,12 @@
 r"""The new regime's factorial: {SFT, RCTP-FT} × {GRPO, RC sampling} on the regime suite.
 
 Reads the committed runs ``results/regime/<arm>-s<seed>`` of the ``regime-factorial`` arms
-(:data:`rcgrpo.train.arms.ARMS`) on the factorial seeds 0–4 (:data:`SEED_GLOB`; the design,
-calibration and G4′ seeds never enter); an arm with no run yet is left out and the legend
-gives each arm's n. (a) greedy held-out success against the RL step (RC arms under the high
-goal; 1,000 tasks at the first and last evaluation, 200 between; the SFT + GRPO runs are the
-proof runs, evaluated at steps 0, 100 and 200 only), seed mean with 95% t band; (b) held-out
+(:data:`rcgrpo.train.arms.ARMS`) on every seed the verdict rules may count (the design,
+calibration and G4′ seeds :data:`analysis.verdicts.regime.RESERVED_SEEDS` never enter); an arm
+with no run yet is left out and the legend gives each arm's n. (a) greedy held-out success
+against the RL step (RC arms under the high goal; 1,000 tasks at the first and last
+evaluation, 200 between; the SFT + GRPO proof runs of seeds 0–2 are evaluated at steps 0, 100
+and 200 only), seed mean with 95% t band; (b) held-out
 success at step 0 (hatched) and at the end (filled); (c) the share of collapsed groups
 (σ_g = 0) over training; (d) the share of *informative* groups, whose same-goal rollouts have
 mixed rewards (:mod:`analysis.verdicts.groups`; under GRPO informative = not collapsed). Bars:
@@ -14,6 +15,7 @@ seed mean with 95% t-CI, dots are seeds.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -24,33 +26,39 @@ from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import is_finished, light_globs
 from analysis.verdicts import groups as rg
+from analysis.verdicts.regime import RESERVED_SEEDS
 from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ROOT = "results/regime"
-SEED_GLOB = "[0-4]"
-"""The factorial's seeds (docs/regime_verdicts.md); 7–10 are reserved."""
 ARMS = tuple(a.preset for a in arms("new", "regime-factorial"))
-INPUTS: tuple[str, ...] = tuple(
-    g for arm in ARMS for g in light_globs(f"{ROOT}/{arm}-s{SEED_GLOB}", REPO_ROOT)
-)
-"""Files the figure reads (repository-relative)."""
-CAPTION = (
-    "The regime suite's factorial (tiny Qwen2, CPU; seeds 0-4 as committed, n per arm in the "
-    "legend): (a) greedy held-out success against the RL step, RC arms under the high goal "
-    "(1,000 tasks at the first and last evaluation, 200 between; SFT + GRPO evaluated at "
-    "steps 0, 100, 200), seed mean with 95% t band; (b) held-out success at step 0 (hatched) "
-    "and at the end (filled); (c) collapsed groups (sigma_g = 0) and (d) informative groups "
-    "(same-goal rollouts with mixed rewards) over training. Bars: seed mean with 95% t-CI, "
-    "dots are seeds."
-)
 
 
 def committed_runs() -> list[Path]:
-    """The finished committed runs of the factorial arms on the factorial seeds, in
-    :data:`ARMS` order (what the regime's dynamics figures read)."""
-    paths = [p for arm in ARMS for p in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s{SEED_GLOB}"))]
-    return [p for p in paths if is_finished(p)]
+    """The finished committed runs ``<arm>-s<seed>`` of the factorial arms on every seed but
+    the reserved ones, in :data:`ARMS` order (what the regime's dynamics figures read)."""
+    out = []
+    for arm in ARMS:
+        for path in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s*")):
+            seed = re.fullmatch(re.escape(arm) + r"-s(\d+)", path.name)
+            if seed and int(seed[1]) not in RESERVED_SEEDS and is_finished(path):
+                out.append(path)
+    return out
+
+
+INPUTS: tuple[str, ...] = tuple(
+    g for p in committed_runs() for g in light_globs(p.relative_to(REPO_ROOT).as_posix(), REPO_ROOT)
+)
+"""Files the figure reads (repository-relative): the light files of :func:`committed_runs`."""
+CAPTION = (
+    "The regime suite's factorial (tiny Qwen2, CPU; every committed seed but the reserved "
+    "7-10, n per arm in the legend): (a) greedy held-out success against the RL step, RC arms "
+    "under the high goal (1,000 tasks at the first and last evaluation, 200 between; the SFT "
+    "+ GRPO proof runs of seeds 0-2 at steps 0, 100, 200), seed mean with 95% t band; (b) "
+    "held-out success at step 0 (hatched) and at the end (filled); (c) collapsed groups "
+    "(sigma_g = 0) and (d) informative groups (same-goal rollouts with mixed rewards) over "
+    "training. Bars: seed mean with 95% t-CI, dots are seeds."
+)
 
 
 def require_runs() -> list[Path]:

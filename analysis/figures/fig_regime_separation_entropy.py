@@ -19,7 +19,7 @@ REQUIRES: tuple[str, ...] = ()
 INPUTS = factorial.INPUTS
 """Files the figure reads (repository-relative)."""
 CAPTION = (
-    "The regime suite's runs over theory (seeds 0-4 as committed, n in the legend): (a, b) "
+    "The regime suite's runs over theory (every committed seed but the reserved 7-10, n in the legend): (a, b) "
     "per Stage-1 start, each arm's seed-mean trajectory of pooled mode separation and token "
     "entropy over RL (circle = start, square = end; dotted: entropy of the high-goal "
     "rollouts) over the guaranteed E[sigma_g^2] of the two-mode model at the runs' G and p; "
