@@ -227,14 +227,11 @@ def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
     regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), the Table 1
     analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`)."""
-    from analysis.report.regime_tables import passk_block, table1_block
-    from analysis.verdicts import regime as rv
+    from analysis.report.regime_tables import passk_block, regime_outcomes, table1_block
     from analysis.verdicts import table as vt
 
-    resolve = layout_resolver(root)
-    found = {n: resolve(n) for n in sorted({a for r in rv.RULES for a in r.arms})}
     return {
-        "regime-verdicts": vt.markdown(*vt.outcomes(rv.load_arms(found))),
+        "regime-verdicts": vt.markdown(*regime_outcomes(root)),
         "regime-table1": table1_block(root),
         "regime-passk": passk_block(),
     }

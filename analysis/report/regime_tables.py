@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -112,6 +113,21 @@ def _factorial(root: Path) -> dict[str, dict[int, Run]]:
     return _by_arm(root, [a.preset for a in arms("new", "regime-factorial")])
 
 
+def regime_outcomes(root: Path) -> tuple[list[rv.Outcome], list]:
+    """Every rule and check of the new regime (:func:`analysis.verdicts.table.outcomes`) on
+    the committed runs under ``root``."""
+    from analysis.verdicts import table as vt
+
+    return vt.outcomes(_by_arm(root, sorted({a for r in rv.RULES for a in r.arms})))
+
+
+def _tex(head: list[str], rows: list[list[str]], **kw) -> str:
+    """:func:`~analysis.report.latex.tabular` of plain-text cells: three label columns, the
+    rest right-aligned."""
+    cells = [[escape(c) for c in r] for r in rows]
+    return tabular([escape(h) for h in head], cells, "lll" + "r" * (len(head) - 3), **kw)
+
+
 def table1_block(root: Path) -> str:
     """:func:`table1_markdown` of the committed runs under ``root``."""
     return table1_markdown(_factorial(root))
@@ -134,10 +150,9 @@ def table1_latex(root: Path) -> str:
     head, rows = _select(*table1_rows(_factorial(root)), TEX_MAIN)
     short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen",
              "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
-    return tabular(
-        [escape(short.get(h, h)) for h in head],
-        [[escape(c) for c in r] for r in rows],
-        "lll" + "r" * (len(head) - 3),
+    return _tex(
+        [short.get(h, h) for h in head],
+        rows,
         caption="The regime suite's Table~1 analogue: greedy held-out success (\\%) per "
         "factorial arm at the first and last evaluation, and the planted decision points "
         "right at the end, beside the paper's Table~1.",
@@ -161,12 +176,9 @@ def table1_latex(root: Path) -> str:
 def categories_latex(root: Path) -> str:
     """The paper's ``regime_categories.tex``: final held-out success per task category."""
     head, rows = table1_rows(_factorial(root))
-    names = [h for h in head[head.index("Δ") + 1 : head.index("decision points right")]]
-    head, rows = _select(head, rows, ["init", "stage 2", "seeds", "end", *names])
-    return tabular(
-        [escape(h) for h in head],
-        [[escape(c) for c in r] for r in rows],
-        "lll" + "r" * (len(head) - 3),
+    names = head[head.index("Δ") + 1 : head.index("decision points right")]
+    return _tex(
+        *_select(head, rows, ["init", "stage 2", "seeds", "end", *names]),
         caption="The regime suite: final greedy held-out success (\\%) per task category.",
         label="tab:regime-categories",
         note=escape("As in ") + "\\cref{tab:regime-table1}" + escape(": mean over seeds ± 95% t."),
@@ -180,8 +192,7 @@ def verdicts_latex(root: Path) -> str:
     under ``root`` (:mod:`analysis.verdicts.table`; the checks stay in the docs)."""
     from analysis.verdicts import table as vt
 
-    presets = sorted({a for r in rv.RULES for a in r.arms})
-    results, _ = vt.outcomes(_by_arm(root, presets))
+    results, _ = regime_outcomes(root)
     keep = [i for i, h in enumerate(vt.RULE_HEADER) if h != "design"]
     rows = [[escape(vt.rule_cells(out)[i]) for i in keep] for out in results]
     return tabular(
@@ -258,11 +269,8 @@ def passk_block(diagnostics: Path = DIAGNOSTICS) -> str:
 
 def passk_latex(diagnostics: Path = DIAGNOSTICS) -> str:
     """The paper's ``regime_passk.tex``."""
-    head, rows = passk_rows(final_reports(diagnostics))
-    return tabular(
-        [escape(h) for h in head],
-        [[escape(c) for c in r] for r in rows],
-        "lll" + "r" * (len(head) - 3),
+    return _tex(
+        *passk_rows(final_reports(diagnostics)),
         caption="The regime suite: greedy success and unbiased pass@$k$ at $\\tau=1$ of each "
         "arm's final checkpoint (\\%; 8 samples on each of the first 200 held-out tasks).",
         label="tab:regime-passk",
@@ -285,8 +293,7 @@ def readme_block(root: Path) -> str:
     table on the committed runs under ``root``, then one line on the other rules."""
     from analysis.verdicts import table as vt
 
-    presets = sorted({a for r in rv.RULES for a in r.arms})
-    results, _ = vt.outcomes(_by_arm(root, presets))
+    results, _ = regime_outcomes(root)
     shown = [o for o in results if o.rule.id[0] in README_RULES]
     keep = (0, 1, 4, 5, 6, 8)  # rule, claim, estimate, MDE, seeds × tasks, verdict
     head = [vt.RULE_HEADER[i] for i in keep]
@@ -295,9 +302,7 @@ def readme_block(root: Path) -> str:
         cells = vt.rule_cells(out)
         lines.append("| " + " | ".join(cells[i].replace("|", "\\|") for i in keep) + " |")
     rest = [o for o in results if o.rule.id[0] not in README_RULES]
-    counts: dict[str, int] = {}
-    for o in rest:
-        counts[o.verdict] = counts.get(o.verdict, 0) + 1
+    counts = Counter(o.verdict for o in rest)
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     lines += [
         "",
