@@ -49,6 +49,9 @@ ENTROPY_TOLERANCE = 0.10
 """|H_arm / H_RC − 1| at most this: entropy-matched (issue 27: ±10%)."""
 CALIBRATION_SEED = 9
 """The seed of every calibration run; the factorial never uses it."""
+GRID = {"temperature": (1.0, 1.15), "entropy_coef": (0.0, 0.02)}
+"""The first calibration runs per knob (docs/regime_verdicts.md, committed before them):
+GRPO's own recipe (one run for both knobs) and one step up."""
 KNOBS = {"temperature": ("rollout", "temperature"), "entropy_coef": ("algo", "entropy_coef")}
 """Calibrated knob -> its (section, field) in a run's ``config.json``."""
 
@@ -144,6 +147,12 @@ def calibrate(target: Run, candidates: Sequence[Run], knob: str) -> Choice:
     if target.config.get("algo", {}).get("conditioning") not in ("iid", "stratified"):
         raise ValueError(f"target {target.root} is not an RC-GRPO run (no sampled goals)")
     values = [knob_value(r, knob) for r in candidates]
+    missing = sorted(set(GRID[knob]) - set(values))
+    if missing:
+        raise ValueError(
+            f"the pre-registered {knob} grid {GRID[knob]} has no run at {missing}: "
+            "every grid value is run before the rule chooses"
+        )
     entropies = [high_like_entropy(r.metrics) for r in candidates]
     return choose(knob, values, entropies, high_like_entropy(target.metrics))
 

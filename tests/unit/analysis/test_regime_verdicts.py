@@ -135,16 +135,19 @@ def test_matched_band():
 def test_calibrate_runs(tmp_path):
     target = write_run(tmp_path, "rc", 9, entropy=0.85)
     cands = []
-    for tau, h in ((1.0, 0.5), (1.2, 0.8)):
+    for tau, h in ((1.0, 0.5), (1.15, 0.8)):  # the pre-registered grid
         d = write_run(tmp_path, f"tau{tau}", 9, entropy=h)
         cfg = json.loads((d / "config.json").read_text())
         cfg["rollout"]["temperature"] = tau
         (d / "config.json").write_text(json.dumps(cfg))
         cands.append(load_run(d))
     choice = cal.calibrate(load_run(target), cands, "temperature")
-    assert (choice.status, choice.chosen) == ("matched", 1.2)
+    assert (choice.status, choice.chosen) == ("matched", 1.15)
     with pytest.raises(ValueError, match="seed 9"):
         cal.calibrate(load_run(write_run(tmp_path, "rc", 0)), cands, "temperature")
+    # leaving a grid value out (here 1.0, whose g is −.41) is refused, not chosen around
+    with pytest.raises(ValueError, match=r"grid .* no run at \[1\.0\]"):
+        cal.calibrate(load_run(target), cands[1:], "temperature")
 
 
 def test_high_like_entropy_falls_back():
