@@ -306,6 +306,7 @@ def readme_block(root: Path) -> str:
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     lines += [
         "",
-        f"The other {len(rest)} rules (entropy-matched arms, stratified goals): {summary}.",
+        f"The other {len(rest)} rules (entropy-matched arms, DAPO and Dr. GRPO, stratified "
+        f"goals): {summary}.",
     ]
     return "\n".join(lines) + "\n"

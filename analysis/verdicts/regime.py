@@ -74,6 +74,9 @@ RCTP_STRAT = ROLES["rctp_strat"]
 """RC-GRPO with stratified goals: exactly G/2 = 4 high goals per group."""
 TEMP_MATCHED, COEF_MATCHED = ROLES["temp_matched"], ROLES["coef_matched"]
 """RCTP-FT + GRPO at the calibrated temperature / entropy coefficient."""
+DAPO, DRGRPO = ROLES["dapo"], ROLES["drgrpo"]
+"""The other collapse fixes from RC-GRPO's start under the high goal: DAPO dynamic sampling
+(zero-variance groups resampled) and Dr. GRPO (no std normalisation, token-sum loss)."""
 
 TaskValue = Callable[[Run], dict[str, float]]
 """A run's held-out success per task id."""
@@ -231,6 +234,12 @@ RULES: tuple[Rule, ...] = (
                   "Table 1: +27.5 / +11.25 points"),
     *_entropy_rules(TEMP_MATCHED, "temperature", 1),
     *_entropy_rules(COEF_MATCHED, "entropy coefficient", 4),
+    _success_rule("D1", "RC-GRPO beats DAPO dynamic sampling on held-out success",
+                  "final success, RC − DAPO", (RCTP_RC, DAPO), (1.0, -1.0),
+                  "paper §1: reward conditioning, not discarding collapsed groups, fixes GRPO"),
+    _success_rule("D2", "RC-GRPO beats Dr. GRPO on held-out success",
+                  "final success, RC − Dr. GRPO", (RCTP_RC, DRGRPO), (1.0, -1.0),
+                  "paper §1: reward conditioning, not the advantage's normalisation, fixes GRPO"),
     Rule("S1", "stratified goals collapse fewer groups", "collapse share, i.i.d. − stratified",
          (RCTP_RC, RCTP_STRAT), 0.0, "above", "Jensen: P(collapse | n_high) is convex in n_high",
          diff(collapse), gate="B5"),

@@ -76,7 +76,8 @@ def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
     assert rows == shown and all("inconclusive" in line for line in block[2 : 2 + len(shown)])
     other = len(rv.RULES) - len(shown)
     assert (
-        block[-1] == f"The other {other} rules (entropy-matched arms, stratified goals): "
+        block[-1]
+        == f"The other {other} rules (entropy-matched arms, DAPO and Dr. GRPO, stratified goals): "
         f"{other} inconclusive."
     )
 
