@@ -6,8 +6,9 @@ claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.t
 analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
 
 The Table 1 analogue is read from the committed runs ``results/regime/<arm>-s<seed>`` of the
-``regime-factorial`` arms (:data:`rcgrpo.train.arms.ARMS`) on every seed the verdict rules may
-count (:data:`analysis.verdicts.regime.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
+``regime-factorial`` arms (:data:`rcgrpo.train.arms.ARMS`), then of every other arm of the
+regime that has a run (the baselines, the matched and stratified arms), on every seed the
+verdict rules may count (:data:`analysis.verdicts.regime.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
 held-out success at the first and the last evaluation and their difference (the run's
 evaluation goal: high for the RC arms; 1,000 held-out tasks), the last evaluation per task
 category, the share of planted decision points that are right at the end, and the paper's
@@ -31,7 +32,7 @@ from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import arms
+from rcgrpo.train.arms import Arm, arms
 
 DASH = "—"
 CATEGORY_PREFIX = "synth/"
@@ -74,9 +75,16 @@ def _columns(categories: list[str]) -> dict[str, Callable[[Run], float]]:
     return cols | {"decision points right": decisions}
 
 
+def shown(by_arm: Mapping[str, Mapping[int, object]]) -> list[Arm]:
+    """The rows of a per-arm table: the factorial's four cells (always), then every other arm
+    of the regime with a run or report in ``by_arm``, in :data:`~rcgrpo.train.arms.ARMS`
+    order."""
+    return [a for a in arms("new") if a.experiment == "regime-factorial" or by_arm.get(a.preset)]
+
+
 def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of the table from {arm preset: {seed: run}} of the factorial arms."""
-    cells = arms("new", "regime-factorial")
+    """(header, rows) of the table from {arm preset: {seed: run}} (rows: :func:`shown`)."""
+    cells = shown(by_arm)
     runs = {a.preset: dict(sorted(by_arm.get(a.preset, {}).items())) for a in cells}
     categories = sorted(
         {c for rs in runs.values() for r in rs.values()
@@ -89,7 +97,8 @@ def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], lis
         rs = list(runs[a.preset].values())
         seeds = ", ".join(map(str, runs[a.preset])) or DASH
         values = [cell([f(r) for r in rs]) for f in columns.values()]
-        rows.append([a.init, a.method, seeds, *values, PAPER_QWEN[a.role], PAPER_LLAMA[a.role]])
+        paper = [PAPER_QWEN.get(a.role, DASH), PAPER_LLAMA.get(a.role, DASH)]
+        rows.append([a.init, a.method, seeds, *values, *paper])
     return head, rows
 
 
@@ -109,8 +118,8 @@ def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
     return rv.load_arms({p: resolve(p) for p in presets})
 
 
-def _factorial(root: Path) -> dict[str, dict[int, Run]]:
-    return _by_arm(root, [a.preset for a in arms("new", "regime-factorial")])
+def _every_arm(root: Path) -> dict[str, dict[int, Run]]:
+    return _by_arm(root, [a.preset for a in arms("new")])
 
 
 def regime_outcomes(root: Path) -> tuple[list[rv.Outcome], list]:
@@ -130,7 +139,7 @@ def _tex(head: list[str], rows: list[list[str]], **kw) -> str:
 
 def table1_block(root: Path) -> str:
     """:func:`table1_markdown` of the committed runs under ``root``."""
-    return table1_markdown(_factorial(root))
+    return table1_markdown(_every_arm(root))
 
 
 TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", "decision points right",
@@ -147,14 +156,14 @@ def _select(head: list[str], rows: list[list[str]], names) -> tuple[list[str], l
 def table1_latex(root: Path) -> str:
     """The paper's ``regime_table1.tex``: the :data:`TEX_MAIN` columns of :func:`table1_rows`
     of the runs under ``root``."""
-    head, rows = _select(*table1_rows(_factorial(root)), TEX_MAIN)
+    head, rows = _select(*table1_rows(_every_arm(root)), TEX_MAIN)
     short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen",
              "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
     return _tex(
         [short.get(h, h) for h in head],
         rows,
         caption="The regime suite's Table~1 analogue: greedy held-out success (\\%) per "
-        "factorial arm at the first and last evaluation, and the planted decision points "
+        "arm at the first and last evaluation, and the planted decision points "
         "right at the end, beside the paper's Table~1.",
         label="tab:regime-table1",
         note=escape(
@@ -175,7 +184,7 @@ def table1_latex(root: Path) -> str:
 
 def categories_latex(root: Path) -> str:
     """The paper's ``regime_categories.tex``: final held-out success per task category."""
-    head, rows = table1_rows(_factorial(root))
+    head, rows = table1_rows(_every_arm(root))
     names = head[head.index("Δ") + 1 : head.index("decision points right")]
     return _tex(
         *_select(head, rows, ["init", "stage 2", "seeds", "end", *names]),
@@ -230,9 +239,9 @@ PASS_KS = (1, 2, 4, 8)
 
 def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]:
     """Arm preset -> {seed: the condition block of its final-checkpoint report} for the
-    factorial arms (reserved seeds left out)."""
+    regime's arms (reserved seeds left out)."""
     out: dict[str, dict[int, dict]] = {}
-    for a in arms("new", "regime-factorial"):
+    for a in arms("new"):
         name = re.compile(rf"regime-final-{re.escape(a.preset)}-s(\d+)\.json")
         for path in sorted(diagnostics.glob(f"regime-final-{a.preset}-s*.json")):
             match = name.fullmatch(path.name)
@@ -247,11 +256,11 @@ def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]
 
 
 def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], list[list[str]]]:
-    """(header, rows): per factorial arm, greedy success and unbiased pass@k at τ = 1 of the
+    """(header, rows): per arm (:func:`shown`), greedy success and unbiased pass@k at τ = 1 of the
     final checkpoints (mean over seeds ± 95% t half-width, %)."""
     head = ["init", "stage 2", "seeds", "greedy", *(f"pass@{k}" for k in PASS_KS)]
     rows = []
-    for a in arms("new", "regime-factorial"):
+    for a in shown(reports):
         by_seed = dict(sorted(reports.get(a.preset, {}).items()))
         conds = list(by_seed.values())
         seeds = ", ".join(map(str, by_seed)) or DASH

@@ -66,6 +66,19 @@ def test_table1_rows_by_hand(tmp_path):
     assert empty[2:8] == ["—"] * 6
 
 
+def test_table1_shows_a_baseline_only_once_it_has_runs(tmp_path):
+    write_run(tmp_path, "regime-grpo", 0, 2, 6)
+    lines = table1_block(tmp_path).splitlines()[2:]
+    assert len(lines) == 4  # the factorial's cells, with or without runs
+    write_run(tmp_path, "regime-rctp-dapo", 3, 5, 9, goal="high")
+    lines = table1_block(tmp_path).splitlines()[2:]
+    assert len(lines) == 5
+    dapo = [c.strip() for c in lines[-1].strip("|").split("|")]
+    # after the factorial; high goal; no paper number for an arm the paper did not run
+    assert dapo[:6] == ["RCTP-FT", "GRPO (high goal) + DAPO", "3", "50.0", "90.0", "40.0"]
+    assert dapo[-2:] == ["—", "—"]
+
+
 def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
     from analysis.report.regime_tables import README_RULES, readme_block
     from analysis.verdicts import regime as rv
