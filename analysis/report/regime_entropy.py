@@ -1,0 +1,90 @@
+r"""The regime suite's entropy table and calibration table (issue 27, "not mere entropy").
+
+Two generated blocks of ``docs/regime_verdicts.md`` (``python -m analysis.report
+--write-readme``):
+
+``regime-entropy``
+    Per arm with runs (:func:`analysis.report.regime_tables.shown`): its seeds, the mean over
+    seeds of its high-goal-like token entropy :math:`H`
+    (:func:`analysis.verdicts.calibration.high_like_entropy`, ± the 95% t half-width), and
+    :math:`g = \bar H_\text{arm} / \bar H_\text{RC} - 1` over the seeds it shares with
+    RC-GRPO (:func:`~analysis.verdicts.calibration.seed_mean_gap`); *matched* is
+    :math:`|g| \le 0.10`, the gate B4 of the entropy-matched arms.
+``regime-calibration``
+    The calibration on seed 9 (``results/regime/calib-<knob>.json``, written by
+    ``python -m analysis.verdicts.calibration``): per knob and candidate value,
+    :math:`H(v) = H^*(1 + g(v))`, :math:`g(v)` and the rule's outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+from analysis.report.regime_tables import DASH, _every_arm, _markdown, shown
+from analysis.runs import Run
+from analysis.stats import mean_ci
+from analysis.verdicts import calibration as cal
+from analysis.verdicts import regime as rv
+
+
+def _nats(values: list[float]) -> str:
+    est = mean_ci([v for v in values if math.isfinite(v)])
+    if est is None:
+        return DASH
+    pm = f" ± {est.half_width:.3f}" if est.half_width is not None else ""
+    return f"{est.mean:.3f}{pm}"
+
+
+def entropy_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the ``regime-entropy`` block from {arm preset: {seed: run}}."""
+    head = ["init", "stage 2", "seeds", "H (nats/token)", "g vs RC-GRPO", "shared seeds",
+            "matched (abs g ≤ 0.10)"]  # fmt: skip
+    rc = by_arm.get(rv.RCTP_RC, {})
+    rows = []
+    for a in shown(by_arm):
+        runs = dict(sorted(by_arm.get(a.preset, {}).items()))
+        h = [cal.high_like_entropy(r.metrics) for r in runs.values()]
+        gap, seeds = cal.seed_mean_gap(runs, rc) if runs else (math.nan, ())
+        g = f"{gap:+.3f}" if math.isfinite(gap) else DASH
+        ok = ("yes" if cal.matched(gap) else "no") if math.isfinite(gap) else DASH
+        shared = ", ".join(map(str, seeds)) or DASH
+        rows.append([a.init, a.method, ", ".join(map(str, runs)) or DASH, _nats(h), g, shared, ok])
+    return head, rows
+
+
+def entropy_block(root: Path) -> str:
+    """The ``regime-entropy`` block of the committed runs under ``root``."""
+    return _markdown(*entropy_rows(_every_arm(root)))
+
+
+def _outcome(choice: dict) -> str:
+    """The rule's outcome of a ``calib-<knob>.json`` in words."""
+    if choice["status"] == "matched":
+        return f"chosen {choice['chosen']:g}"
+    if choice["status"] == "interpolate":
+        return f"next run at {choice['next_value']:.3g}"
+    return "extend the grid"
+
+
+def calibration_block(root: Path) -> str:
+    """The ``regime-calibration`` block: one row per knob and candidate of every
+    ``calib-<knob>.json`` under ``root`` (a sentence while none exists)."""
+    rows = []
+    for knob in cal.KNOBS:
+        path = root / f"calib-{knob}.json"
+        if not path.is_file():
+            continue
+        c = json.loads(path.read_text())
+        outcome = _outcome(c)
+        for v, g in zip(c["values"], c["gaps"], strict=True):
+            chosen = c["status"] == "matched" and v == c["chosen"]
+            rows.append([knob, f"{v:g}", f"{c['target'] * (1 + g):.4f}", f"{c['target']:.4f}",
+                         f"{g:+.3f}", "chosen" if chosen else DASH, outcome])  # fmt: skip
+    if not rows:
+        return "No calibration run is committed yet."
+    head = ["knob", "value", "H(v)", "H* (RC-GRPO, seed 9)", "g(v)", "", "rule"]
+    lines = ["| " + " | ".join(head) + " |", "|---|--:|--:|--:|--:|---|---|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
