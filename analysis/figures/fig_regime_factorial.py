@@ -34,11 +34,12 @@ ROOT = "results/regime"
 ARMS = tuple(a.preset for a in arms("new", "regime-factorial"))
 
 
-def committed_runs() -> list[Path]:
-    """The finished committed runs ``<arm>-s<seed>`` of the factorial arms on every seed but
-    the reserved ones, in :data:`ARMS` order (what the regime's dynamics figures read)."""
+def committed_runs(presets: tuple[str, ...] = ARMS) -> list[Path]:
+    """The finished committed runs ``<arm>-s<seed>`` of ``presets`` (default: the factorial
+    arms) on every seed but the reserved ones, in that order (what the regime's dynamics
+    figures read)."""
     out = []
-    for arm in ARMS:
+    for arm in presets:
         for path in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s*")):
             seed = re.fullmatch(re.escape(arm) + r"-s(\d+)", path.name)
             if seed and int(seed[1]) not in RESERVED_SEEDS and is_finished(path):
