@@ -11,7 +11,8 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``regime_table1.tex``, ``regime_categories.tex``, ``regime_passk.tex`` and
   ``regime_verdicts.tex``, the regime suite's Table 1 analogue, its success per category, pass@k
   of the final checkpoints and its verdicts from ``results/regime`` and
-  ``results/diagnostics`` (:mod:`analysis.report.regime_tables`);
+  ``results/diagnostics`` (:mod:`analysis.report.regime_tables`), and ``regime_entropy.tex``,
+  each arm's high-goal token entropy (:mod:`analysis.report.regime_entropy`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -36,6 +37,7 @@ from analysis.report import regime_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import REGIME_RESULTS, readme_main
+from analysis.report.regime_entropy import entropy_latex
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
@@ -105,6 +107,7 @@ def generate(
     (out_dir / "regime_categories.tex").write_text(regime_tables.categories_latex(REGIME_RESULTS))
     (out_dir / "regime_passk.tex").write_text(regime_tables.passk_latex())
     (out_dir / "regime_verdicts.tex").write_text(regime_tables.verdicts_latex(REGIME_RESULTS))
+    (out_dir / "regime_entropy.tex").write_text(entropy_latex(REGIME_RESULTS))
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})

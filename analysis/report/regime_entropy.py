@@ -1,7 +1,7 @@
 r"""The regime suite's entropy table and calibration table (issue 27, "not mere entropy").
 
 Two generated blocks of ``docs/regime_verdicts.md`` (``python -m analysis.report
---write-readme``):
+--write-readme``), the first also as the paper's ``regime_entropy.tex``:
 
 ``regime-entropy``
     Per arm with runs (:func:`analysis.report.regime_tables.shown`): its seeds, the mean over
@@ -23,7 +23,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from analysis.report.regime_tables import DASH, _every_arm, _markdown, shown
+from analysis.report.latex import escape
+from analysis.report.regime_tables import DASH, _every_arm, _markdown, _tex, shown
 from analysis.runs import Run
 from analysis.stats import mean_ci
 from analysis.verdicts import calibration as cal
@@ -58,6 +59,26 @@ def entropy_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], li
 def entropy_block(root: Path) -> str:
     """The ``regime-entropy`` block of the committed runs under ``root``."""
     return _markdown(*entropy_rows(_every_arm(root)))
+
+
+def entropy_latex(root: Path) -> str:
+    """The paper's ``regime_entropy.tex``: :func:`entropy_rows` of the runs under ``root``."""
+    head, rows = entropy_rows(_every_arm(root))
+    head = [h.replace("abs g", "|g|") for h in head]
+    return _tex(
+        head,
+        rows,
+        caption="The regime suite: high-goal token entropy of each arm over RL and its gap "
+        "$g$ to RC-GRPO's; the entropy-matched arms must lie within $\\pm 10\\%$ (gate B4).",
+        label="tab:regime-entropy",
+        note=escape(
+            "H: mean over training steps of the token entropy of high-goal rollouts at the "
+            "sampling temperature (GRPO arms: every rollout), mean over seeds ± 95% t "
+            "half-width; g = mean H of the arm / mean H of RC-GRPO − 1 over the seeds both have."
+        ),
+        size="footnotesize",
+        colsep="3pt",
+    )
 
 
 def _outcome(choice: dict) -> str:
