@@ -86,7 +86,7 @@ def _outcome(choice: dict) -> str:
     if choice["status"] == "matched":
         return f"chosen {choice['chosen']:g}"
     if choice["status"] == "interpolate":
-        return f"next run at {choice['next_value']:.3g}"
+        return f"next run at {choice['next_value']:.5g}"
     return "extend the grid"
 
 
@@ -106,6 +106,6 @@ def calibration_block(root: Path) -> str:
                          f"{g:+.3f}", "chosen" if chosen else DASH, outcome])  # fmt: skip
     if not rows:
         return "No calibration run is committed yet."
-    head = ["knob", "value", "H(v)", "H* (RC-GRPO, seed 9)", "g(v)", "", "rule"]
+    head = ["knob", "value", "H(v)", "H* (RC-GRPO, seed 9)", "g(v)", "chosen", "rule"]
     lines = ["| " + " | ".join(head) + " |", "|---|--:|--:|--:|--:|---|---|"]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])

@@ -62,3 +62,11 @@ def test_calibration_block_by_hand(tmp_path):
         ["entropy_coef", "0", "0.1000", "0.2000", "-0.500", "—", "extend the grid"],
         ["entropy_coef", "0.02", "0.1200", "0.2000", "-0.400", "—", "extend the grid"],
     ]
+
+
+def test_calibration_block_names_the_interpolated_run(tmp_path):
+    # target .2 bracketed by τ 1.0 (.1) and 1.3 (.4): next = 1.0 + (.2 − .1)·.3/.3 = 1.1
+    choice = cal.choose("temperature", [1.0, 1.3], [0.1, 0.4], 0.2)
+    (tmp_path / "calib-temperature.json").write_text(json.dumps(asdict(choice)))
+    rules = {line.split("|")[-2].strip() for line in calibration_block(tmp_path).splitlines()[2:]}
+    assert rules == {"next run at 1.1"}
