@@ -30,8 +30,9 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
-entropy coefficient (``docs/regime_verdicts.md``); until the calibration has chosen it, the
-value is :data:`NOT_CALIBRATED` and they run only with it given as a flag.
+entropy coefficient (``docs/regime_verdicts.md``): :data:`MATCHED_TEMPERATURE`; until the
+calibration has chosen a value, it is :data:`NOT_CALIBRATED` and the preset runs only with it
+given as a flag.
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
 that against RC-GRPO only the fix differs; no verdict rule reads them (reported as measured).
@@ -171,6 +172,11 @@ NOT_CALIBRATED = math.nan
 "Calibrating the entropy-matched arms"): validation refuses a config that still holds it,
 so the preset runs only with the value given as a flag until the chosen value is set here."""
 
+MATCHED_TEMPERATURE = 1.0229
+"""The calibrated temperature (2026-12-03, seed 9: high-goal entropy 0.2065 against RC-GRPO's
+0.2062, g +0.002; ``results/regime/calib-temperature.json``). Rule 2's interpolation between
+τ 1.0 (g −0.177) and 1.15 (g +0.981) was 1.02291, run to four decimals."""
+
 _BASES = {"pool": _CPU, "new": _REGIME}
 """Each regime's base: GRPO from its SFT checkpoint."""
 _INITS = {
@@ -193,7 +199,7 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-sft-rc": {"algo": _RC},
     "regime-rctp-grpo": {"algo": _HIGH},
     "regime-rcgrpo-strat": {"algo": {**_RC, "conditioning": "stratified"}},
-    "regime-rctp-grpo-temp": {"algo": _HIGH, "rollout": {"temperature": NOT_CALIBRATED}},
+    "regime-rctp-grpo-temp": {"algo": _HIGH, "rollout": {"temperature": MATCHED_TEMPERATURE}},
     "regime-rctp-grpo-entcoef": {"algo": {**_HIGH, "entropy_coef": NOT_CALIBRATED}},
     "regime-rctp-dapo": {"algo": {**_HIGH, "group_filter": "dapo", "max_resample_rounds": 3}},
     "regime-rctp-drgrpo": {

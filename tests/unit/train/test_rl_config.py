@@ -29,7 +29,6 @@ def _diff(a: str, b: str) -> dict:
 
 
 UNCALIBRATED = {
-    "regime-rctp-grpo-temp": ("rollout.temperature", "--rollout.temperature", "1.3"),
     "regime-rctp-grpo-entcoef": ("algo.entropy_coef", "--algo.entropy-coef", "0.02"),
 }
 """Presets whose value a calibration run chooses (docs/regime_verdicts.md), not set yet."""
@@ -205,4 +204,15 @@ def test_upgrade_config_renames_adv_scale_and_leaves_the_input_alone():
         assert old["algo"]["adv_scale"] == scale
     assert upgrade_config({"algo": {"adv_estimator": "rloo"}}) == {
         "algo": {"adv_estimator": "rloo"}
+    }
+
+
+def test_the_matched_temperature_is_the_committed_calibration_choice():
+    from rcgrpo.train.presets import MATCHED_TEMPERATURE
+
+    calib = Path(__file__).resolve().parents[3] / "results" / "regime" / "calib-temperature.json"
+    choice = json.loads(calib.read_text())
+    assert choice["status"] == "matched" and choice["chosen"] == MATCHED_TEMPERATURE
+    assert _diff("regime-rctp-grpo", "regime-rctp-grpo-temp") == {
+        "rollout.temperature": MATCHED_TEMPERATURE
     }
