@@ -30,12 +30,12 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
-entropy coefficient (``docs/regime_verdicts.md``): :data:`MATCHED_TEMPERATURE`; until the
-calibration has chosen a value, it is :data:`NOT_CALIBRATED` and the preset runs only with it
-given as a flag.
+entropy coefficient (``docs/regime_verdicts.md``); the temperature is chosen
+(:data:`MATCHED_TEMPERATURE`), the coefficient is still :data:`NOT_CALIBRATED`, so that
+preset runs only with the value given as a flag.
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
-that against RC-GRPO only the fix differs; no verdict rule reads them (reported as measured).
+that against RC-GRPO only the fix differs (verdict rules D1, D2).
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
