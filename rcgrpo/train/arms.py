@@ -109,7 +109,7 @@ ARMS: tuple[Arm, ...] = (
         "GRPO (high goal), matched entropy bonus", "purple", "regime-matched", "coef_matched",
         "new"),
     Arm("regime-rctp-dapo", "rctp", "RCTP-FT + DAPO dynamic sampling",
-        "GRPO (high goal) + DAPO", "green", "regime-baselines", "dapo", "new"),
+        "GRPO (high goal) + DAPO", "black", "regime-baselines", "dapo", "new"),
     Arm("regime-rctp-drgrpo", "rctp", "RCTP-FT + Dr. GRPO", "Dr. GRPO (high goal)", "blue",
         "regime-baselines", "drgrpo", "new", tex="Dr.~GRPO (high goal)"),
 )  # fmt: skip

@@ -95,3 +95,11 @@ def test_the_presets_docstring_table_lists_the_pool_arms():
     }
     assert {p: (i, t) for p, i, t in rows} == want
     assert len(rows) == len(want)
+
+
+def test_the_arms_one_regime_figure_draws_together_have_distinct_colours():
+    from analysis.figures import fig_regime_baselines, fig_regime_factorial
+
+    for drawn in (fig_regime_baselines.ARMS, fig_regime_factorial.ARMS):
+        colours = [next(a.colour for a in am.ARMS if a.preset == p) for p in drawn]
+        assert len(set(colours)) == len(colours), dict(zip(drawn, colours, strict=True))
