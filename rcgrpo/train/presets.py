@@ -30,9 +30,8 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
-entropy coefficient (``docs/regime_verdicts.md``); the temperature is chosen
-(:data:`MATCHED_TEMPERATURE`), the coefficient is still :data:`NOT_CALIBRATED`, so that
-preset runs only with the value given as a flag.
+entropy coefficient chosen on seed 9 (``docs/regime_verdicts.md``: :data:`MATCHED_TEMPERATURE`,
+:data:`MATCHED_ENTROPY_COEF`).
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
 that against RC-GRPO only the fix differs (verdict rules D1, D2).
@@ -54,7 +53,6 @@ documented defaults of :mod:`rcgrpo.train.config`.
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any
 
 from rcgrpo.paper import PAPER
@@ -167,15 +165,14 @@ _PAPER = {
 }
 
 _HIGH = {"conditioning": "high", "eval_condition": "high"}
-NOT_CALIBRATED = math.nan
-"""Placeholder of a value a calibration run must choose (docs/regime_verdicts.md,
-"Calibrating the entropy-matched arms"): validation refuses a config that still holds it,
-so the preset runs only with the value given as a flag until the chosen value is set here."""
-
 MATCHED_TEMPERATURE = 1.0229
 """The calibrated temperature (2026-12-03, seed 9: high-goal entropy 0.2065 against RC-GRPO's
 0.2062, g +0.002; ``results/regime/calib-temperature.json``). Rule 2's interpolation between
 τ 1.0 (g −0.177) and 1.15 (g +0.981) was 1.02291, run to four decimals."""
+MATCHED_ENTROPY_COEF = 0.0106
+"""The calibrated entropy coefficient (2026-12-03, seed 9: high-goal entropy 0.2223 against
+RC-GRPO's 0.2062, g +0.078; ``results/regime/calib-entropy_coef.json``). Rule 2's
+interpolation between 0.0 (g −0.177) and 0.02 (g +0.155) was 0.010646, run to four decimals."""
 
 _BASES = {"pool": _CPU, "new": _REGIME}
 """Each regime's base: GRPO from its SFT checkpoint."""
@@ -200,7 +197,7 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-rctp-grpo": {"algo": _HIGH},
     "regime-rcgrpo-strat": {"algo": {**_RC, "conditioning": "stratified"}},
     "regime-rctp-grpo-temp": {"algo": _HIGH, "rollout": {"temperature": MATCHED_TEMPERATURE}},
-    "regime-rctp-grpo-entcoef": {"algo": {**_HIGH, "entropy_coef": NOT_CALIBRATED}},
+    "regime-rctp-grpo-entcoef": {"algo": {**_HIGH, "entropy_coef": MATCHED_ENTROPY_COEF}},
     "regime-rctp-dapo": {"algo": {**_HIGH, "group_filter": "dapo", "max_resample_rounds": 3}},
     "regime-rctp-drgrpo": {
         "algo": {**_HIGH, "adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}
@@ -269,21 +266,6 @@ TRL_PRESETS: dict[str, TRLConfig] = {
 RCTP-FT checkpoint: G 4, 2 prompts, 2 steps, lr 1e-5) and ``trl-paper`` (the paper's §4 values of
 ``paper-qwen7b`` on 8 GPUs: 8 rollouts per device per pass, vLLM, bf16, gradient
 checkpointing)."""
-
-
-def uncalibrated(name: str) -> tuple[str, ...]:
-    """Dotted keys that preset ``name`` leaves at :data:`NOT_CALIBRATED`."""
-
-    def walk(d: dict[str, Any], prefix: str) -> list[str]:
-        out = []
-        for k, v in d.items():
-            if isinstance(v, dict):
-                out += walk(v, f"{prefix}{k}.")
-            elif isinstance(v, float) and math.isnan(v):
-                out.append(f"{prefix}{k}")
-        return out
-
-    return tuple(walk(_SECTIONS[name], ""))
 
 
 def preset(name: str) -> TrainConfig:

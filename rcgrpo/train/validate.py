@@ -8,8 +8,7 @@ the value, e.g. ``config: algo.conditioning must be one of ['high', 'iid', 'low'
 'stratified'], got 'idd'``. Three kinds of checks, in this order:
 
 - types: every field against its annotation (a JSON string where a number belongs, a
-  float step count, a bool given as 0/1 ...); a NaN is a value no one has set (the
-  ``NOT_CALIBRATED`` placeholder of :mod:`rcgrpo.train.presets`);
+  float step count, a bool given as 0/1 ...); a NaN is never a setting;
 - enums: string choices against the registry of the module that implements them (the
   registry IS the list of valid values, so adding an aggregation mode, a group filter or
   an lr schedule needs no change here);
@@ -78,9 +77,7 @@ def check_types(obj: Any, prefix: str = "") -> None:
             name = getattr(hints[f.name], "__name__", str(hints[f.name]))
             _fail(key, f"must be of type {name}", value)
         elif isinstance(value, float) and math.isnan(value):
-            _fail(
-                key, "is not set (a preset's NOT_CALIBRATED placeholder: give it as a flag)", value
-            )
+            _fail(key, "is NaN, never a setting", value)
 
 
 # ------------------------------------------------------------------------------ enums

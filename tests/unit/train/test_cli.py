@@ -20,7 +20,6 @@ from rcgrpo.train.cli import (
 )
 from rcgrpo.train.config import TrainConfig, to_dict
 from rcgrpo.train.errors import ConfigError, NonFiniteError
-from rcgrpo.train.presets import uncalibrated
 from rcgrpo.train.stage1.config import (
     FailureConfig,
     RCTPConfig,
@@ -120,8 +119,6 @@ def test_config_file_keys_are_checked_for_the_command(tmp_path):
 def test_every_preset_round_trips_through_its_command_as_a_config_file(command, tmp_path):
     # the resolved config a run writes is a valid --config of its command: same config back
     for name, cfg in command_presets(command).items():
-        if command == "train" and uncalibrated(name):
-            continue  # refused until calibrated: test_rl_config
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(to_dict(cfg)))
         again = parse_cli(command, ["--preset", name, "--config", str(path)])

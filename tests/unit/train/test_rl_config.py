@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, to_dict, upgrade_config
-from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset, uncalibrated
+from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset
 from rcgrpo.train.rl.loop import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -28,32 +27,15 @@ def _diff(a: str, b: str) -> dict:
     return {k: y[k] for k in x if x[k] != y[k] and k != "preset"}
 
 
-UNCALIBRATED = {
-    "regime-rctp-grpo-entcoef": ("algo.entropy_coef", "--algo.entropy-coef", "0.02"),
-}
-"""Presets whose value a calibration run chooses (docs/regime_verdicts.md), not set yet."""
-
-
 def test_every_preset_is_valid_and_names_itself():
-    assert {n: uncalibrated(n) for n in PRESETS if uncalibrated(n)} == {
-        n: (key,) for n, (key, _, _) in UNCALIBRATED.items()
-    }
     for name, cfg in PRESETS.items():
         assert cfg.preset == name
-        if name not in UNCALIBRATED:
-            assert validate_config(cfg) is cfg
+        assert validate_config(cfg) is cfg
 
 
-@pytest.mark.parametrize("name", sorted(UNCALIBRATED))
-def test_an_uncalibrated_preset_runs_only_with_its_value_given(name):
-    key, flag, value = UNCALIBRATED[name]
-    with pytest.raises(
-        ConfigError, match=rf"^config: {re.escape(key)} is not set .*NOT_CALIBRATED"
-    ):
-        validate_config(preset(name))
-    cfg = validate_config(parse_cli("train", ["--preset", name, flag, value]))
-    section, field = key.split(".")
-    assert getattr(getattr(cfg, section), field) == float(value)
+def test_a_nan_setting_is_refused():
+    with pytest.raises(ConfigError, match=r"^config: rollout.temperature is NaN"):
+        parse_cli("train", ["--preset", "regime-rctp-grpo", "--rollout.temperature", "nan"])
 
 
 def test_cpu_presets_differ_from_grpo_by_their_documented_change_only():
@@ -207,12 +189,15 @@ def test_upgrade_config_renames_adv_scale_and_leaves_the_input_alone():
     }
 
 
-def test_the_matched_temperature_is_the_committed_calibration_choice():
-    from rcgrpo.train.presets import MATCHED_TEMPERATURE
-
-    calib = Path(__file__).resolve().parents[3] / "results" / "regime" / "calib-temperature.json"
+@pytest.mark.parametrize(
+    "arm, knob, key",
+    [
+        ("regime-rctp-grpo-temp", "temperature", "rollout.temperature"),
+        ("regime-rctp-grpo-entcoef", "entropy_coef", "algo.entropy_coef"),
+    ],
+)
+def test_a_matched_arm_runs_at_the_committed_calibration_choice(arm, knob, key):
+    calib = Path(__file__).resolve().parents[3] / "results" / "regime" / f"calib-{knob}.json"
     choice = json.loads(calib.read_text())
-    assert choice["status"] == "matched" and choice["chosen"] == MATCHED_TEMPERATURE
-    assert _diff("regime-rctp-grpo", "regime-rctp-grpo-temp") == {
-        "rollout.temperature": MATCHED_TEMPERATURE
-    }
+    assert choice["status"] == "matched"
+    assert _diff("regime-rctp-grpo", arm) == {key: choice["chosen"]}
