@@ -170,7 +170,7 @@ MATCHED_TEMPERATURE = 1.0229
 0.2062, g +0.002; ``results/regime/calib-temperature.json``). Rule 2's interpolation between
 τ 1.0 (g −0.177) and 1.15 (g +0.981) was 1.02291, run to four decimals."""
 MATCHED_ENTROPY_COEF = 0.0106
-"""The calibrated entropy coefficient (2026-12-03, seed 9: high-goal entropy 0.2223 against
+"""The calibrated entropy coefficient (2026-12-03, seed 9: high-goal entropy 0.2222 against
 RC-GRPO's 0.2062, g +0.078; ``results/regime/calib-entropy_coef.json``). Rule 2's
 interpolation between 0.0 (g −0.177) and 0.02 (g +0.155) was 0.010646, run to four decimals."""
 
