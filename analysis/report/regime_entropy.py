@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from analysis.report.latex import escape
-from analysis.report.regime_tables import DASH, _every_arm, _markdown, _tex, shown
+from analysis.report.regime_tables import DASH, every_arm, markdown_table, shown, tex_table
 from analysis.runs import Run
 from analysis.stats import mean_ci
 from analysis.verdicts import calibration as cal
@@ -58,14 +58,14 @@ def entropy_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], li
 
 def entropy_block(root: Path) -> str:
     """The ``regime-entropy`` block of the committed runs under ``root``."""
-    return _markdown(*entropy_rows(_every_arm(root)))
+    return markdown_table(*entropy_rows(every_arm(root)))
 
 
 def entropy_latex(root: Path) -> str:
     """The paper's ``regime_entropy.tex``: :func:`entropy_rows` of the runs under ``root``."""
-    head, rows = entropy_rows(_every_arm(root))
+    head, rows = entropy_rows(every_arm(root))
     head = [h.replace("abs g", "|g|") for h in head]
-    return _tex(
+    return tex_table(
         head,
         rows,
         caption="The regime suite: high-goal token entropy of each arm over RL and its gap "

@@ -102,7 +102,7 @@ def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], lis
     return head, rows
 
 
-def _markdown(head: list[str], rows: list[list[str]]) -> str:
+def markdown_table(head: list[str], rows: list[list[str]]) -> str:
     """A markdown table: three left-aligned label columns, the rest right-aligned."""
     lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "--:|" * (len(head) - 3)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
@@ -110,7 +110,7 @@ def _markdown(head: list[str], rows: list[list[str]]) -> str:
 
 def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
     """The ``regime-table1`` block (:func:`table1_rows` as markdown)."""
-    return _markdown(*table1_rows(by_arm))
+    return markdown_table(*table1_rows(by_arm))
 
 
 def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
@@ -118,7 +118,8 @@ def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
     return rv.load_arms({p: resolve(p) for p in presets})
 
 
-def _every_arm(root: Path) -> dict[str, dict[int, Run]]:
+def every_arm(root: Path) -> dict[str, dict[int, Run]]:
+    """{arm preset: {seed: run}} of every arm of the new regime under ``root``."""
     return _by_arm(root, [a.preset for a in arms("new")])
 
 
@@ -130,7 +131,7 @@ def regime_outcomes(root: Path) -> tuple[list[rv.Outcome], list]:
     return vt.outcomes(_by_arm(root, sorted({a for r in rv.RULES for a in r.arms})))
 
 
-def _tex(head: list[str], rows: list[list[str]], **kw) -> str:
+def tex_table(head: list[str], rows: list[list[str]], **kw) -> str:
     """:func:`~analysis.report.latex.tabular` of plain-text cells: three label columns, the
     rest right-aligned."""
     cells = [[escape(c) for c in r] for r in rows]
@@ -139,7 +140,7 @@ def _tex(head: list[str], rows: list[list[str]], **kw) -> str:
 
 def table1_block(root: Path) -> str:
     """:func:`table1_markdown` of the committed runs under ``root``."""
-    return table1_markdown(_every_arm(root))
+    return table1_markdown(every_arm(root))
 
 
 TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", "decision points right",
@@ -156,10 +157,10 @@ def _select(head: list[str], rows: list[list[str]], names) -> tuple[list[str], l
 def table1_latex(root: Path) -> str:
     """The paper's ``regime_table1.tex``: the :data:`TEX_MAIN` columns of :func:`table1_rows`
     of the runs under ``root``."""
-    head, rows = _select(*table1_rows(_every_arm(root)), TEX_MAIN)
+    head, rows = _select(*table1_rows(every_arm(root)), TEX_MAIN)
     short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen",
              "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
-    return _tex(
+    return tex_table(
         [short.get(h, h) for h in head],
         rows,
         caption="The regime suite's Table~1 analogue: greedy held-out success (\\%) per "
@@ -184,9 +185,9 @@ def table1_latex(root: Path) -> str:
 
 def categories_latex(root: Path) -> str:
     """The paper's ``regime_categories.tex``: final held-out success per task category."""
-    head, rows = table1_rows(_every_arm(root))
+    head, rows = table1_rows(every_arm(root))
     names = head[head.index("Δ") + 1 : head.index("decision points right")]
-    return _tex(
+    return tex_table(
         *_select(head, rows, ["init", "stage 2", "seeds", "end", *names]),
         caption="The regime suite: final greedy held-out success (\\%) per task category.",
         label="tab:regime-categories",
@@ -273,12 +274,12 @@ def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], li
 
 def passk_block(diagnostics: Path = DIAGNOSTICS) -> str:
     """The ``regime-passk`` block of docs/regime_verdicts.md (markdown)."""
-    return _markdown(*passk_rows(final_reports(diagnostics)))
+    return markdown_table(*passk_rows(final_reports(diagnostics)))
 
 
 def passk_latex(diagnostics: Path = DIAGNOSTICS) -> str:
     """The paper's ``regime_passk.tex``."""
-    return _tex(
+    return tex_table(
         *passk_rows(final_reports(diagnostics)),
         caption="The regime suite: greedy success and unbiased pass@$k$ at $\\tau=1$ of each "
         "arm's final checkpoint (\\%; 8 samples on each of the first 200 held-out tasks).",
