@@ -55,7 +55,7 @@ def make_figure(runs: dict) -> Figure:
         raise FileNotFoundError(f"no committed run of {ARMS} under {ROOT}")
     groups = dyn.by_preset(paths)
     with plt.rc_context(fs.RC):
-        fig, axes = plt.subplots(1, 4, figsize=(16, 3.4), constrained_layout=True)
+        fig, axes = plt.subplots(1, 4, figsize=(16, 4.2), constrained_layout=True)
         for preset, rs in groups.items():
             dyn.plot_band(axes[0], rs, "reward/eval_success", preset, smooth=1, marker="o", ms=3)
         axes[0].set_xlabel("RL step")
@@ -70,6 +70,9 @@ def make_figure(runs: dict) -> Figure:
         axes[2].set_ylim(0, 1)
         dyn.seed_bars(axes[3], groups, lambda r: high_like_entropy(r.metrics),
                       "high-goal token entropy (nats)")  # fmt: skip
+        short = [dyn.label(p).removeprefix("RCTP-FT + ") for p in groups]
+        for ax in axes[1:]:  # every arm starts from RCTP-FT: its name without the init
+            ax.set_xticks(range(len(groups)), short, rotation=35, ha="right", fontsize=7)
         for ax, letter in zip(axes, "abcd", strict=True):
             fs.panel_label(ax, letter)
     return fig
