@@ -124,8 +124,10 @@ def seed_bars(
     width: float = 0.8,
     hatch: str | None = None,
     tag: str = "",
+    names: list[str] | None = None,
 ) -> None:
-    """One bar per preset: mean of ``value(run)`` over seeds, 95% t-CI, a dot per seed."""
+    """One bar per preset: mean of ``value(run)`` over seeds, 95% t-CI, a dot per seed.
+    ``names``: the bars' tick labels, rotated (default: each preset's label, on two lines)."""
     for i, (preset, runs) in enumerate(groups.items()):
         vals = np.array([value(r) for r in runs], dtype=float)
         est = mean_ci(vals)
@@ -149,6 +151,9 @@ def seed_bars(
         finite = vals[np.isfinite(vals)]
         jitter = np.linspace(-width / 5, width / 5, len(finite)) if len(finite) > 1 else [0.0]
         ax.scatter(x + np.asarray(jitter), finite, s=10, color="black", zorder=3)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([label(p).replace(" + ", "\n+ ") for p in groups], fontsize=7.5)
+    if names is None:
+        ticks = [label(p).replace(" + ", "\n+ ") for p in groups]
+        ax.set_xticks(range(len(groups)), ticks, fontsize=7.5)
+    else:
+        ax.set_xticks(range(len(groups)), names, rotation=35, ha="right", fontsize=7)
     ax.set_ylabel(ylabel)

@@ -56,6 +56,8 @@ def make_figure(runs: dict) -> Figure:
     groups = dyn.by_preset(paths)
     with plt.rc_context(fs.RC):
         fig, axes = plt.subplots(1, 4, figsize=(16, 4.2), constrained_layout=True)
+        # every arm starts from RCTP-FT: the bars name it without the init
+        short = [dyn.label(p).removeprefix("RCTP-FT + ") for p in groups]
         for preset, rs in groups.items():
             dyn.plot_band(axes[0], rs, "reward/eval_success", preset, smooth=1, marker="o", ms=3)
         axes[0].set_xlabel("RL step")
@@ -63,16 +65,13 @@ def make_figure(runs: dict) -> Figure:
         axes[0].set_ylim(0, 1)
         axes[0].legend(fontsize=6.5, loc="lower right")
         dyn.seed_bars(axes[1], groups, lambda r: dyn.last_value(r, "reward/eval_success"),
-                      "held-out success at the end")  # fmt: skip
+                      "held-out success at the end", names=short)  # fmt: skip
         axes[1].set_ylim(0, 1)
         dyn.seed_bars(axes[2], groups, lambda r: dyn.run_mean(r, "group/zero_var_frac"),
-                      "zero-variance groups (generated)")  # fmt: skip
+                      "zero-variance groups (generated)", names=short)  # fmt: skip
         axes[2].set_ylim(0, 1)
         dyn.seed_bars(axes[3], groups, lambda r: high_like_entropy(r.metrics),
-                      "high-goal token entropy (nats)")  # fmt: skip
-        short = [dyn.label(p).removeprefix("RCTP-FT + ") for p in groups]
-        for ax in axes[1:]:  # every arm starts from RCTP-FT: its name without the init
-            ax.set_xticks(range(len(groups)), short, rotation=35, ha="right", fontsize=7)
+                      "high-goal token entropy (nats)", names=short)  # fmt: skip
         for ax, letter in zip(axes, "abcd", strict=True):
             fs.panel_label(ax, letter)
     return fig
