@@ -1,4 +1,5 @@
-"""``python -m analysis.campaign [--only EXP ...] [--jobs N] [--dry-run] [--list]`` (``make runs``).
+"""``python -m analysis.campaign [--campaign pool|regime] [--only EXP ...] [--jobs N] [--dry-run]
+[--list]`` (``make runs``; ``make regime-runs`` is ``--campaign regime``).
 
 Trains every run of the named experiments of :func:`analysis.campaign.experiments.build_campaign`
 (default: all) that is not done, at most ``--jobs`` at a time, each as a real
@@ -9,7 +10,10 @@ completes) is :mod:`analysis.campaign.mechanics`. ``--list`` shows every run's s
 (done and where, stale, partial or missing); ``--force-train`` ignores the committed copies;
 ``--export`` copies every finished run of ``runs/campaign`` again; ``--adopt NAME ...``
 records the spec of runs trained by hand with the campaign's command
-(:func:`analysis.campaign.config.adopt`).
+(:func:`analysis.campaign.config.adopt`). ``--campaign regime`` is the regime suite's campaign
+(:mod:`analysis.campaign.regime`, ``runs/regime`` and ``results/regime``): Stage 1 first,
+then each new seed's admission, then the RL runs of the admitted seeds, each followed by the
+pass@k of its final checkpoint.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import os
 import sys
 
+from analysis.campaign import regime
 from analysis.campaign.config import adopt
 from analysis.campaign.experiments import build_campaign, run_names
 from analysis.campaign.mechanics import Campaign, export_results, run_all, status
@@ -27,11 +32,12 @@ def _list(camp: Campaign, force_train: bool) -> None:
     for exp, names in camp.experiments.items():
         for n in names:
             state, where = status(camp.runs[n], force_train)
-            print(f"{exp:10s} {n:22s} {state}{': ' + str(where) if where else ''}")
+            print(f"{exp:18s} {n:28s} {state}{': ' + str(where) if where else ''}")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.campaign")
+    parser.add_argument("--campaign", choices=("pool", "regime"), default="pool")
     parser.add_argument("--only", nargs="*", default=None, help="experiments to run (default: all)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("RCGRPO_JOBS", "2")))
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
@@ -40,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export", action="store_true", help="copy finished runs to results/")
     parser.add_argument("--adopt", nargs="+", metavar="RUN", help="record the spec of hand runs")
     args = parser.parse_args(argv)
-    camp = build_campaign()
     try:
+        camp = regime.build() if args.campaign == "regime" else build_campaign()
         if args.list:
             _list(camp, args.force_train)
         elif args.adopt:
@@ -53,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         elif args.export:
             for p in export_results(camp):
                 print(f"exported {p}")
+        elif args.campaign == "regime":
+            names = args.only or regime.experiments(camp)
+            regime.run(names, args.jobs, args.force_train, args.dry_run)
         else:
             names = run_names(camp, args.only or list(camp.experiments))
             run_all(camp, names, args.jobs, args.force_train, args.dry_run)

@@ -114,17 +114,20 @@ def config_differences(have: dict, spec: RunSpec, where: Where) -> list[str]:
 
 
 def adopt(camp: Campaign, names: list[str]) -> list[Path]:
-    """Record the current spec for finished runs/campaign folders trained by hand with the
-    campaign's command; refused where :func:`config_differences` finds a difference."""
+    """Record the current spec for finished runs trained by hand with the campaign's command:
+    in its training folder ``runs/<home>/<name>`` or, where only its light copy is (a run
+    trained and committed by hand), in ``results/<home>/<name>``; refused where
+    :func:`config_differences` finds a difference."""
     adopted = []
     for name in names:
-        spec, folder = camp.runs[name], cp.CAMPAIGN / name
+        spec = camp.runs[name]
+        folder = spec.folder if spec.folder.is_dir() else spec.copy
         if not is_finished(folder):
             raise ValueError(f"{folder} is not complete (its run has not finished)")
         have = load_run(folder).config
         if not have:
             raise ValueError(f"{folder} has no config.json")
-        differ = config_differences(have, spec, lambda dep: cp.CAMPAIGN / dep)
+        differ = config_differences(have, spec, lambda dep: camp.runs[dep].folder)
         if differ:
             raise ValueError(f"{folder}/config.json differs from run {name}'s spec in {differ}")
         (folder / cp.SPEC_FILE).write_text(json.dumps(spec.record(), indent=2) + "\n")

@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from analysis.campaign import mechanics as cp
 from analysis.campaign import recipe_sweep as sw
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate
@@ -122,8 +121,7 @@ def campaign_resolver(
     def where(spec: RunSpec) -> Path | None:
         if not committed:
             return locate(spec)
-        folder = cp.RESULTS / spec.name
-        return folder if is_current(folder, spec) else None
+        return spec.copy if is_current(spec.copy, spec) else None
 
     def resolve(group: str) -> list[Path]:
         found = (where(s) for n, s in specs.items() if matches(group, Path(n)))

@@ -1,7 +1,9 @@
 """Campaign mechanics: run specs, which folder holds a run, launching, committed copies.
 
 A run is one ``python -m rcgrpo <stage> ...`` command (:class:`RunSpec`) trained in
-``runs/campaign/<name>/`` (:data:`CAMPAIGN`). Besides the trainer's own files its folder holds
+``runs/<home>/<name>/`` (:func:`runs_dir`; the pool regime's home ``campaign`` is
+:data:`CAMPAIGN`, the regime suite's is ``regime``). Besides the trainer's own files its
+folder holds
 
 ``campaign.json``
     the run's spec, written at launch (:meth:`RunSpec.record`): the argv without the machine's
@@ -19,7 +21,8 @@ preset name, flag, preset value or task suite, here or in any run it starts from
 folder *stale* and it is never reused (``--list`` shows it). Config fields added to or removed from the code since are no
 difference, a renamed one is compared under its new name.
 
-Light copies in :data:`RESULTS` are committed, so a fresh clone reuses them (and ``make
+Light copies in ``results/<home>`` (:func:`results_dir`; :data:`RESULTS` for the pool) are
+committed, so a fresh clone reuses them (and ``make
 figures`` does not retrain): the logs, configs and eval JSON of every run, plus the
 checkpoint folders other runs start from (SFT ``final/`` and ``weak/``, RCTP-FT ``final/``).
 Each checkpoint is ``save_pretrained`` of the tiny Qwen2: 1,821,888 fp32 parameters =
@@ -27,7 +30,7 @@ Each checkpoint is ``save_pretrained`` of the tiny Qwen2: 1,821,888 fp32 paramet
 (measured on ``sft-s0/final``); a seed's Stage 1 is 3 checkpoints, 22 MB. An RL copy holds
 no checkpoint (about 0.6 MB at 30 steps).
 :func:`run_all` exports a run's copy as soon as it completes, and a dependency resolves to
-wherever it is located (``runs/campaign`` first, then ``results/campaign``) when the command
+wherever it is located (``runs/<home>`` first, then ``results/<home>``) when the command
 is built at launch, so a campaign killed at any point continues on another machine from
 what is committed.
 """
@@ -50,7 +53,10 @@ from analysis.runs.folder import COMPLETE, LIGHT_DIRS, LIGHT_FILES, is_finished
 from analysis.runs.sources import RUNS_ROOT
 
 CAMPAIGN = RUNS_ROOT / "campaign"
+"""Where the pool regime's runs train; a home's folder is a sibling (:func:`runs_dir`)."""
 RESULTS = ROOT / "results" / "campaign"
+"""The pool regime's committed light copies; a home's folder is a sibling (:func:`results_dir`)."""
+POOL_HOME = "campaign"
 SPEC_FILE = "campaign.json"
 LAUNCHER: tuple[str, ...] = (sys.executable, "-m", "rcgrpo")
 """The command prefix of every run (the tests put a fake trainer here)."""
@@ -58,6 +64,16 @@ POLL_S = 2.0
 """Seconds between two looks at the running subprocesses."""
 Where = Callable[[str], Path]
 """Run name -> the folder it was located in."""
+
+
+def runs_dir(home: str) -> Path:
+    """``runs/<home>``: where the runs of a home train (:data:`CAMPAIGN` for the pool)."""
+    return CAMPAIGN.parent / home
+
+
+def results_dir(home: str) -> Path:
+    """``results/<home>``: a home's committed light copies (:data:`RESULTS` for the pool)."""
+    return RESULTS.parent / home
 
 
 @dataclass(frozen=True)
@@ -79,6 +95,19 @@ class RunSpec:
     argv: tuple[str | Checkpoint, ...]
     pin: Callable[[RunSpec], dict] | None = field(default=None, compare=False, repr=False)
     """The values the argv resolves to (recorded as ``resolved``; None: not recorded)."""
+    home: str = POOL_HOME
+    """Its folders: ``runs/<home>/<name>`` (training) and ``results/<home>/<name>`` (the
+    committed light copy)."""
+
+    @property
+    def folder(self) -> Path:
+        """Where it trains: ``runs/<home>/<name>``."""
+        return runs_dir(self.home) / self.name
+
+    @property
+    def copy(self) -> Path:
+        """Its committed light copy: ``results/<home>/<name>``."""
+        return results_dir(self.home) / self.name
 
     @property
     def starts_from(self) -> tuple[RunSpec, ...]:
@@ -104,7 +133,7 @@ class RunSpec:
         args = [
             str(where(a.run.name) / a.sub) if isinstance(a, Checkpoint) else a for a in self.argv
         ]
-        run = ["--run.root", str(CAMPAIGN), "--run.name", self.name]
+        run = ["--run.root", str(runs_dir(self.home)), "--run.name", self.name]
         return [*LAUNCHER, *args, *run, *(["--run.resume"] if resume else [])]
 
 
@@ -161,18 +190,18 @@ def is_current(folder: Path, spec: RunSpec) -> bool:
 
 
 def status(spec: RunSpec, force_train: bool = False) -> tuple[str, Path | None]:
-    """``done`` (finished, current spec; the first of runs/campaign, results/campaign),
+    """``done`` (finished, current spec; the first of runs/<home>, results/<home>),
     else ``stale`` (finished, another spec), ``partial`` (an unfinished folder in
-    runs/campaign: resumed if its spec is current) or ``missing``; with the folder."""
-    bases = (CAMPAIGN,) if force_train else (CAMPAIGN, RESULTS)
-    finished = [b / spec.name for b in bases if is_finished(b / spec.name)]
+    runs/<home>: resumed if its spec is current) or ``missing``; with the folder."""
+    places = (spec.folder,) if force_train else (spec.folder, spec.copy)
+    finished = [f for f in places if is_finished(f)]
     for folder in finished:
         if is_current(folder, spec):
             return "done", folder
     if finished:
         return "stale", finished[0]
-    if (CAMPAIGN / spec.name).is_dir():
-        return "partial", CAMPAIGN / spec.name
+    if spec.folder.is_dir():
+        return "partial", spec.folder
     return "missing", None
 
 
@@ -184,9 +213,11 @@ def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
 
 def export_run(camp: Campaign, name: str) -> Path:
     """Copy run ``name``'s light files (and the checkpoints others start from) from
-    runs/campaign to :data:`RESULTS`; built aside and renamed, so a kill never leaves half
+    runs/<home> to results/<home>; built aside and renamed, so a kill never leaves half
     a copy that counts."""
-    src, dst, tmp = CAMPAIGN / name, RESULTS / name, RESULTS / f".{name}.partial"
+    spec = camp.runs[name]
+    src, dst = spec.folder, spec.copy
+    tmp = dst.parent / f".{name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
@@ -201,7 +232,7 @@ def export_run(camp: Campaign, name: str) -> Path:
 
 
 def export_results(camp: Campaign) -> list[Path]:
-    """Light copies of every run that is finished and current in runs/campaign (a stale
+    """Light copies of every run that is finished and current in runs/<home> (a stale
     one is named on stderr and left out)."""
     copied = []
     for name, spec in camp.runs.items():
@@ -220,13 +251,13 @@ def _env() -> dict[str, str]:
 
 
 def _where(camp: Campaign, force_train: bool, planned: bool = False) -> Where:
-    """Run name -> its located folder (``planned``: runs/campaign for one not run yet)."""
+    """Run name -> its located folder (``planned``: runs/<home> for one not run yet)."""
 
     def where(name: str) -> Path:
         found = locate(camp.runs[name], force_train)
         if found is None and not planned:
             raise RuntimeError(f"run {name} is not done, but a run starting from it was launched")
-        return found or CAMPAIGN / name
+        return found or camp.runs[name].folder
 
     return where
 
@@ -243,20 +274,26 @@ def _check_starts(camp: Campaign, todo: list[str], force_train: bool) -> None:
                 )
 
 
+def _log(spec: RunSpec) -> Path:
+    """The run's log: ``runs/<home>/<name>.log``."""
+    return spec.folder.parent / f"{spec.name}.log"
+
+
 def _launch(camp: Campaign, name: str, force_train: bool) -> subprocess.Popen:
     """Start run ``name``: resume its folder if it holds the current spec, else set the old
-    folder aside in ``runs/campaign/stale/`` and start afresh; record the spec first."""
-    spec, folder = camp.runs[name], CAMPAIGN / name
+    folder aside in ``runs/<home>/stale/`` and start afresh; record the spec first."""
+    spec = camp.runs[name]
+    folder = spec.folder
     resume = folder.is_dir() and same_spec(recorded_spec(folder), spec.record())
     if folder.is_dir() and not resume:
-        aside = CAMPAIGN / "stale" / f"{name}-{time.strftime('%Y%m%dT%H%M%S')}"
+        aside = folder.parent / "stale" / f"{name}-{time.strftime('%Y%m%dT%H%M%S')}"
         aside.parent.mkdir(parents=True, exist_ok=True)
         folder.rename(aside)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / SPEC_FILE).write_text(json.dumps(spec.record(), indent=2) + "\n")
     cmd = spec.command(_where(camp, force_train), resume)
     print(f"[campaign] start {name}: {' '.join(cmd[len(LAUNCHER) :])}", flush=True)
-    with open(CAMPAIGN / f"{name}.log", "a") as log:  # the child keeps its own descriptor
+    with open(_log(spec), "a") as log:  # the child keeps its own descriptor
         return subprocess.Popen(
             ["nice", "-n", "5", *cmd], stdout=log, stderr=subprocess.STDOUT, env=_env(), cwd=ROOT
         )
@@ -268,19 +305,22 @@ def run_all(
     jobs: int = 2,
     force_train: bool = False,
     dry_run: bool = False,
+    on_done: Callable[[RunSpec], None] | None = None,
 ) -> list[str]:
     """Train the runs of ``names`` (and what they start from) that are not done, ``jobs`` at
-    a time, dependencies first; export each light copy as it completes. Returns the runs
+    a time, dependencies first; export each light copy as it completes, then call
+    ``on_done(spec)`` (its training folder still holds every checkpoint). Returns the runs
     launched (``dry_run``: printed)."""
     todo = [n for n in camp.closure(names) if locate(camp.runs[n], force_train) is None]
     _check_starts(camp, todo, force_train)
     if dry_run:
         where = _where(camp, force_train, planned=True)
         for n in todo:
-            resume = same_spec(recorded_spec(CAMPAIGN / n), camp.runs[n].record())
+            resume = same_spec(recorded_spec(camp.runs[n].folder), camp.runs[n].record())
             print(" ".join(camp.runs[n].command(where, resume)))
         return todo
-    CAMPAIGN.mkdir(parents=True, exist_ok=True)
+    for n in todo:
+        camp.runs[n].folder.parent.mkdir(parents=True, exist_ok=True)
     launched, running = list(todo), {}
     while todo or running:
         busy = set(todo) | set(running)
@@ -296,10 +336,12 @@ def run_all(
             if proc.returncode != 0:
                 for other in running.values():
                     other.terminate()
-                log = CAMPAIGN / f"{n}.log"
+                log = _log(camp.runs[n])
                 raise RuntimeError(f"run {n} failed (exit {proc.returncode}); see {log}")
-            (CAMPAIGN / n / COMPLETE).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+            (camp.runs[n].folder / COMPLETE).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
             copy = export_run(camp, n)
             left = len(todo) + len(running)
             print(f"[campaign] done  {n} (exported to {copy}; {left} to go)", flush=True)
+            if on_done is not None:
+                on_done(camp.runs[n])
     return launched

@@ -21,15 +21,16 @@ FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")
 
 @pytest.fixture
 def machine(tmp_path, monkeypatch):
-    """Point the campaign at ``tmp/<machine>/runs`` and a shared ``tmp/results``; the runs
-    are the fake trainer. Returns a function that switches to another machine."""
-    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results")
+    """Point the campaign at ``tmp/<machine>/runs/campaign`` and a shared
+    ``tmp/results/campaign``; the runs are the fake trainer. Returns a function that
+    switches to another machine."""
+    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results" / "campaign")
     monkeypatch.setattr(cp, "LAUNCHER", (sys.executable, str(FAKE_TRAINER)))
     monkeypatch.setattr(cp, "POLL_S", 0.01)
     monkeypatch.setenv("FAKE_LOG", str(tmp_path / "calls.jsonl"))
 
     def use(name: str) -> Path:
-        monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / name / "runs")
+        monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / name / "runs" / "campaign")
         (tmp_path / "calls.jsonl").write_text("")
         return cp.CAMPAIGN
 
@@ -38,7 +39,7 @@ def machine(tmp_path, monkeypatch):
 
 
 def calls(machine_root: Path) -> dict[str, list[str]]:
-    log = machine_root.parents[1] / "calls.jsonl"
+    log = machine_root.parents[2] / "calls.jsonl"
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     return {r["name"]: r["argv"] for r in rows}
 

@@ -43,8 +43,8 @@ def test_a_run_is_finished_by_its_summary_or_the_campaign_marker(tmp_path):
 
 def test_the_campaign_counts_a_run_by_the_same_test(tmp_path, monkeypatch):
     """A current-spec folder is done when finished by either record, partial with neither."""
-    monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / "runs")
-    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / "runs" / "campaign")
+    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results" / "campaign")
     sft = ex.stage1(0)["sft"]
     folder = _run(cp.CAMPAIGN, sft.name)
     (folder / cp.SPEC_FILE).write_text(json.dumps(sft.record()))

@@ -116,7 +116,7 @@ def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path,
     import analysis.campaign.mechanics as cp
     from analysis.campaign.experiments import build_campaign, campaign_resolver
 
-    campaign, results = tmp_path / "campaign", tmp_path / "results"
+    campaign, results = tmp_path / "runs" / "campaign", tmp_path / "results" / "campaign"
     monkeypatch.setattr(cp, "CAMPAIGN", campaign)
     monkeypatch.setattr(cp, "RESULTS", results)
     specs = build_campaign().runs

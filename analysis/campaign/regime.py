@@ -1,0 +1,237 @@
+"""The regime campaign (issue 27, ``docs/regime_verdicts.md``): its runs, each seed's admission,
+and the pass@k of every final RL checkpoint.
+
+Its runs train in ``runs/regime`` and are committed to ``results/regime`` (home
+:data:`HOME`, :mod:`analysis.campaign.mechanics`); ``python -m analysis.campaign --campaign
+regime`` trains what is not done (``make regime-runs``). Experiments:
+
+- ``stage1``: per seed, the regime SFT ``sft-v3-s<seed>`` (``sft-synth-regime`` from the
+  pool's SFT of the same seed; seeds ≥ 3 have none and start from ``sft-s3``, as the design
+  seeds did) and RCTP-FT ``rctp-v11-s<seed>`` from it (variant 11: 3 epochs, failures
+  sampled from that SFT model, the ``resolve_close`` decision left out of them);
+- ``proof``: SFT + GRPO on :data:`PROOF_SEEDS` (issue 25's proof runs; evaluated every 100
+  steps);
+- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("new")``: each arm's preset as
+  it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
+  (:func:`rl_seeds`), the SFT arms on every seed after the proof seeds with a Stage 1;
+- ``pool``: the pool's SFT runs a regime SFT starts from (committed; never trained here).
+
+**Admission** (written before seeds 1 and 2 were admitted or not; ``docs/regime_verdicts.md``
+"More seeds"): an RCTP-FT checkpoint is admitted when its goals separate, pass@1 under the
+high goal minus pass@1 under the low goal ≥ :data:`SEPARATION` on the 200-task diagnostic
+``results/diagnostics/regime-regime-rctp-v11-s<seed>.json`` (:func:`admission_command`).
+Seeds are taken in :data:`SEED_ORDER` until :data:`TARGET` are admitted; a seed that is not
+admitted is reported, not retrained. :func:`stage1_seeds` holds every seed decided so far and
+as many undecided ones as admissions are still missing, so two seeds' Stage 1 can train at
+once.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from analysis import REPO_ROOT as ROOT
+from analysis.campaign import experiments as pool
+from analysis.campaign import mechanics as cp
+from analysis.campaign.config import pinned
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, locate
+from analysis.diagnostics.regime.gates import G4_SEPARATION
+from rcgrpo.train.arms import arms
+
+HOME = "regime"
+SEED_ORDER = (0, 1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16)
+"""The pre-registered order (seeds 7–10 are reserved for design and calibration)."""
+TARGET = 5
+"""Admitted seeds the plan wants (MDE ≤ 5 points for T1)."""
+SEPARATION = G4_SEPARATION
+"""Admission threshold on pass@1 high − low (0.10)."""
+PROOF_SEEDS = (0, 1, 2)
+POOL_START = {0: 0, 1: 1, 2: 2}
+"""Seed -> the pool SFT seed its regime SFT starts from (other seeds: 3)."""
+AUTO_AMP_SEEDS = (0, 1)
+"""Regime SFT seeds trained with ``sft.amp auto`` (their config.json); the others ask fp32."""
+DIAGNOSTICS = ROOT / "results" / "diagnostics"
+DIAGNOSTIC: tuple[str, ...] = (sys.executable, "-m", "analysis.diagnostics.regime")
+"""The command prefix of the admission and pass@k diagnostics (the tests put a fake here)."""
+
+
+def stage1(seed: int) -> dict[str, RunSpec]:
+    """The regime SFT of ``seed`` and RCTP-FT from it (module docstring)."""
+    start = pool.stage1(POOL_START.get(seed, 3))["sft"]
+    amp = () if seed in AUTO_AMP_SEEDS else ("--sft.amp", "fp32")
+    sft_argv = ("sft", "--preset", "sft-synth-regime", "--run.seed", str(seed))
+    sft = RunSpec(
+        f"sft-v3-s{seed}",
+        (*sft_argv, "--model.path", Checkpoint(start), *amp),
+        pin=pinned,
+        home=HOME,
+    )
+    rctp_argv = ("rctp", "--preset", "rctp-synth-regime", "--run.seed", str(seed))
+    rctp_argv += ("--model.path", Checkpoint(sft), "--failures.policy", Checkpoint(sft))
+    rctp_argv += ("--sft.epochs", "3.0", "--sft.amp", "fp32")
+    rctp_argv += ("--failures.skip_decisions", "resolve_close")
+    rctp = RunSpec(f"rctp-v11-s{seed}", rctp_argv, pin=pinned, home=HOME)
+    return {"pool": start, "sft": sft, "rctp": rctp}
+
+
+def rl(preset: str, init: RunSpec, seed: int, *flags: str) -> RunSpec:
+    """RL preset ``preset`` as it is (plus ``flags``) from the final model of ``init``."""
+    argv = ("train", "--preset", preset, "--run.seed", str(seed), *flags)
+    return RunSpec(f"{preset}-s{seed}", (*argv, "--init", Checkpoint(init)), pin=pinned, home=HOME)
+
+
+def admission_path(seed: int) -> Path:
+    return DIAGNOSTICS / f"regime-regime-rctp-v11-s{seed}.json"
+
+
+def separation(report: dict) -> float:
+    """pass@1 under the high goal minus pass@1 under the low goal of a diagnostic report."""
+    high, low = (report["conditions"][c]["pass_at_k"]["overall"][0] for c in ("high", "low"))
+    return float(high) - float(low)
+
+
+def admitted(seed: int) -> bool | None:
+    """Whether seed's RCTP-FT separates its goals by :data:`SEPARATION` (None: not measured)."""
+    path = admission_path(seed)
+    if not path.is_file():
+        return None
+    return separation(json.loads(path.read_text())) >= SEPARATION - 1e-12
+
+
+def stage1_seeds() -> tuple[int, ...]:
+    """Seeds decided so far, then the first undecided ones, as many as admissions are missing."""
+    decided = [s for s in SEED_ORDER if admitted(s) is not None]
+    missing = TARGET - sum(bool(admitted(s)) for s in decided)
+    pending = [s for s in SEED_ORDER if admitted(s) is None][: max(0, missing)]
+    return tuple(sorted(decided + pending, key=SEED_ORDER.index))
+
+
+def rl_seeds() -> tuple[int, ...]:
+    """The first :data:`TARGET` admitted seeds: the RCTP-FT arms' seeds."""
+    return tuple(s for s in SEED_ORDER if admitted(s))[:TARGET]
+
+
+def build() -> Campaign:
+    """Every run of the campaign as far as the admissions so far decide; each experiment is
+    there even when it has no run yet."""
+    camp = Campaign()
+    for e in ("pool", "stage1", "proof", *dict.fromkeys(a.experiment for a in arms("new"))):
+        camp.experiments[e] = []
+    starts = {s: stage1(s) for s in stage1_seeds()}
+    for start in starts.values():
+        if start["pool"].name not in camp.runs:
+            camp.add("pool", start["pool"])
+        camp.add("stage1", start["sft"])
+        camp.add("stage1", start["rctp"])
+    for s in PROOF_SEEDS:
+        camp.add("proof", rl("regime-grpo", starts[s]["sft"], s, "--run.eval-every", "100"))
+    rctp_first = sorted(arms("new"), key=lambda arm: arm.start != "rctp")
+    for s, start in starts.items():
+        for arm in rctp_first:
+            on_seed = s in rl_seeds() if arm.start == "rctp" else s not in PROOF_SEEDS
+            if on_seed:
+                camp.add(arm.experiment, rl(arm.preset, start[arm.start], s))
+    return camp
+
+
+def experiments(camp: Campaign) -> list[str]:
+    """Every experiment but ``pool``, Stage 1 first."""
+    return [e for e in camp.experiments if e != "pool"]
+
+
+def _diagnose(argv: list[str], out: Path, log: Path) -> None:
+    """One diagnostic subprocess (one torch thread, ``nice``), writing ``out``."""
+    cmd = [*DIAGNOSTIC, *argv, "--out", str(out)]
+    print(f"[campaign] diagnose: {' '.join(cmd[len(DIAGNOSTIC) :])}", flush=True)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a") as handle:
+        done = subprocess.run(
+            ["nice", "-n", "5", *cmd],
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env=cp._env(),
+            cwd=ROOT,
+        )
+    if done.returncode != 0:
+        raise RuntimeError(f"diagnostic for {out.name} failed (exit {done.returncode}); see {log}")
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def admission_command(rctp: Path, seed: int) -> list[str]:
+    """The admission diagnostic of an RCTP-FT run folder (200 held-out tasks, 8 samples)."""
+    return [
+        "--init", _rel(rctp / "final"), "--preset", "regime-rcgrpo", "--synth-preset",
+        "regime-d10", "--conditions", "high", "low", "--seed", str(seed),
+    ]  # fmt: skip
+
+
+def admit(camp: Campaign) -> dict[int, bool]:
+    """Measure the admission of every seed whose RCTP-FT is done and has none yet; each
+    seed's outcome (measured now or before)."""
+    out = {}
+    for name in camp.experiments.get("stage1", []):
+        spec = camp.runs[name]
+        if not name.startswith("rctp-"):
+            continue
+        seed, folder = int(name.rsplit("-s", 1)[1]), locate(spec)
+        if folder is not None and admitted(seed) is None:
+            log = cp.runs_dir(HOME) / f"admit-s{seed}.log"
+            _diagnose(admission_command(folder, seed), admission_path(seed), log)
+        if admitted(seed) is not None:
+            out[seed] = bool(admitted(seed))
+    return out
+
+
+def passk_path(name: str) -> Path:
+    return DIAGNOSTICS / f"regime-final-{name}.json"
+
+
+def last_checkpoint(folder: Path) -> Path | None:
+    """The highest ``checkpoints/step_<n>`` of a training folder (None: none kept)."""
+    steps = [p for p in (folder / "checkpoints").glob("step_*") if p.name[5:].isdigit()]
+    return max(steps, key=lambda p: int(p.name[5:]), default=None)
+
+
+def passk(spec: RunSpec) -> None:
+    """pass@k of a finished RL run's final checkpoint, under its evaluation goal (none for
+    SFT + GRPO, high for the others), at its own seed; kept beside the admission reports."""
+    if spec.argv[0] != "train" or passk_path(spec.name).is_file():
+        return
+    ckpt = last_checkpoint(spec.folder)
+    if ckpt is None:
+        print(f"[campaign] no checkpoint in {spec.folder}: no pass@k", file=sys.stderr)
+        return
+    preset, seed = spec.argv[2], spec.argv[4]
+    goal = "none" if preset == "regime-grpo" else "high"
+    argv = ["--init", _rel(ckpt), "--preset", preset, "--conditions", goal, "--seed", seed]
+    _diagnose(argv, passk_path(spec.name), spec.folder.parent / f"{spec.name}.passk.log")
+
+
+def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
+    """Stage 1 of the named experiments first, then the admission of its seeds, again until
+    the seeds to train are settled (a seed not admitted brings in the next one); then the RL
+    runs (the campaign built again: admissions decide which exist), each followed by its
+    pass@k."""
+    camp = build()
+    unknown = sorted(set(names) - set(camp.experiments))
+    if unknown:
+        raise ValueError(f"unknown experiment(s) {unknown}; have {sorted(camp.experiments)}")
+    names = list(dict.fromkeys(names))
+    first = [e for e in names if e in ("pool", "stage1")]
+    seeds = None
+    while first and seeds != stage1_seeds():
+        seeds, camp = stage1_seeds(), build()
+        cp.run_all(camp, pool.run_names(camp, first), jobs, force_train, dry_run)
+        if dry_run:
+            break
+        for seed, ok in admit(camp).items():
+            print(f"[campaign] seed {seed}: {'admitted' if ok else 'not admitted'}", flush=True)
+    camp = build()
+    rest = [e for e in names if e not in first and e in camp.experiments]
+    cp.run_all(camp, pool.run_names(camp, rest), jobs, force_train, dry_run, on_done=passk)
