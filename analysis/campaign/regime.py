@@ -128,12 +128,10 @@ def build() -> Campaign:
         camp.add("stage1", start["rctp"])
     for s in PROOF_SEEDS:
         camp.add("proof", rl("regime-grpo", starts[s]["sft"], s, "--run.eval-every", "100"))
-    rctp_first = sorted(arms("new"), key=lambda arm: arm.start != "rctp")
-    for s, start in starts.items():
-        for arm in rctp_first:
-            on_seed = s in rl_seeds() if arm.start == "rctp" else s not in PROOF_SEEDS
-            if on_seed:
-                camp.add(arm.experiment, rl(arm.preset, start[arm.start], s))
+    for kind, seeds in (("rctp", rl_seeds()), ("sft", [s for s in starts if s not in PROOF_SEEDS])):
+        for s in seeds:  # the RCTP-FT arms of every seed first: T1 pairs them by seed
+            for arm in (a for a in arms("new") if a.start == kind):
+                camp.add(arm.experiment, rl(arm.preset, starts[s][arm.start], s))
     return camp
 
 
