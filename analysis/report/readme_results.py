@@ -225,14 +225,20 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
 
 def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
-    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), the Table 1
-    analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
+    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
+    admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
     entropy and calibration tables (:mod:`analysis.report.regime_entropy`)."""
     from analysis.report.regime_entropy import calibration_block, entropy_block
-    from analysis.report.regime_tables import passk_block, regime_outcomes, table1_block
+    from analysis.report.regime_tables import (
+        admission_block,
+        passk_block,
+        regime_outcomes,
+        table1_block,
+    )
     from analysis.verdicts import table as vt
 
     return {
+        "regime-admission": admission_block(),
         "regime-verdicts": vt.markdown(*regime_outcomes(root)),
         "regime-table1": table1_block(root),
         "regime-passk": passk_block(),

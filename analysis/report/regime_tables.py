@@ -102,9 +102,9 @@ def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], lis
     return head, rows
 
 
-def markdown_table(head: list[str], rows: list[list[str]]) -> str:
-    """A markdown table: three left-aligned label columns, the rest right-aligned."""
-    lines = ["| " + " | ".join(head) + " |", "|---|---|---|" + "--:|" * (len(head) - 3)]
+def markdown_table(head: list[str], rows: list[list[str]], labels: int = 3) -> str:
+    """A markdown table: ``labels`` left-aligned label columns, the rest right-aligned."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * labels + "--:|" * (len(head) - labels)]
     return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
@@ -291,6 +291,35 @@ def passk_latex(diagnostics: Path = DIAGNOSTICS) -> str:
         size="footnotesize",
         colsep="3pt",
     )
+
+
+def admission_rows() -> tuple[list[str], list[list[str]]]:
+    """(header, rows): every seed with an admission report, in the pre-registered order
+    (:mod:`analysis.campaign.regime`): the pool SFT its regime SFT starts from, pass@1 at τ
+    under each goal on the 200-task diagnostic, their difference and the verdict."""
+    from analysis import REPO_ROOT
+    from analysis.campaign import regime
+
+    head = ["seed", "regime SFT starts from", "pass@1 high", "pass@1 low", "separation"]
+    rows = []
+    for seed in regime.SEED_ORDER:
+        ok = regime.admitted(seed)
+        if ok is None:
+            continue
+        report = json.loads(regime.admission_path(seed).read_text())
+        high, low = (report["conditions"][c]["pass_at_k"]["overall"][0] for c in ("high", "low"))
+        start = regime.stage1(seed)["pool"].copy.relative_to(REPO_ROOT) / "final"
+        sep = f"{high - low:+.3f}".replace("-", "−")
+        rows.append(
+            [str(seed), f"`{start}`", f"{high:.3f}", f"{low:.3f}", sep, "yes" if ok else "no"]
+        )
+    return [*head, "admitted"], rows
+
+
+def admission_block() -> str:
+    """The ``regime-admission`` block of docs/regime_verdicts.md (markdown)."""
+    head, rows = admission_rows()
+    return markdown_table(head, rows, labels=2)
 
 
 README_RULES = ("C", "I", "T")
