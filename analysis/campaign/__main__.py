@@ -8,7 +8,9 @@ runs that start from it. How a run is found, resumed, judged stale and exported 
 copy, with the Stage-1 checkpoints, goes to ``results/campaign`` as soon as the run
 completes) is :mod:`analysis.campaign.mechanics`. ``--list`` shows every run's status
 (done and where, stale, partial or missing); ``--force-train`` ignores the committed copies;
-``--export`` copies every finished run of ``runs/campaign`` again; ``--adopt NAME ...``
+``--export`` copies every finished run of ``runs/campaign`` again; ``--runs NAME ...`` trains
+those runs only (and what they start from; in the regime campaign the campaign as the
+admissions so far decide, each run followed by its pass@k); ``--adopt NAME ...``
 records the spec of runs trained by hand with the campaign's command
 (:func:`analysis.campaign.config.adopt`). ``--campaign regime`` is the regime suite's campaign
 (:mod:`analysis.campaign.regime`, ``runs/regime`` and ``results/regime``): Stage 1 first,
@@ -39,6 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.campaign")
     parser.add_argument("--campaign", choices=("pool", "regime"), default="pool")
     parser.add_argument("--only", nargs="*", default=None, help="experiments to run (default: all)")
+    parser.add_argument("--runs", nargs="+", metavar="RUN", help="train these runs (and deps)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("RCGRPO_JOBS", "2")))
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     parser.add_argument("--list", action="store_true", help="list experiments, runs and status")
@@ -59,6 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         elif args.export:
             for p in export_results(camp):
                 print(f"exported {p}")
+        elif args.runs:
+            unknown = sorted(set(args.runs) - set(camp.runs))
+            if unknown:
+                raise ValueError(f"unknown run(s) {unknown}")
+            done = regime.passk if args.campaign == "regime" else None
+            run_all(camp, args.runs, args.jobs, args.force_train, args.dry_run, on_done=done)
         elif args.campaign == "regime":
             names = args.only or regime.experiments(camp)
             regime.run(names, args.jobs, args.force_train, args.dry_run)

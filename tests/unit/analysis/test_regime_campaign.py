@@ -155,3 +155,13 @@ def test_an_unknown_experiment_is_refused_before_anything_runs(fakes):
     with pytest.raises(ValueError, match="unknown experiment"):
         regime.run(["stage1", "regime-factorialz"], 1, False, False)
     assert (fakes / "calls.jsonl").read_text() == ""
+
+
+def test_runs_trains_the_named_runs_and_their_starts_then_their_passk(fakes):
+    from analysis.campaign.__main__ import main
+
+    assert main(["--campaign", "regime", "--runs", "regime-grpo-s3", "--jobs", "1"]) == 0
+    trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]
+    assert trained == ["sft-v3-s3", "regime-grpo-s3"]  # no RCTP-FT, no admission
+    assert regime.passk_path("regime-grpo-s3").is_file() and regime.admitted(3) is None
+    assert main(["--campaign", "regime", "--runs", "regime-grpo-s4"]) == 1  # not in it
