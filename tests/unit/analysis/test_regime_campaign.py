@@ -14,6 +14,7 @@ from analysis.campaign import config as cc
 from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
 from analysis.campaign import regime
+from analysis.diagnostics.regime.gates import G4_SEPARATION
 from analysis.runs import COMPLETE
 from rcgrpo.train.arms import arms
 
@@ -54,6 +55,7 @@ def _reports(tmp_path, monkeypatch, separations: dict[int, float]) -> None:
 
 
 def test_admission_is_a_separation_of_at_least_ten_points(tmp_path, monkeypatch):
+    assert regime.SEPARATION == G4_SEPARATION == 0.10  # the gate's clause, one threshold
     _reports(tmp_path, monkeypatch, {0: 0.0999, 1: 0.10, 2: -0.3})
     assert [regime.admitted(s) for s in (0, 1, 2, 3)] == [False, True, False, None]
 
