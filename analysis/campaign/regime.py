@@ -103,10 +103,10 @@ def admitted(seed: int) -> bool | None:
 
 def stage1_seeds() -> tuple[int, ...]:
     """Seeds decided so far, then the first undecided ones, as many as admissions are missing."""
-    decided = [s for s in SEED_ORDER if admitted(s) is not None]
-    missing = TARGET - sum(bool(admitted(s)) for s in decided)
-    pending = [s for s in SEED_ORDER if admitted(s) is None][: max(0, missing)]
-    return tuple(sorted(decided + pending, key=SEED_ORDER.index))
+    outcome = {s: admitted(s) for s in SEED_ORDER}
+    missing = TARGET - sum(bool(ok) for ok in outcome.values())
+    pending = [s for s, ok in outcome.items() if ok is None][: max(0, missing)]
+    return tuple(s for s, ok in outcome.items() if ok is not None or s in pending)
 
 
 def rl_seeds() -> tuple[int, ...]:
@@ -173,11 +173,8 @@ def admit(camp: Campaign) -> dict[int, bool]:
     """Measure the admission of every seed whose RCTP-FT is done and has none yet; each
     seed's outcome (measured now or before)."""
     out = {}
-    for name in camp.experiments.get("stage1", []):
-        spec = camp.runs[name]
-        if not name.startswith("rctp-"):
-            continue
-        seed, folder = int(name.rsplit("-s", 1)[1]), locate(spec)
+    for seed in stage1_seeds():
+        folder = locate(camp.runs[stage1(seed)["rctp"].name])
         if folder is not None and admitted(seed) is None:
             log = cp.runs_dir(HOME) / f"admit-s{seed}.log"
             _diagnose(admission_command(folder, seed), admission_path(seed), log)
@@ -190,18 +187,14 @@ def passk_path(name: str) -> Path:
     return DIAGNOSTICS / f"regime-final-{name}.json"
 
 
-def last_checkpoint(folder: Path) -> Path | None:
-    """The highest ``checkpoints/step_<n>`` of a training folder (None: none kept)."""
-    steps = [p for p in (folder / "checkpoints").glob("step_*") if p.name[5:].isdigit()]
-    return max(steps, key=lambda p: int(p.name[5:]), default=None)
-
-
 def passk(spec: RunSpec) -> None:
     """pass@k of a finished RL run's final checkpoint, under its evaluation goal (none for
     SFT + GRPO, high for the others), at its own seed; kept beside the admission reports."""
+    from rcgrpo.train.checkpoint import list_checkpoints
+
     if spec.argv[0] != "train" or passk_path(spec.name).is_file():
         return
-    ckpt = last_checkpoint(spec.folder)
+    ckpt = (list_checkpoints(spec.folder / "checkpoints") or [None])[-1]
     if ckpt is None:
         print(f"[campaign] no checkpoint in {spec.folder}: no pass@k", file=sys.stderr)
         return
