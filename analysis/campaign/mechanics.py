@@ -98,6 +98,9 @@ class RunSpec:
     home: str = POOL_HOME
     """Its folders: ``runs/<home>/<name>`` (training) and ``results/<home>/<name>`` (the
     committed light copy)."""
+    keep: tuple[str, ...] = field(default=(), compare=False)
+    """Checkpoint sub-folders its light copy keeps though no run starts from them (one a
+    measurement reads, so it can be repeated from a fresh clone)."""
 
     @property
     def folder(self) -> Path:
@@ -152,13 +155,15 @@ class Campaign:
         self.experiments.setdefault(experiment, []).append(spec.name)
 
     def checkpoints(self, name: str) -> tuple[str, ...]:
-        """Sub-folders of run ``name`` that other runs start from (kept in its light copy)."""
+        """Sub-folders of run ``name`` kept in its light copy: those other runs start from and
+        its own :attr:`RunSpec.keep`."""
         subs = {
             a.sub
             for s in self.runs.values()
             for a in s.argv
             if isinstance(a, Checkpoint) and a.run.name == name
         }
+        subs |= set(self.runs[name].keep)
         return tuple(sorted(subs))
 
     def closure(self, names: list[str]) -> list[str]:

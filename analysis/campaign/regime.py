@@ -73,7 +73,8 @@ def stage1(seed: int) -> dict[str, RunSpec]:
     rctp_argv += ("--model.path", Checkpoint(sft), "--failures.policy", Checkpoint(sft))
     rctp_argv += ("--sft.epochs", "3.0", "--sft.amp", "fp32")
     rctp_argv += ("--failures.skip_decisions", "resolve_close")
-    rctp = RunSpec(f"rctp-v11-s{seed}", rctp_argv, pin=pinned, home=HOME)
+    # final/ is kept whether or not the seed is admitted: the admission is measured on it
+    rctp = RunSpec(f"rctp-v11-s{seed}", rctp_argv, pin=pinned, home=HOME, keep=("final",))
     return {"pool": start, "sft": sft, "rctp": rctp}
 
 

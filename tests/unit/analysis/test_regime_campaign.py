@@ -135,6 +135,8 @@ def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
         "sft-v3-s3", "rctp-v11-s3", "sft-v3-s6", "rctp-v11-s6"
     }  # fmt: skip
     assert regime.admitted(3) is False and regime.admitted(6) is True  # 11 never needed
+    for seed in (3, 6):  # the checkpoint each admission was measured on is committed
+        assert (fakes / "results" / "regime" / f"rctp-v11-s{seed}" / "final").is_dir()
     sft_arms = {a.preset for a in arms("new") if a.start == "sft"}
     want = {f"{p}-s{s}" for p in sft_arms for s in (3, 6)}
     want |= {f"{a.preset}-s6" for a in arms("new") if a.start == "rctp"}
