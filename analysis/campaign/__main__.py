@@ -10,12 +10,12 @@ completes) is :mod:`analysis.campaign.mechanics`. ``--list`` shows every run's s
 (done and where, stale, partial or missing); ``--force-train`` ignores the committed copies;
 ``--export`` copies every finished run of ``runs/campaign`` again; ``--runs NAME ...`` trains
 those runs only (and what they start from; in the regime campaign the campaign as the
-admissions so far decide, each run followed by its pass@k); ``--adopt NAME ...``
+admissions so far decide, each run followed by its pass@k and proof report); ``--adopt NAME ...``
 records the spec of runs trained by hand with the campaign's command
 (:func:`analysis.campaign.config.adopt`). ``--campaign regime`` is the regime suite's campaign
 (:mod:`analysis.campaign.regime`, ``runs/regime`` and ``results/regime``): Stage 1 first,
 then each new seed's admission, then the RL runs of the admitted seeds, each followed by the
-pass@k of its final checkpoint.
+pass@k of its final checkpoint and, for SFT + GRPO, its proof report.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             unknown = sorted(set(args.runs) - set(camp.runs))
             if unknown:
                 raise ValueError(f"unknown run(s) {unknown}")
-            done = regime.passk if args.campaign == "regime" else None
+            done = regime.finished if args.campaign == "regime" else None
             run_all(camp, args.runs, args.jobs, args.force_train, args.dry_run, on_done=done)
         elif args.campaign == "regime":
             names = args.only or regime.experiments(camp)

@@ -1,5 +1,5 @@
 """The regime campaign (issue 27, ``docs/regime_verdicts.md``): its runs, each seed's admission,
-and the pass@k of every final RL checkpoint.
+the pass@k of every final RL checkpoint and the proof report of every SFT + GRPO run.
 
 Its runs train in ``runs/regime`` and are committed to ``results/regime`` (home
 :data:`HOME`, :mod:`analysis.campaign.mechanics`); ``python -m analysis.campaign --campaign
@@ -56,6 +56,8 @@ AUTO_AMP_SEEDS = (0, 1)
 DIAGNOSTICS = ROOT / "results" / "diagnostics"
 DIAGNOSTIC: tuple[str, ...] = (sys.executable, "-m", "analysis.diagnostics.regime")
 """The command prefix of the admission and pass@k diagnostics (the tests put a fake here)."""
+PROOF: tuple[str, ...] = (sys.executable, "-m", "analysis.diagnostics.regime.proof")
+"""The command prefix of the proof report (issue 25's criterion; the tests put a fake here)."""
 
 
 def stage1(seed: int) -> dict[str, RunSpec]:
@@ -141,10 +143,12 @@ def experiments(camp: Campaign) -> list[str]:
     return [e for e in camp.experiments if e != "pool"]
 
 
-def _diagnose(argv: list[str], out: Path, log: Path) -> None:
-    """One diagnostic subprocess (one torch thread, ``nice``), writing ``out``."""
-    cmd = [*DIAGNOSTIC, *argv, "--out", str(out)]
-    print(f"[campaign] diagnose: {' '.join(cmd[len(DIAGNOSTIC) :])}", flush=True)
+def _diagnose(argv: list[str], out: Path, log: Path, prefix: tuple[str, ...] = ()) -> None:
+    """One diagnostic subprocess (one torch thread, ``nice``; ``prefix`` defaults to
+    :data:`DIAGNOSTIC`), writing ``out``."""
+    prefix = prefix or DIAGNOSTIC
+    cmd = [*prefix, *argv, "--out", str(out)]
+    print(f"[campaign] diagnose: {' '.join(cmd[len(prefix) - 1 :])}", flush=True)
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as handle:
         done = subprocess.run(
@@ -205,11 +209,31 @@ def passk(spec: RunSpec) -> None:
     _diagnose(argv, passk_path(spec.name), spec.folder.parent / f"{spec.name}.passk.log")
 
 
+def proof_path(name: str) -> Path:
+    return DIAGNOSTICS / f"regime-proof-{name}.json"
+
+
+def proof(spec: RunSpec) -> None:
+    """The proof report of a finished SFT + GRPO run, read from its committed copy: every
+    ``regime-grpo`` run is a proof run (``analysis.diagnostics.regime.proof``, a layer above
+    this one, so it runs as a subprocess)."""
+    if spec.argv[:3] != ("train", "--preset", "regime-grpo") or proof_path(spec.name).is_file():
+        return
+    log = spec.folder.parent / f"{spec.name}.proof.log"
+    _diagnose([_rel(spec.copy)], proof_path(spec.name), log, prefix=PROOF)
+
+
+def finished(spec: RunSpec) -> None:
+    """What follows a finished run: its pass@k, then its proof report if it is a proof run."""
+    passk(spec)
+    proof(spec)
+
+
 def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     """Stage 1 of the named experiments first, then the admission of its seeds, again until
     the seeds to train are settled (a seed not admitted brings in the next one); then the RL
     runs (the campaign built again: admissions decide which exist), each followed by its
-    pass@k."""
+    pass@k and, for SFT + GRPO, its proof report (:func:`finished`)."""
     camp = build()
     unknown = sorted(set(names) - set(camp.experiments))
     if unknown:
@@ -226,4 +250,4 @@ def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
             print(f"[campaign] seed {seed}: {'admitted' if ok else 'not admitted'}", flush=True)
     camp = build()
     rest = [e for e in names if e not in first and e in camp.experiments]
-    cp.run_all(camp, pool.run_names(camp, rest), jobs, force_train, dry_run, on_done=passk)
+    cp.run_all(camp, pool.run_names(camp, rest), jobs, force_train, dry_run, on_done=finished)

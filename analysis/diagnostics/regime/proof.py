@@ -149,9 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("runs", nargs="+", type=Path, help="RL run folders")
     parser.add_argument("--condition", default=None, help="eval condition (default: the first)")
+    parser.add_argument("--out", type=Path, default=None, help="write the report here (one run)")
     args = parser.parse_args(argv)
-    for run in args.runs:
-        print(json.dumps(run_verdict(run, args.condition), indent=1))
+    if args.out is not None and len(args.runs) != 1:
+        parser.error(f"--out takes one run; got {len(args.runs)}")
+    reports = [json.dumps(run_verdict(run, args.condition), indent=1) + "\n" for run in args.runs]
+    if args.out is None:
+        print("".join(reports), end="")
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(reports[0])
     return 0
 
 

@@ -3,7 +3,9 @@
 It fails (exit 4) when its ``--init`` checkpoint is missing, and otherwise writes ``--out``: a
 report whose pass@1 under the high and the low goal separate by ``FAKE_SEPARATION[seed]``
 (a JSON object by seed) when both goals are asked for, else one goal's report. Each call is
-appended to ``FAKE_DIAG_LOG`` as its argv.
+appended to ``FAKE_DIAG_LOG`` as its argv. Called as ``analysis.diagnostics.regime.proof``
+(a run folder first, no ``--init``) it fails when the folder is missing and otherwise writes
+``{"run": <folder>}``.
 """
 
 import json
@@ -14,6 +16,13 @@ from pathlib import Path
 argv = sys.argv[1:]
 with open(os.environ["FAKE_DIAG_LOG"], "a") as log:
     log.write(json.dumps(argv) + "\n")
+if not argv[0].startswith("--"):  # the proof report of a run folder
+    out = Path(argv[argv.index("--out") + 1])
+    if not Path(argv[0]).is_dir():
+        sys.exit(4)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"run": argv[0]}))
+    sys.exit(0)
 init, out, seed = (argv[argv.index(f) + 1] for f in ("--init", "--out", "--seed"))
 if not Path(init).is_dir():
     sys.exit(4)

@@ -110,6 +110,7 @@ def fakes(tmp_path, monkeypatch):
     monkeypatch.setattr(cp, "LAUNCHER", (sys.executable, str(HERE / "fake_trainer.py")))
     monkeypatch.setattr(cp, "POLL_S", 0.01)
     monkeypatch.setattr(regime, "DIAGNOSTIC", (sys.executable, str(HERE / "fake_diagnostic.py")))
+    monkeypatch.setattr(regime, "PROOF", (sys.executable, str(HERE / "fake_diagnostic.py")))
     monkeypatch.setattr(regime, "DIAGNOSTICS", tmp_path / "diagnostics")
     monkeypatch.setattr(regime, "SEED_ORDER", (3, 6, 11))
     monkeypatch.setattr(regime, "PROOF_SEEDS", ())
@@ -146,6 +147,12 @@ def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
         assert json.loads(regime.passk_path(name).read_text())["checkpoint"].endswith(
             f"runs/regime/{name}/checkpoints/step_1"
         )
+    proofs = {n for n in want if regime.proof_path(n).is_file()}
+    assert proofs == {"regime-grpo-s3", "regime-grpo-s6"}  # every SFT + GRPO run, no other
+    for name in proofs:  # read from the committed copy
+        report = json.loads(regime.proof_path(name).read_text())
+        assert Path(report["run"]) == fakes / "results" / "regime" / name
+    diag = [a for a in diag if "--init" in a]
     admissions = [a for a in diag if "low" in a]
     assert [a[a.index("--seed") + 1] for a in admissions] == ["3", "6"]
     goals = {a[a.index("--preset") + 1]: a[a.index("--conditions") + 1] for a in diag}
@@ -168,4 +175,5 @@ def test_runs_trains_the_named_runs_and_their_starts_then_their_passk(fakes):
     trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]
     assert trained == ["sft-v3-s3", "regime-grpo-s3"]  # no RCTP-FT, no admission
     assert regime.passk_path("regime-grpo-s3").is_file() and regime.admitted(3) is None
+    assert regime.proof_path("regime-grpo-s3").is_file()
     assert main(["--campaign", "regime", "--runs", "regime-grpo-s4"]) == 1  # not in it
