@@ -134,3 +134,17 @@ def test_every_committed_proof_report_is_what_its_run_gives():
         assert {k: again[k] for k in again if k != "run"} == {
             k: report[k] for k in report if k != "run"
         }, path.name
+
+
+def test_the_cli_writes_one_runs_report_with_out(tmp_path, capsys, monkeypatch):
+    """``--out`` writes what the CLI prints for the same run (the campaign's proof step uses
+    it); with more than one run it is refused."""
+    monkeypatch.chdir(REPO_ROOT)
+    run = "results/regime/regime-grpo-s3"
+    assert proof.main([run]) == 0
+    printed = capsys.readouterr().out
+    out = tmp_path / "sub" / "report.json"
+    assert proof.main([run, "--out", str(out)]) == 0
+    assert out.read_text() == printed and json.loads(printed)["run"] == run
+    with pytest.raises(SystemExit):
+        proof.main([run, "results/regime/regime-grpo-s4", "--out", str(out)])
