@@ -227,6 +227,7 @@ _RCTP: tuple[Rule, ...] = (
         lambda v: set(v) <= set(DECISIONS),
         f"must name planted decision kinds, of {DECISIONS}",
     ),
+    ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
 )
 
 

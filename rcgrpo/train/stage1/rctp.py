@@ -18,6 +18,7 @@ it was killed after sampling but before its first checkpoint).
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -71,20 +72,35 @@ def _points(task) -> list[dict]:
     return list((getattr(task, "meta", None) or {}).get("decisions", ()))
 
 
+def kept_anyway(seed: int, index: int, share: float) -> bool:
+    """Whether the mix keeps training task ``index`` although it has a skipped point: a
+    uniform draw of its own, ``random.Random("rcgrpo-rctp-skip-keep/<seed>/<index>")``, below
+    ``share``. A task's draw depends on nothing else, so raising ``share`` only adds tasks."""
+    return random.Random(f"rcgrpo-rctp-skip-keep/{seed}/{index}").random() < share
+
+
 def mix_tasks(cfg: RCTPConfig, train_tasks: Sequence) -> list:
     """The training tasks of the mix: the first ``failures.num_tasks`` (0 = all) of those
-    without a planted decision point of a kind in ``failures.skip_decisions``. ValueError
-    when kinds are skipped but no task records its points (a suite without a demonstrator),
-    or too few tasks are left."""
-    skip = set(cfg.failures.skip_decisions)
+    without a planted decision point of a kind in ``failures.skip_decisions``, plus the
+    share ``failures.skip_keep`` of those with one (:func:`kept_anyway`), in task order.
+    ValueError when kinds are skipped but no task records its points (a suite without a
+    demonstrator), when ``skip_keep`` is set without kinds to skip, or too few tasks are
+    left."""
+    skip, keep = set(cfg.failures.skip_decisions), cfg.failures.skip_keep
     tasks = list(train_tasks)
+    if keep and not skip:
+        raise ValueError(f"failures.skip_keep {keep}: no failures.skip_decisions to keep from")
     if skip:
         if not any(_points(t) for t in tasks):
             raise ValueError(
                 f"failures.skip_decisions {sorted(skip)}: no training task records planted "
                 "decision points (a synth preset with a demonstrator, e.g. regime-d10)"
             )
-        tasks = [t for t in tasks if not any(d["kind"] in skip for d in _points(t))]
+        tasks = [
+            t
+            for i, t in enumerate(tasks)
+            if not any(d["kind"] in skip for d in _points(t)) or kept_anyway(cfg.run.seed, i, keep)
+        ]
     need = cfg.failures.num_tasks
     if need and len(tasks) < need:
         raise ValueError(
@@ -114,6 +130,11 @@ def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[T
     successes, too_long_s = fitting(successes, tokenizer, cfg.sft.max_length)
     failures, too_long_f = fitting(failures, tokenizer, cfg.sft.max_length)
     mix = rctp_mix(successes, failures, seed=cfg.run.seed)
+    skip = set(cfg.failures.skip_decisions)
+    stats["tasks"] = {
+        "used": len(tasks),
+        "with_skipped_kind": sum(any(d["kind"] in skip for d in _points(t)) for t in tasks),
+    }
     stats["mix"] = {
         "dropped": {"successes": too_long_s, "failures": too_long_f},
         "successes": sum(t.reward == 1 for t in mix),
