@@ -9,6 +9,8 @@ import math
 import pytest
 
 from analysis.diagnostics.regime.gates import (
+    G4_GAIN,
+    G4_SEPARATION,
     g0_fit,
     g1_headroom,
     g2_support,
@@ -395,3 +397,39 @@ def test_g4_prime_on_the_committed_seed_10_runs_holds():
     g4 = g.g4_low_goal(rctp, sft)
     assert g4.holds is False and [k for k, ok in g4.detail.items() if not ok] == ["high_headroom"]
     assert "v11: G4′ holds at seed 10" in fig.title(fig.points())
+
+
+def test_variant_12_fails_g4_at_seed_7_on_one_clause_each():
+    """The verdict docs/regime.md reports for variant 12: at share 0.03 the goal is not read
+    (separation fails alone), at 0.10 it is read and the high goal makes the choice greedily
+    (headroom fails alone)."""
+    from analysis.figures import fig_regime_g4_share as fig
+
+    failing = {}
+    for p in fig.POINTS:
+        if p.run.startswith("rctp-v12"):
+            sft, rctp = fig.load_reports(inputs=fig.reports(p)).values()
+            g4 = g4_low_goal(rctp, sft)
+            failing[p.run] = [k for k, ok in g4.detail.items() if not ok]
+    assert failing == {"rctp-v12a": ["goals_separate"], "rctp-v12b": ["high_headroom"]}
+
+
+def test_variant_13_and_every_rctp_run_miss_g4s_corner():
+    """Variant 13 (share 0.01) fails G4 on seed 7 on separation alone and on seed 17 on
+    headroom alone; and no committed RCTP-FT diagnostic has both separation >= 0.10 and
+    high-goal headroom >= 0.15 (docs/regime.md, panel c of regime_g4_share)."""
+    from analysis.figures import fig_regime_g4_share as fig
+
+    pts = {(p["point"].run, p["point"].seed): p["g4"] for p in fig.points()}
+    assert [k for k, ok in pts["rctp-v13", 7].detail.items() if not ok] == ["goals_separate"]
+    assert [k for k, ok in pts["rctp-v13", 17].detail.items() if not ok] == ["high_headroom"]
+    assert pts["rctp-v13", 17].values["separation"] == pytest.approx(0.3638, abs=1e-4)
+    files = fig.load_reports(inputs=fig.ALL_RCTP)
+    assert len(files) >= 28
+    corner = [
+        rel
+        for rel, report in files.items()
+        if (v := fig.clause_values(report))[0] >= G4_SEPARATION and v[1] >= G4_GAIN
+    ]
+    assert corner == []
+    assert "G4 fails at every share; seed 17 at 0.01: G4 fails" in fig.title(fig.points())

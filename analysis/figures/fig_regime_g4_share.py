@@ -1,0 +1,204 @@
+r"""Gate G4 against the share of ``resolve_close`` tasks RCTP-FT's mix keeps (variant 12).
+
+Variant 11 leaves every training task with a ``resolve_close`` point out of RCTP-FT's mix; its
+high goal then never makes that choice right, so greedy and 8 samples both miss it and G4's
+headroom clause fails. Variant 12 (``docs/regime.md``) keeps a seeded share of those tasks,
+``failures.skip_keep`` (:data:`POINTS`: 0 is variant 11), everything else unchanged, and
+decides G4 at the design seed 7 before one share is confirmed on the fresh seed 17.
+
+Reads the committed regime diagnostics (:mod:`analysis.diagnostics.regime`; 200 held-out
+tasks, 8 samples at τ = 1). (a) G4's two high-goal clauses against the share, with their
+thresholds (both must hold): the separation pass@1 high − low and the high goal's headroom
+pass@8 − greedy; (b) under the high goal, greedy and pass@8 overall and on the ticket
+category (the home of ``resolve_close``); (c) every committed RCTP-FT diagnostic on the regime
+suite (:data:`ALL_RCTP`: variants 2–13, every seed) as its separation against the high goal's
+headroom, with the region where both G4 clauses hold shaded. The verdicts are
+:func:`analysis.diagnostics.regime.gates.g4_low_goal`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from analysis import REPO_ROOT
+from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_low_goal
+from analysis.figures import style as fs
+from analysis.figures.fig_regime import load_reports
+
+
+class Point(NamedTuple):
+    run: str
+    """The RCTP-FT run (``results/regime/<run>``)."""
+    seed: int
+    share: float
+    """``failures.skip_keep`` of its mix."""
+
+
+POINTS: tuple[Point, ...] = (
+    Point("rctp-v11", 7, 0.0),
+    Point("rctp-v13", 7, 0.01),
+    Point("rctp-v12a", 7, 0.03),
+    Point("rctp-v12b", 7, 0.10),
+    Point("rctp-v13", 17, 0.01),
+)
+"""Variants 11, 13, 12a and 12b at the design seed, in order of share, then variant 13 on the
+confirmation seed 17."""
+TICKET = "synth/ticket"
+
+
+def reports(p: Point) -> tuple[str, str]:
+    """The SFT and RCTP-FT diagnostics the point's G4 reads."""
+    return (
+        f"results/diagnostics/regime-regime-sft-v3-s{p.seed}.json",
+        f"results/diagnostics/regime-regime-{p.run}-s{p.seed}.json",
+    )
+
+
+ALL_RCTP: tuple[str, ...] = tuple(
+    str(path.relative_to(REPO_ROOT))
+    for path in sorted((REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-v*.json"))
+)
+"""Every committed RCTP-FT diagnostic on the regime suite (panel c)."""
+REQUIRES: tuple[str, ...] = ()
+INPUTS: tuple[str, ...] = tuple(
+    dict.fromkeys([*(rel for p in POINTS for rel in reports(p)), *ALL_RCTP])
+)
+"""Files the figure reads (repository-relative)."""
+CAPTION = (
+    "Gate G4 on the regime suite against failures.skip_keep, the share of the training tasks "
+    "with a resolve_close point that RCTP-FT's mix keeps (0 = variant 11; RCTP-FT from the "
+    "regime SFT, 3 epochs; 200 held-out tasks, 8 samples at tau 1; variant 11 ran on an "
+    "AVX-512 host, the others on an AVX2 host, all fp32): (a) separation pass@1 "
+    "high - low and the high goal's headroom pass@8 - greedy with their thresholds (dotted); "
+    "(b) the high goal's greedy (squares) and pass@8 (circles), overall and on tickets; (c) "
+    "every RCTP-FT diagnostic of the regime suite (variants 2-13, every seed): separation "
+    "against the high goal's headroom; G4 needs both in the shaded corner."
+)
+
+
+def points() -> list[dict]:
+    """Per point: its G4 gate and the high goal's (greedy, pass@8), overall and on tickets."""
+    files = load_reports(inputs=INPUTS)
+    out = []
+    for p in POINTS:
+        sft, rctp = (files[rel] for rel in reports(p))
+        high = rctp["conditions"]["high"]
+        out.append(
+            {
+                "point": p,
+                "g4": g4_low_goal(rctp, sft),
+                "overall": (high["greedy"]["overall"], high["pass_at_k"]["overall"][-1]),
+                "ticket": (
+                    high["greedy"]["per_category"][TICKET],
+                    high["pass_at_k"]["per_category"][TICKET][-1],
+                ),
+            }
+        )
+    return out
+
+
+def _by_seed(pts: list[dict]) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for p in pts:
+        out.setdefault(p["point"].seed, []).append(p)
+    return out
+
+
+def _x(pts: list[dict]) -> dict[float, int]:
+    """Share -> its position on the axis (the shares are not evenly spaced)."""
+    return {s: i for i, s in enumerate(sorted({p["point"].share for p in pts}))}
+
+
+def _axis(ax, pos: dict[float, int]) -> None:
+    ax.set_xticks(list(pos.values()), [f"{s:g}" for s in pos])
+    ax.set_xlabel("failures.skip_keep (share of resolve_close tasks in the mix)", fontsize=7.5)
+
+
+def _clauses(ax, pts: list[dict]) -> None:
+    pos = _x(pts)
+    styles = {7: ("-", 5.0), 17: ("", 8.0)}
+    for seed, group in _by_seed(pts).items():
+        line, size = styles.get(seed, ("", 6.0))
+        x = [pos[p["point"].share] for p in group]
+        sep = [p["g4"].values["separation"] for p in group]
+        room = [p["g4"].values["high_pass8_minus_greedy"] for p in group]
+        marker = "o" if seed == 7 else "*"
+        ax.plot(x, sep, marker + line, ms=size, color=fs.BLUE, label=f"separation, seed {seed}")
+        ax.plot(x, room, marker + line, ms=size, color=fs.ORANGE,
+                label=f"high headroom, seed {seed}")  # fmt: skip
+    ax.axhline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
+    ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
+    _axis(ax, pos)
+    ax.set_ylabel("G4 clause value")
+    ax.legend(fontsize=6.5, loc="best")
+
+
+def _high_goal(ax, pts: list[dict]) -> None:
+    pos = _x(pts)
+    x = [pos[p["point"].share] for p in pts]
+    for key, colour in (("overall", fs.SKY), ("ticket", fs.VERMILION)):
+        ax.plot(x, [p[key][0] for p in pts], "s-", color=colour, label=f"{key}, greedy")
+        ax.plot(x, [p[key][1] for p in pts], "o--", color=colour, label=f"{key}, pass@8")
+    _axis(ax, pos)
+    ax.set_ylabel("held-out success, high goal (seed 7)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=6.5, loc="lower right", ncol=2)
+
+
+def clause_values(report: dict) -> tuple[float, float]:
+    """(separation pass@1 high − pass@1 low, the high goal's pass@8 − greedy) of a report."""
+    high, low = report["conditions"]["high"], report["conditions"]["low"]
+    k = high["pass_at_k"]["overall"]
+    return k[0] - low["pass_at_k"]["overall"][0], k[-1] - high["greedy"]["overall"]
+
+
+def _variant(rel: str) -> int:
+    return int(re.search(r"rctp-v(\d+)", rel).group(1))
+
+
+def _map(ax) -> None:
+    files = load_reports(inputs=ALL_RCTP)
+    for label, keep, colour in (
+        ("variants 2–10 (RCTP-FT from the base)", lambda v: v <= 10, fs.SKY),
+        ("variant 11 (from the regime SFT)", lambda v: v == 11, fs.ORANGE),
+        ("variants 12–13 (a share of resolve_close)", lambda v: v >= 12, fs.VERMILION),
+    ):
+        xy = [clause_values(files[rel]) for rel in ALL_RCTP if keep(_variant(rel))]
+        ax.scatter(*zip(*xy, strict=True), s=16, color=colour, label=label, zorder=2)
+    ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
+    ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
+    ax.fill_between([G4_SEPARATION, 0.45], G4_GAIN, 0.45, color=fs.GREEN, alpha=0.12, lw=0)
+    ax.set_xlim(-0.05, 0.45)
+    ax.set_ylim(0, 0.45)
+    ax.set_xlabel("separation pass@1 high − low")
+    ax.set_ylabel("high headroom pass@8 − greedy")
+    ax.legend(fontsize=6, loc="upper right")
+
+
+def title(pts: list[dict]) -> str:
+    """The verdicts: G4 at seed 7 per share, and on seed 17."""
+    held = [f"{p['point'].share:g}" for p in pts if p["g4"].holds and p["point"].seed == 7]
+    verdict = f"G4 holds at skip_keep {', '.join(held)}" if held else "G4 fails at every share"
+    seventeen = [p for p in pts if p["point"].seed == 17]
+    more = "".join(
+        f"; seed 17 at {p['point'].share:g}: G4 {'holds' if p['g4'].holds else 'fails'}"
+        for p in seventeen
+    )
+    return f"regime suite, variants 12–13, seed 7: {verdict}{more}"
+
+
+def make_figure(runs: dict) -> Figure:
+    pts = points()
+    with plt.rc_context(fs.RC):
+        fig, axes = plt.subplots(1, 3, figsize=(12.0, 3.4), constrained_layout=True)
+        _clauses(axes[0], pts)
+        _high_goal(axes[1], [p for p in pts if p["point"].seed == 7])
+        _map(axes[2])
+        for ax, letter in zip(axes, "abc", strict=True):
+            fs.panel_label(ax, letter)
+        fig.suptitle(title(pts), fontsize=8.5)
+    return fig
