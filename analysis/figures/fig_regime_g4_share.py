@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
-from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_low_goal
+from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_goal_clauses, g4_low_goal
 from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
 
@@ -149,13 +149,6 @@ def _high_goal(ax, pts: list[dict]) -> None:
     ax.legend(fontsize=6.5, loc="lower right", ncol=2)
 
 
-def clause_values(report: dict) -> tuple[float, float]:
-    """(separation pass@1 high − pass@1 low, the high goal's pass@8 − greedy) of a report."""
-    high, low = report["conditions"]["high"], report["conditions"]["low"]
-    k = high["pass_at_k"]["overall"]
-    return k[0] - low["pass_at_k"]["overall"][0], k[-1] - high["greedy"]["overall"]
-
-
 def _variant(rel: str) -> int:
     return int(re.search(r"rctp-v(\d+)", rel).group(1))
 
@@ -167,7 +160,7 @@ def _map(ax) -> None:
         ("variant 11 (from the regime SFT)", lambda v: v == 11, fs.ORANGE),
         ("variants 12–13 (a share of resolve_close)", lambda v: v >= 12, fs.VERMILION),
     ):
-        xy = [clause_values(files[rel]) for rel in ALL_RCTP if keep(_variant(rel))]
+        xy = [g4_goal_clauses(files[rel]) for rel in ALL_RCTP if keep(_variant(rel))]
         ax.scatter(*zip(*xy, strict=True), s=16, color=colour, label=label, zorder=2)
     ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)

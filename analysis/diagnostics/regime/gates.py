@@ -164,6 +164,13 @@ def g3_signal(sft: dict | None) -> Gate:
     return Gate("G3 signal", holds, values, rule)
 
 
+def g4_goal_clauses(rctp: dict) -> tuple[float, float]:
+    """G4's two clauses that read the RCTP-FT report alone: (separation pass@1 high − pass@1
+    low, the high goal's headroom pass@8 − greedy)."""
+    low, high = _cond(rctp, "low"), _cond(rctp, "high")
+    return _pass1(high) - _pass1(low), _pass8(high) - _greedy(high)
+
+
 def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none") -> Gate:
     """G4 (module docstring): RCTP-FT's low and high goals, against SFT's greedy success."""
     lo, hi = G4_LOW
@@ -179,13 +186,13 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
     kinds = low["failure_kinds"]["sampled"]
     failures = sum(kinds.values())
     parse = kinds.get("parse_error", 0) / failures if failures else 0.0
-    gain = _pass8(high) - _greedy(high)
+    separation, gain = g4_goal_clauses(rctp)
     checks = {
         "low_success_in_range": _ge(low_success, lo) and _le(low_success, hi),
         "low_parse_share": parse < G4_PARSE - EPS,
         "high_no_worse": _ge(_greedy(high), _greedy(ref)),
         "high_headroom": _ge(gain, G4_GAIN),
-        "goals_separate": _ge(_pass1(high) - low_success, G4_SEPARATION),
+        "goals_separate": _ge(separation, G4_SEPARATION),
     }
     values = {
         "low_success": low_success,
@@ -193,7 +200,7 @@ def g4_low_goal(rctp: dict | None, sft: dict | None, sft_condition: str = "none"
         "high_greedy": _greedy(high),
         "sft_greedy": _greedy(ref),
         "high_pass8_minus_greedy": gain,
-        "separation": _pass1(high) - low_success,
+        "separation": separation,
     }
     return Gate("G4 low goal", all(checks.values()), values, rule, checks)
 

@@ -15,6 +15,7 @@ from analysis.diagnostics.regime.gates import (
     g1_headroom,
     g2_support,
     g3_signal,
+    g4_goal_clauses,
     g4_low_goal,
     g4_prime,
     g5_sft_rc,
@@ -405,12 +406,11 @@ def test_variant_12_fails_g4_at_seed_7_on_one_clause_each():
     (headroom fails alone)."""
     from analysis.figures import fig_regime_g4_share as fig
 
-    failing = {}
-    for p in fig.POINTS:
-        if p.run.startswith("rctp-v12"):
-            sft, rctp = fig.load_reports(inputs=fig.reports(p)).values()
-            g4 = g4_low_goal(rctp, sft)
-            failing[p.run] = [k for k, ok in g4.detail.items() if not ok]
+    failing = {
+        p["point"].run: [k for k, ok in p["g4"].detail.items() if not ok]
+        for p in fig.points()
+        if p["point"].run.startswith("rctp-v12")
+    }
     assert failing == {"rctp-v12a": ["goals_separate"], "rctp-v12b": ["high_headroom"]}
 
 
@@ -429,7 +429,7 @@ def test_variant_13_and_every_rctp_run_miss_g4s_corner():
     corner = [
         rel
         for rel, report in files.items()
-        if (v := fig.clause_values(report))[0] >= G4_SEPARATION and v[1] >= G4_GAIN
+        if (v := g4_goal_clauses(report))[0] >= G4_SEPARATION and v[1] >= G4_GAIN
     ]
     assert corner == []
     assert "G4 fails at every share; seed 17 at 0.01: G4 fails" in fig.title(fig.points())
