@@ -47,7 +47,13 @@ from bfcl_eval.constants.executable_backend_config import (
     MULTI_TURN_FUNC_DOC_FILE_MAPPING,
 )
 
-from rcgrpo.env.synth_demo import DECISIONS, decision_points, demonstrate, wrong_functions
+from rcgrpo.env.synth_demo import (
+    DECISIONS,
+    REGIME_DECISIONS,
+    decision_points,
+    demonstrate,
+    wrong_functions,
+)
 from rcgrpo.env.synth_families import (
     CLASS_TAGS,
     FAMILIES,
@@ -167,7 +173,7 @@ _REGIME = dataclasses.replace(
     distractor_functions=5,
     extensions=("txt",),
     family_weights=(("fs_rename", 5.0), ("tk_resolve", 5.0)),
-    decisions=DECISIONS,
+    decisions=REGIME_DECISIONS,
     expert_error=0.6,
 )
 
@@ -178,6 +184,12 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
     "cpu": _CPU,
     "regime": _REGIME,
     "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
+    "regime-wide-d10": dataclasses.replace(
+        _REGIME,
+        distractor_functions=10,
+        family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
+        decisions=DECISIONS,
+    ),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -194,7 +206,9 @@ beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every te
 both splits, so its test split differs from train in argument values (crc-disjoint) and in
 template/family combinations only; ``tiny`` also holds out each family's last template.
 ``regime``: ``cpu`` with the demonstrator of ``rcgrpo.env.synth_demo``; ``regime-d10``: 10
-distractors (docs/regime.md)."""
+distractors (docs/regime.md); ``regime-wide-d10``: ``regime-d10`` with a swap decision in every
+class (``comment_post``, ``delete_view`` added, their families drawn 5x), docs/regime.md
+variant 14."""
 
 
 class Values:

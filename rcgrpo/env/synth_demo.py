@@ -12,9 +12,17 @@ kind               where                                  the wrong option
                    (``Rename a.txt to b.txt.``)           of ``mv``: the source stays (R_state)
 ``resolve_close``  every ``tk_resolve`` request           ``close_ticket(ticket_id)`` instead of
                    (``Resolve ticket 7 with 'x'.``)       ``resolve_ticket``: status Closed
+``comment_post``   every ``tw_comment`` request           ``post_tweet(content=comment_content)``
+                   (``Reply to tweet 3 with 'x'.``)       instead of ``comment``: a new tweet
+``delete_view``    every ``msg_delete`` request           ``view_messages_sent()`` instead of
+                   (``Take back my newest message``)      ``delete_message``: nothing deleted
 ``stop_early``     the last request of a task with        the call is left out: the demonstrator
                    >= 2 requests                          stops after the earlier ones
 =================  =====================================  =====================================
+
+The regime suites of variants 2-13 plant the first two swaps and ``stop_early``
+(``REGIME_DECISIONS``); ``regime-wide-d10`` plants all five, so that a swap point lies on most
+tasks of every class (docs/regime.md, variant 14).
 
 The wrong option's function is OFFERED at every decision point whether or not the
 demonstrator errs there (else the offer would give the mistake away). The draws come from
@@ -37,17 +45,23 @@ from rcgrpo.env.synth_families import FAMILY_BY_NAME
 Render = Callable[[str, dict[str, Any]], str]
 """``(func, kwargs) -> call string`` (``rcgrpo.env.synth.render_call``)."""
 
-_SWAPS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "rename_copy": ("fs_rename", "cp", ("source", "destination")),
-    "resolve_close": ("tk_resolve", "close_ticket", ("ticket_id",)),
+_SWAPS: dict[str, tuple[str, str, tuple[tuple[str, str], ...]]] = {
+    "rename_copy": ("fs_rename", "cp", (("source", "source"), ("destination", "destination"))),
+    "resolve_close": ("tk_resolve", "close_ticket", (("ticket_id", "ticket_id"),)),
+    "comment_post": ("tw_comment", "post_tweet", (("content", "comment_content"),)),
+    "delete_view": ("msg_delete", "view_messages_sent", ()),
 }
-"""Swap kinds: kind -> (family, wrong function, arguments it keeps)."""
+"""Swap kinds: kind -> (family, wrong function, its arguments as ``(argument, the request's
+argument it takes the value of)`` pairs)."""
 _PAIRS: tuple[frozenset[str], ...] = tuple(
     frozenset({FAMILY_BY_NAME[fam].func, wrong}) for fam, wrong, _ in _SWAPS.values()
 )
 """The function pair of each swap: {right, wrong}."""
 DECISIONS: tuple[str, ...] = (*_SWAPS, "stop_early")
 """Every decision kind (module docstring)."""
+REGIME_DECISIONS: tuple[str, ...] = ("rename_copy", "resolve_close", "stop_early")
+"""The kinds of the ``regime`` suites (variants 2-13), fixed so that those suites stay the same
+task for task as kinds are added."""
 
 
 def decision_points(plan: list[list[Any]], kinds: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -91,7 +105,7 @@ def demonstrate(
             continue
         _, func, keep = _SWAPS[p["kind"]]
         kwargs = plan[t][j][1]
-        calls[t][j] = render(func, {k: kwargs[k] for k in keep})
+        calls[t][j] = render(func, {arg: kwargs[src] for arg, src in keep})
     return [[c for c in turn if c is not None] for turn in calls], points
 
 
@@ -104,7 +118,7 @@ def decision_outcomes(task: Any, executed: list[str]) -> list[dict[str, Any]]:
 
     ``executed``: the rollout's executed call strings, all turns in order. Points are judged
     on function names (the choice, not the copy: a right choice with a wrong argument is
-    right here). A swap (``rename_copy``, ``resolve_close``) planted on the i-th ground-truth
+    right here). A swap (every kind but ``stop_early``) planted on the i-th ground-truth
     call of its function pair {right, wrong} is right iff the rollout's i-th call of that
     pair exists and is the right function; so a swap on a call the rollout leaves out is not
     right. ``stop_early`` is right iff the rollout makes at least as many calls of the last
@@ -138,6 +152,7 @@ def decision_table() -> str:
     rows = ["| decision | family | right call | wrong option |", "|---|---|---|---|"]
     for kind, (family, func, keep) in _SWAPS.items():
         right = FAMILY_BY_NAME[family].func
-        rows.append(f"| `{kind}` | `{family}` | `{right}` | `{func}({', '.join(keep)})` |")
+        args = ", ".join(a if a == src else f"{a}={src}" for a, src in keep)
+        rows.append(f"| `{kind}` | `{family}` | `{right}` | `{func}({args})` |")
     rows.append("| `stop_early` | any, last of >= 2 calls | the call | left out |")
     return "\n".join(rows)

@@ -9,10 +9,18 @@ import random
 import pytest
 
 from rcgrpo.env.synth import SYNTH_PRESETS, SynthConfig, generate_synth_tasks, render_call
-from rcgrpo.env.synth_demo import DECISIONS, decision_points, demonstrate, wrong_functions
+from rcgrpo.env.synth_demo import (
+    DECISIONS,
+    REGIME_DECISIONS,
+    decision_points,
+    demonstrate,
+    wrong_functions,
+)
 from rcgrpo.env.synth_families import FAMILY_BY_NAME
 
 REGIME = SYNTH_PRESETS["regime"]
+WIDE = SYNTH_PRESETS["regime-wide-d10"]
+SUITES = pytest.mark.parametrize("suite", [REGIME, WIDE], ids=["regime", "regime-wide-d10"])
 
 
 def binomial_interval(n: int, p: float, level: float = 0.99) -> tuple[int, int]:
@@ -76,22 +84,51 @@ def test_decision_points_and_mistakes_by_hand():
     assert decision_points([plan[1]], ("stop_early",)) == []
 
 
-def test_mistake_rate_within_the_binomial_interval():
-    tasks = generate_synth_tasks(400, "train", seed=11, config=REGIME)
+def test_the_wide_swaps_by_hand():
+    comment, delete = FAMILY_BY_NAME["tw_comment"], FAMILY_BY_NAME["msg_delete"]
+    plan = [
+        [(comment, {"tweet_id": 3, "comment_content": "so it"})],
+        [(delete, {"receiver_id": "U2"})],
+    ]
+    points = decision_points(plan, DECISIONS)
+    assert [(p["kind"], p["turn"]) for p in points] == [
+        ("comment_post", 0),
+        ("delete_view", 1),
+        ("stop_early", 1),
+    ]
+    assert wrong_functions(points) == {"post_tweet", "view_messages_sent"}
+    # both swaps erred, stop_early right: the reply becomes a new tweet, the delete a look
+    demo, _ = demonstrate(plan, DECISIONS, 0.5, FixedRng([0.1, 0.2, 0.9]), render_call)
+    assert demo == [["post_tweet(content='so it')"], ["view_messages_sent()"]]
+
+
+def test_the_first_regime_suites_keep_their_three_kinds():
+    # variants 2-13 ran on these suites: adding kinds must not change a task of theirs
+    assert REGIME_DECISIONS == ("rename_copy", "resolve_close", "stop_early")
+    assert REGIME.decisions == SYNTH_PRESETS["regime-d10"].decisions == REGIME_DECISIONS
+    assert set(WIDE.decisions) == set(DECISIONS) and len(DECISIONS) == 5
+    assert dataclasses.replace(WIDE, decisions=REGIME_DECISIONS, family_weights=REGIME.family_weights) == SYNTH_PRESETS["regime-d10"]  # fmt: skip
+
+
+@SUITES
+def test_mistake_rate_within_the_binomial_interval(suite):
+    tasks = generate_synth_tasks(400, "train", seed=11, config=suite)
     points = [d for t in tasks for d in t.meta["decisions"]]
-    for kind in DECISIONS:
+    assert {d["kind"] for d in points} == set(suite.decisions)
+    for kind in suite.decisions:
         erred = [d["erred"] for d in points if d["kind"] == kind]
-        lo, hi = binomial_interval(len(erred), REGIME.expert_error)
+        lo, hi = binomial_interval(len(erred), suite.expert_error)
         assert len(erred) >= 50, kind  # renames and resolves drawn 5x: every kind recurs
         assert lo <= sum(erred) <= hi, (kind, sum(erred), len(erred), lo, hi)
 
 
-def test_demonstration_is_the_ground_truth_at_rate_0_and_every_point_errs_at_1():
-    perfect = dataclasses.replace(REGIME, expert_error=0.0)
+@SUITES
+def test_demonstration_is_the_ground_truth_at_rate_0_and_every_point_errs_at_1(suite):
+    perfect = dataclasses.replace(suite, expert_error=0.0)
     for task in generate_synth_tasks(60, "train", seed=2, config=perfect):
         assert [tuple(t) for t in task.meta["demonstration"]] == list(task.ground_truth)
         assert not any(d["erred"] for d in task.meta["decisions"])
-    always = dataclasses.replace(REGIME, expert_error=1.0)
+    always = dataclasses.replace(suite, expert_error=1.0)
     for task in generate_synth_tasks(60, "train", seed=2, config=always):
         assert all(d["erred"] for d in task.meta["decisions"])
         n_gt, n_demo = sum(map(len, task.ground_truth)), sum(map(len, task.meta["demonstration"]))
@@ -110,18 +147,25 @@ def test_the_demonstrator_changes_no_task_field_but_its_own():
         }
 
 
-def test_the_wrong_option_is_offered_at_every_decision_point():
-    for task in generate_synth_tasks(200, "train", seed=5, config=REGIME):
+@SUITES
+def test_the_wrong_option_is_offered_at_every_decision_point(suite):
+    wrong = {
+        "rename_copy": "cp",
+        "resolve_close": "close_ticket",
+        "comment_post": "post_tweet",
+        "delete_view": "view_messages_sent",
+    }
+    for task in generate_synth_tasks(200, "train", seed=5, config=suite):
         offered = {d["name"] for d in task.function_docs}
         for d in task.meta["decisions"]:
-            wrong = {"rename_copy": "cp", "resolve_close": "close_ticket"}.get(d["kind"])
-            assert wrong is None or wrong in offered
+            assert d["kind"] not in wrong or wrong[d["kind"]] in offered
 
 
-def test_regime_suite_is_deterministic_in_its_seed():
-    a = generate_synth_tasks(30, "train", seed=7, config=REGIME)
-    assert a == generate_synth_tasks(30, "train", seed=7, config=REGIME)
-    b = generate_synth_tasks(30, "train", seed=8, config=REGIME)
+@SUITES
+def test_regime_suite_is_deterministic_in_its_seed(suite):
+    a = generate_synth_tasks(30, "train", seed=7, config=suite)
+    assert a == generate_synth_tasks(30, "train", seed=7, config=suite)
+    b = generate_synth_tasks(30, "train", seed=8, config=suite)
     assert all(x.ground_truth != y.ground_truth for x, y in zip(a, b, strict=True))
     demos = [t.meta["demonstration"] for t in a]
     assert demos != [t.meta["demonstration"] for t in b]
@@ -154,10 +198,11 @@ def test_demonstrator_knobs_are_validated(knobs, match):
         SynthConfig(**knobs)
 
 
-def test_decision_outcomes_right_exactly_where_the_demonstrator_did_not_err():
+@SUITES
+def test_decision_outcomes_right_exactly_where_the_demonstrator_did_not_err(suite):
     from rcgrpo.env.synth_demo import decision_outcomes
 
-    tasks = generate_synth_tasks(200, "test", seed=3, config=REGIME)
+    tasks = generate_synth_tasks(200, "test", seed=3, config=suite)
     seen = set()
     for task in tasks:
         gt = [c for turn in task.ground_truth for c in turn]
@@ -173,7 +218,7 @@ def test_decision_outcomes_right_exactly_where_the_demonstrator_did_not_err():
         want = [not p["erred"] and (p["turn"], p["call"]) not in dropped for p in points]
         assert [o["right"] for o in got] == want
         seen |= {(p["kind"], p["erred"]) for p in points}
-    assert seen == {(k, e) for k in DECISIONS for e in (True, False)}  # every branch exercised
+    assert seen == {(k, e) for k in suite.decisions for e in (True, False)}  # every branch
 
 
 def test_decision_outcomes_by_hand():

@@ -25,12 +25,24 @@ def tasks():
 
 
 @pytest.fixture(scope="module")
-def tokenizer(tasks):
-    return train_tiny_tokenizer(task_corpus(tasks), vocab_size=400)
+def wide_tasks():
+    return generate_synth_tasks(40, "train", seed=3, config=SYNTH_PRESETS["regime-wide-d10"])
 
 
+@pytest.fixture(scope="module")
+def tokenizer(tasks, wide_tasks):
+    return train_tiny_tokenizer(task_corpus([*tasks, *wide_tasks]), vocab_size=400)
+
+
+@pytest.mark.parametrize("suite", ["regime", "regime-wide-d10"])
 @pytest.mark.parametrize("mode", ["combined", "multi_turn"])
-def test_a_demonstration_scores_1_iff_it_makes_no_mistake(tasks, tokenizer, mode):
+def test_a_demonstration_scores_1_iff_it_makes_no_mistake(
+    tasks, wide_tasks, tokenizer, mode, suite
+):
+    tasks = tasks if suite == "regime" else wide_tasks
+    if suite != "regime":  # every swap kind occurs, erred, in these 40 tasks
+        erred_kinds = {d["kind"] for t in tasks for d in t.meta["decisions"] if d["erred"]}
+        assert erred_kinds == set(SYNTH_PRESETS[suite].decisions)
     trajs = expert_trajectories(tasks, ChatEncoder(tokenizer), mode, "demo", **ENGINE)
     erred = [any(d["erred"] for d in t.meta["decisions"]) for t in tasks]
     assert [t.reward for t in trajs] == [int(not e) for e in erred]
