@@ -118,6 +118,9 @@ class SynthConfig:
     with any, ``Task.meta`` holds its ``demonstration`` and ``decisions``."""
     expert_error: float = 0.0
     """Probability that the demonstrator takes the wrong option at a decision point."""
+    stop_on_swaps: bool = True
+    """Plant ``stop_early`` on a task's last call also when that call carries a swap point
+    (two decisions on one call); False: one decision per call (``synth_demo.decision_points``)."""
 
     def __post_init__(self) -> None:
         for name in ("turns", "calls_per_turn", "classes_per_task", "phrase_words"):
@@ -190,6 +193,13 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
         family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
         decisions=DECISIONS,
     ),
+    "regime-wide1-d10": dataclasses.replace(
+        _REGIME,
+        distractor_functions=10,
+        family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
+        decisions=DECISIONS,
+        stop_on_swaps=False,
+    ),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -208,7 +218,8 @@ template/family combinations only; ``tiny`` also holds out each family's last te
 ``regime``: ``cpu`` with the demonstrator of ``rcgrpo.env.synth_demo``; ``regime-d10``: 10
 distractors (docs/regime.md); ``regime-wide-d10``: ``regime-d10`` with a swap decision in every
 class (``comment_post``, ``delete_view`` added, their families drawn 5x), docs/regime.md
-variant 14."""
+variant 14; ``regime-wide1-d10``: that with one decision per call (``stop_on_swaps`` False),
+variant 15."""
 
 
 class Values:
@@ -431,13 +442,15 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
         raise RuntimeError(f"synth: no applicable request for families {[f.name for f in fams]}")
     tmpl = _choose_templates(rng, cfg, split, plan)
     texts = [_render_turn(t, ii, cfg.quote_values) for t, ii in zip(plan, tmpl, strict=True)]
-    points = decision_points(plan, cfg.decisions)
+    points = decision_points(plan, cfg.decisions, cfg.stop_on_swaps)
     used = {f.func for t in plan for f, _ in t} | wrong_functions(points)
     docs, excluded = _offered(rng, cfg, classes, used)
     meta = {}
     if cfg.decisions:
         demo_rng = random.Random(f"rcgrpo-synth-demo/{split}/{seed}/{index}")
-        demo, points = demonstrate(plan, cfg.decisions, cfg.expert_error, demo_rng, render_call)
+        demo, points = demonstrate(
+            plan, cfg.decisions, cfg.expert_error, demo_rng, render_call, cfg.stop_on_swaps
+        )
         meta = {"demonstration": demo, "decisions": points}
     return Task(
         id=f"synth_{split}_{seed}_{index}",

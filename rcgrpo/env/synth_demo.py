@@ -22,7 +22,8 @@ kind               where                                  the wrong option
 
 The regime suites of variants 2-13 plant the first two swaps and ``stop_early``
 (``REGIME_DECISIONS``); ``regime-wide-d10`` plants all five, so that a swap point lies on most
-tasks of every class (docs/regime.md, variant 14).
+tasks of every class (docs/regime.md, variant 14); ``regime-wide1-d10`` also plants no
+``stop_early`` on a last call that carries a swap (``SynthConfig.stop_on_swaps``; variant 15).
 
 The wrong option's function is OFFERED at every decision point whether or not the
 demonstrator errs there (else the offer would give the mistake away). The draws come from
@@ -64,9 +65,13 @@ REGIME_DECISIONS: tuple[str, ...] = ("rename_copy", "resolve_close", "stop_early
 task for task as kinds are added."""
 
 
-def decision_points(plan: list[list[Any]], kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+def decision_points(
+    plan: list[list[Any]], kinds: tuple[str, ...], stop_on_swaps: bool = True
+) -> list[dict[str, Any]]:
     """The decision points of a planned task (``plan``: per turn, ``(Family, kwargs)``
-    requests) for the enabled ``kinds``, in call order; each ``{kind, turn, call}``."""
+    requests) for the enabled ``kinds``, in call order; each ``{kind, turn, call}``. With
+    ``stop_on_swaps`` False a task whose last call carries a swap point has no ``stop_early``
+    point (one decision per call: making that call right takes one choice, not two)."""
     points = []
     for t, turn in enumerate(plan):
         for j, (fam, _) in enumerate(turn):
@@ -75,7 +80,9 @@ def decision_points(plan: list[list[Any]], kinds: tuple[str, ...]) -> list[dict[
                 for k in kinds
                 if k in _SWAPS and _SWAPS[k][0] == fam.name
             ]
-    if "stop_early" in kinds and sum(map(len, plan)) >= 2:
+    last = (len(plan) - 1, len(plan[-1]) - 1) if plan else None
+    on_last = any((p["turn"], p["call"]) == last for p in points)
+    if "stop_early" in kinds and sum(map(len, plan)) >= 2 and (stop_on_swaps or not on_last):
         points.append({"kind": "stop_early", "turn": len(plan) - 1, "call": len(plan[-1]) - 1})
     return points
 
@@ -91,9 +98,11 @@ def demonstrate(
     error: float,
     rng: random.Random,
     render: Render,
+    stop_on_swaps: bool = True,
 ) -> tuple[list[list[str]], list[dict[str, Any]]]:
-    """(demonstration call strings per turn, decision records with ``erred``) of a task."""
-    points = decision_points(plan, kinds)
+    """(demonstration call strings per turn, decision records with ``erred``) of a task
+    (``stop_on_swaps``: :func:`decision_points`)."""
+    points = decision_points(plan, kinds, stop_on_swaps)
     calls: list[list[str | None]] = [[render(f.func, kw) for f, kw in turn] for turn in plan]
     for p in points:
         p["erred"] = rng.random() < error

@@ -20,7 +20,10 @@ from rcgrpo.env.synth_families import FAMILY_BY_NAME
 
 REGIME = SYNTH_PRESETS["regime"]
 WIDE = SYNTH_PRESETS["regime-wide-d10"]
-SUITES = pytest.mark.parametrize("suite", [REGIME, WIDE], ids=["regime", "regime-wide-d10"])
+WIDE1 = SYNTH_PRESETS["regime-wide1-d10"]
+SUITES = pytest.mark.parametrize(
+    "suite", [REGIME, WIDE, WIDE1], ids=["regime", "regime-wide-d10", "regime-wide1-d10"]
+)
 
 
 def binomial_interval(n: int, p: float, level: float = 0.99) -> tuple[int, int]:
@@ -102,6 +105,28 @@ def test_the_wide_swaps_by_hand():
     assert demo == [["post_tweet(content='so it')"], ["view_messages_sent()"]]
 
 
+def test_one_decision_per_call_plants_no_stop_early_on_a_swap_call():
+    comment, post = FAMILY_BY_NAME["tw_comment"], FAMILY_BY_NAME["tw_post"]
+    swap_last = [[(post, {"content": "a b"})], [(comment, {"tweet_id": 3, "comment_content": "c"})]]
+    plain_last = [[(comment, {"tweet_id": 3, "comment_content": "c"}), (post, {"content": "a b"})]]
+    kinds = lambda plan, stop: [p["kind"] for p in decision_points(plan, DECISIONS, stop)]  # noqa: E731
+    assert kinds(swap_last, True) == ["comment_post", "stop_early"]
+    assert kinds(swap_last, False) == ["comment_post"]  # the last call's only decision: the swap
+    assert kinds(plain_last, False) == kinds(plain_last, True) == ["comment_post", "stop_early"]
+    # the suite: no call carries two points; only that changes against regime-wide-d10
+    for task in generate_synth_tasks(300, "train", seed=3, config=WIDE1):
+        at = [(d["turn"], d["call"]) for d in task.meta["decisions"]]
+        assert len(at) == len(set(at))
+    assert dataclasses.replace(WIDE, stop_on_swaps=False) == WIDE1
+    a, b = (generate_synth_tasks(50, "test", seed=3, config=c) for c in (WIDE, WIDE1))
+    for x, y in zip(a, b, strict=True):
+        assert (x.turns, x.ground_truth, x.function_docs) == (
+            y.turns,
+            y.ground_truth,
+            y.function_docs,
+        )
+
+
 def test_the_first_regime_suites_keep_their_three_kinds():
     # variants 2-13 ran on these suites: adding kinds must not change a task of theirs
     assert REGIME_DECISIONS == ("rename_copy", "resolve_close", "stop_early")
@@ -132,7 +157,9 @@ def test_demonstration_is_the_ground_truth_at_rate_0_and_every_point_errs_at_1(s
     for task in generate_synth_tasks(60, "train", seed=2, config=always):
         assert all(d["erred"] for d in task.meta["decisions"])
         n_gt, n_demo = sum(map(len, task.ground_truth)), sum(map(len, task.meta["demonstration"]))
-        assert n_demo == n_gt - (n_gt >= 2)  # stop_early drops exactly the last call
+        stops = sum(d["kind"] == "stop_early" for d in task.meta["decisions"])
+        assert stops == (n_gt >= 2) or not suite.stop_on_swaps
+        assert n_demo == n_gt - stops  # stop_early drops exactly the last call
 
 
 def test_the_demonstrator_changes_no_task_field_but_its_own():
