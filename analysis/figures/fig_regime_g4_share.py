@@ -11,8 +11,9 @@ tasks, 8 samples at τ = 1). (a) G4's two high-goal clauses against the share, w
 thresholds (both must hold): the separation pass@1 high − low and the high goal's headroom
 pass@8 − greedy; (b) under the high goal, greedy and pass@8 overall and on the ticket
 category (the home of ``resolve_close``); (c) every committed RCTP-FT diagnostic on the regime
-suite (:data:`ALL_RCTP`: variants 2–13, every seed) as its separation against the high goal's
-headroom, with the region where both G4 clauses hold shaded. The verdicts are
+suite (:data:`ALL_RCTP`: variants 2–13, every seed) and on the suites with a swap in every class
+(:data:`WIDE_RCTP`: variants 14 on) as its separation against the high goal's headroom, with
+the region where both G4 clauses hold shaded. The verdicts are
 :func:`analysis.diagnostics.regime.gates.g4_low_goal`.
 """
 
@@ -63,9 +64,20 @@ ALL_RCTP: tuple[str, ...] = tuple(
     for path in sorted((REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-v*.json"))
 )
 """Every committed RCTP-FT diagnostic on the regime suite (panel c)."""
+WIDE_RCTP: tuple[str, ...] = tuple(
+    str(path.relative_to(REPO_ROOT))
+    for path in sorted(
+        (REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-w*.json"),
+        key=lambda path: tuple(map(int, re.search(r"w(\d+)-s(\d+)", path.name).groups())),
+    )
+)
+"""Every committed RCTP-FT diagnostic on the suites with a swap in every class (variants 14
+on: ``regime-wide-d10``, ``regime-wide1-d10``; panel c, diamonds)."""
 REQUIRES: tuple[str, ...] = ()
+WIDE_SFT: tuple[str, ...] = tuple(rel.replace("-rctp-", "-sft-") for rel in WIDE_RCTP)
+"""The SFT diagnostic each of :data:`WIDE_RCTP` is gated against (same variant and seed)."""
 INPUTS: tuple[str, ...] = tuple(
-    dict.fromkeys([*(rel for p in POINTS for rel in reports(p)), *ALL_RCTP])
+    dict.fromkeys([*(rel for p in POINTS for rel in reports(p)), *ALL_RCTP, *WIDE_RCTP, *WIDE_SFT])
 )
 """Files the figure reads (repository-relative)."""
 CAPTION = (
@@ -75,8 +87,10 @@ CAPTION = (
     "AVX-512 host, the others on an AVX2 host, all fp32): (a) separation pass@1 "
     "high - low and the high goal's headroom pass@8 - greedy with their thresholds (dotted); "
     "(b) the high goal's greedy (squares) and pass@8 (circles), overall and on tickets; (c) "
-    "every RCTP-FT diagnostic of the regime suite (variants 2-13, every seed): separation "
-    "against the high goal's headroom; G4 needs both in the shaded corner."
+    "every RCTP-FT diagnostic of the regime suite (variants 2-13, every seed) and of the "
+    "suites with a swap in every class (variants 14 on, diamonds labelled with their seed; "
+    "AVX-512 host): separation against the high goal's headroom; G4 needs both in the "
+    "shaded corner."
 )
 
 
@@ -162,6 +176,15 @@ def _map(ax) -> None:
     ):
         xy = [g4_goal_clauses(files[rel]) for rel in ALL_RCTP if keep(_variant(rel))]
         ax.scatter(*zip(*xy, strict=True), s=16, color=colour, label=label, zorder=2)
+    if WIDE_RCTP:
+        wide = load_reports(inputs=WIDE_RCTP)
+        xy = [g4_goal_clauses(wide[rel]) for rel in WIDE_RCTP]
+        ax.scatter(*zip(*xy, strict=True), s=30, marker="D", color=fs.GREEN, zorder=3,
+                   label="variants 14+ (a swap in every class)")  # fmt: skip
+        for rel, (x, y) in zip(WIDE_RCTP, xy, strict=True):
+            tag = re.search(r"rctp-(w\d+)-s(\d+)", rel)
+            ax.annotate(f"{tag.group(1)} s{tag.group(2)}", (x, y), fontsize=5.5,
+                        xytext=(3, 3), textcoords="offset points")  # fmt: skip
     ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
     ax.fill_between([G4_SEPARATION, 0.45], G4_GAIN, 0.45, color=fs.GREEN, alpha=0.12, lw=0)
@@ -181,7 +204,14 @@ def title(pts: list[dict]) -> str:
         f"; seed 17 at {p['point'].share:g}: G4 {'holds' if p['g4'].holds else 'fails'}"
         for p in seventeen
     )
-    return f"regime suite, variants 12–13, seed 7: {verdict}{more}"
+    wide = load_reports(inputs=(*WIDE_RCTP, *WIDE_SFT)) if WIDE_RCTP else {}
+    tags = [re.search(r"rctp-(w\d+)-s(\d+)", rel).groups() for rel in WIDE_RCTP]
+    verdicts = [
+        f"{v} s{seed} {'holds' if g4_low_goal(wide[r], wide[q]).holds else 'fails'}"
+        for (v, seed), r, q in zip(tags, WIDE_RCTP, WIDE_SFT, strict=True)
+    ]
+    swaps = f"\na swap in every class, G4: {', '.join(verdicts)}" if verdicts else ""
+    return f"regime suite, variants 12–13, seed 7: {verdict}{more}{swaps}"
 
 
 def make_figure(runs: dict) -> Figure:

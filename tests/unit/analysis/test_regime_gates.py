@@ -9,6 +9,7 @@ import math
 import pytest
 
 from analysis.diagnostics.regime.gates import (
+    G2_RATIO,
     G4_GAIN,
     G4_SEPARATION,
     g0_fit,
@@ -433,3 +434,24 @@ def test_variant_13_and_every_rctp_run_miss_g4s_corner():
     ]
     assert corner == []
     assert "G4 fails at every share; seed 17 at 0.01: G4 fails" in fig.title(fig.points())
+
+
+def test_variant_14_passes_g4_at_seed_7_and_fails_g2_on_missing_call_at_both_seeds():
+    """The verdict docs/regime.md reports for variant 14 (``regime-wide-d10``): seed 7 is
+    the first RCTP-FT checkpoint in G4's corner; the SFT fails G2 on ``missing_call`` at
+    both seeds (just under 2x chance) and seed 18 does not read its goal."""
+    from analysis.figures import fig_regime_g4_share as fig
+
+    files = fig.load_reports(inputs=fig.INPUTS)
+    failing = {}
+    for seed in (7, 18):
+        sft = files[f"results/diagnostics/regime-regime-sft-w14-s{seed}.json"]
+        rctp = files[f"results/diagnostics/regime-regime-rctp-w14-s{seed}.json"]
+        failing[seed] = [g.name.split()[0] for g in gates(sft, rctp) if not g.holds]
+        support = sft["conditions"]["none"]["support"]["missing_call"]
+        assert 1.85 < support["p_right"] / support["chance"] < G2_RATIO
+    assert failing == {7: ["G2"], 18: ["G2", "G4"]}
+    g4 = g4_low_goal(files["results/diagnostics/regime-regime-rctp-w14-s18.json"],
+                     files["results/diagnostics/regime-regime-sft-w14-s18.json"])  # fmt: skip
+    assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
+    assert "w14 s7 holds, w14 s18 fails" in fig.title(fig.points())
