@@ -1,4 +1,5 @@
-r"""Gate G4 against the share of ``resolve_close`` tasks RCTP-FT's mix keeps (variant 12).
+r"""Gate G4 against the share of ``resolve_close`` tasks RCTP-FT's mix keeps (variant 12),
+and on the suites with a swap in every class (variants 14 on).
 
 Variant 11 leaves every training task with a ``resolve_close`` point out of RCTP-FT's mix; its
 high goal then never makes that choice right, so greedy and 8 samples both miss it and G4's
@@ -181,10 +182,10 @@ def _map(ax) -> None:
         xy = [g4_goal_clauses(wide[rel]) for rel in WIDE_RCTP]
         ax.scatter(*zip(*xy, strict=True), s=30, marker="D", color=fs.GREEN, zorder=3,
                    label="variants 14+ (a swap in every class)")  # fmt: skip
-        for rel, (x, y) in zip(WIDE_RCTP, xy, strict=True):
+        for i, (rel, (x, y)) in enumerate(zip(WIDE_RCTP, xy, strict=True)):
             tag = re.search(r"rctp-(w\d+)-s(\d+)", rel)
             ax.annotate(f"{tag.group(1)} s{tag.group(2)}", (x, y), fontsize=5.5,
-                        xytext=(3, 3), textcoords="offset points")  # fmt: skip
+                        xytext=(3, 4 if i % 2 == 0 else -8), textcoords="offset points")  # fmt: skip
     ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
     ax.fill_between([G4_SEPARATION, 0.45], G4_GAIN, 0.45, color=fs.GREEN, alpha=0.12, lw=0)

@@ -455,3 +455,20 @@ def test_variant_14_passes_g4_at_seed_7_and_fails_g2_on_missing_call_at_both_see
                      files["results/diagnostics/regime-regime-sft-w14-s18.json"])  # fmt: skip
     assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
     assert "w14 s7 holds, w14 s18 fails" in fig.title(fig.points())
+
+
+def test_variant_15_passes_every_gate_at_seed_7_and_misses_separation_at_seed_19():
+    """The verdict docs/regime.md reports for variant 15 (``regime-wide1-d10``): G0-G5 at the
+    design seed 7; at the confirmation seed 19 only G4's separation clause fails."""
+    from analysis.figures import fig_regime_g4_share as fig
+
+    files = fig.load_reports(inputs=fig.INPUTS)
+    report = lambda kind, seed: files[f"results/diagnostics/regime-regime-{kind}-w15-s{seed}.json"]  # noqa: E731
+    seven = gates(report("sft", 7), report("rctp", 7))
+    assert all(g.holds for g in seven)
+    nineteen = gates(report("sft", 19), report("rctp", 19))
+    assert [g.name.split()[0] for g in nineteen if not g.holds] == ["G4"]
+    g4 = g4_low_goal(report("rctp", 19), report("sft", 19))
+    assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
+    assert 0.09 < g4.values["separation"] < G4_SEPARATION
+    assert "w15 s7 holds, w15 s19 fails" in fig.title(fig.points())
