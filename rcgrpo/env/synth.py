@@ -180,6 +180,13 @@ _REGIME = dataclasses.replace(
     expert_error=0.6,
 )
 
+_WIDE = dataclasses.replace(
+    _REGIME,
+    distractor_functions=10,
+    family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
+    decisions=DECISIONS,
+)
+
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(
         turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
@@ -187,19 +194,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
     "cpu": _CPU,
     "regime": _REGIME,
     "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
-    "regime-wide-d10": dataclasses.replace(
-        _REGIME,
-        distractor_functions=10,
-        family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
-        decisions=DECISIONS,
-    ),
-    "regime-wide1-d10": dataclasses.replace(
-        _REGIME,
-        distractor_functions=10,
-        family_weights=(*_REGIME.family_weights, ("tw_comment", 5.0), ("msg_delete", 5.0)),
-        decisions=DECISIONS,
-        stop_on_swaps=False,
-    ),
+    "regime-wide-d10": _WIDE,
+    "regime-wide1-d10": dataclasses.replace(_WIDE, stop_on_swaps=False),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
