@@ -33,7 +33,7 @@ from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
 from analysis.runs import Run
 from analysis.runs.folder import light_globs
-from rcgrpo.env.synth_demo import DECISIONS
+from rcgrpo.env.synth_demo import REGIME_DECISIONS as DECISIONS  # its runs: regime-d10
 
 
 class Entry(NamedTuple):
