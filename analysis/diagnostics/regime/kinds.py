@@ -45,7 +45,7 @@ from collections import Counter
 from typing import Any
 
 from rcgrpo.env.decode import Call, decode_reply
-from rcgrpo.env.synth import _EXTENSIONS  # the suite's file extensions (private constant)
+from rcgrpo.env.synth_config import _EXTENSIONS  # the suite's file extensions (private constant)
 from rcgrpo.env.turns import allowed_names, num_mode_turns
 from rcgrpo.train.failure_modes import (
     FAILURE_MODES,
