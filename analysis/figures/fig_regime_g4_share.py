@@ -65,11 +65,21 @@ ALL_RCTP: tuple[str, ...] = tuple(
     for path in sorted((REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-v*.json"))
 )
 """Every committed RCTP-FT diagnostic on the regime suite (panel c)."""
+
+
+def _wide(rel: str) -> tuple[int, int]:
+    """(variant, seed) of a wide-suite diagnostic ``...-rctp-w<variant>-s<seed>.json``."""
+    variant, seed = re.search(r"-w(\d+)-s(\d+)\.json$", rel).groups()
+    return int(variant), int(seed)
+
+
 WIDE_RCTP: tuple[str, ...] = tuple(
-    str(path.relative_to(REPO_ROOT))
-    for path in sorted(
-        (REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-w*.json"),
-        key=lambda path: tuple(map(int, re.search(r"w(\d+)-s(\d+)", path.name).groups())),
+    sorted(
+        (
+            str(path.relative_to(REPO_ROOT))
+            for path in (REPO_ROOT / "results" / "diagnostics").glob("regime-regime-rctp-w*.json")
+        ),
+        key=_wide,
     )
 )
 """Every committed RCTP-FT diagnostic on the suites with a swap in every class (variants 14
@@ -183,8 +193,7 @@ def _map(ax) -> None:
         ax.scatter(*zip(*xy, strict=True), s=30, marker="D", color=fs.GREEN, zorder=3,
                    label="variants 14+ (a swap in every class)")  # fmt: skip
         for i, (rel, (x, y)) in enumerate(zip(WIDE_RCTP, xy, strict=True)):
-            tag = re.search(r"rctp-(w\d+)-s(\d+)", rel)
-            ax.annotate(f"{tag.group(1)} s{tag.group(2)}", (x, y), fontsize=5.5,
+            ax.annotate("w{} s{}".format(*_wide(rel)), (x, y), fontsize=5.5,
                         xytext=(3, 4 if i % 2 == 0 else -8), textcoords="offset points")  # fmt: skip
     ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
@@ -206,10 +215,9 @@ def title(pts: list[dict]) -> str:
         for p in seventeen
     )
     wide = load_reports(inputs=(*WIDE_RCTP, *WIDE_SFT)) if WIDE_RCTP else {}
-    tags = [re.search(r"rctp-(w\d+)-s(\d+)", rel).groups() for rel in WIDE_RCTP]
     verdicts = [
-        f"{v} s{seed} {'holds' if g4_low_goal(wide[r], wide[q]).holds else 'fails'}"
-        for (v, seed), r, q in zip(tags, WIDE_RCTP, WIDE_SFT, strict=True)
+        "w{} s{} ".format(*_wide(r)) + ("holds" if g4_low_goal(wide[r], wide[q]).holds else "fails")
+        for r, q in zip(WIDE_RCTP, WIDE_SFT, strict=True)
     ]
     swaps = f"\na swap in every class, G4: {', '.join(verdicts)}" if verdicts else ""
     return f"regime suite, variants 12–13, seed 7: {verdict}{more}{swaps}"
