@@ -20,7 +20,9 @@ the region where both G4 clauses hold shaded. The verdicts are
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import NamedTuple
 
 import matplotlib.pyplot as plt
@@ -85,10 +87,34 @@ WIDE_RCTP: tuple[str, ...] = tuple(
 """Every committed RCTP-FT diagnostic on the suites with a swap in every class (variants 14
 on: ``regime-wide-d10``, ``regime-wide1-d10``; panel c, diamonds)."""
 REQUIRES: tuple[str, ...] = ()
-WIDE_SFT: tuple[str, ...] = tuple(rel.replace("-rctp-", "-sft-") for rel in WIDE_RCTP)
-"""The SFT diagnostic each of :data:`WIDE_RCTP` is gated against (same variant and seed)."""
+
+
+def _config(rctp_rel: str) -> str:
+    """The ``config.json`` of the RCTP-FT run a diagnostic measured."""
+    checkpoint = json.loads((REPO_ROOT / rctp_rel).read_text())["checkpoint"]
+    return str(Path(checkpoint).parent / "config.json")
+
+
+def sft_report(rctp_rel: str) -> str:
+    """The SFT diagnostic an RCTP-FT diagnostic is gated against: that of the SFT run the
+    RCTP-FT run started from (its ``config.json``'s ``model.path``; variant 16 at seed 7 starts
+    from variant 15's SFT)."""
+    start = Path(json.loads((REPO_ROOT / _config(rctp_rel)).read_text())["model"]["path"])
+    return f"results/diagnostics/regime-regime-{start.parent.name}.json"
+
+
+WIDE_SFT: tuple[str, ...] = tuple(sft_report(rel) for rel in WIDE_RCTP)
+"""The SFT diagnostic each of :data:`WIDE_RCTP` is gated against (:func:`sft_report`)."""
 INPUTS: tuple[str, ...] = tuple(
-    dict.fromkeys([*(rel for p in POINTS for rel in reports(p)), *ALL_RCTP, *WIDE_RCTP, *WIDE_SFT])
+    dict.fromkeys(
+        [
+            *(rel for p in POINTS for rel in reports(p)),
+            *ALL_RCTP,
+            *WIDE_RCTP,
+            *WIDE_SFT,
+            *map(_config, WIDE_RCTP),
+        ]
+    )
 )
 """Files the figure reads (repository-relative)."""
 CAPTION = (
