@@ -1,14 +1,15 @@
-r"""The regime suite's proof runs: SFT + GRPO raises held-out success on every seed.
+r"""The proof runs: SFT + GRPO raises held-out success on every seed.
 
-Reads the committed proof runs (:data:`analysis.diagnostics.regime.proof.PROOF_RUNS`: the
-``regime-grpo`` preset from variant 3's SFT of each seed; ``docs/regime.md``) through
-:func:`analysis.diagnostics.regime.proof.committed_records`, the same code as the criterion's CLI.
-(a) greedy success on the 1,000 held-out tasks at every evaluated step, one line per seed
+Reads the committed proof runs of every suite that has them
+(:data:`analysis.diagnostics.regime.proof.PROOF_RUNS`: the ``regime-grpo`` preset from the
+regime SFT of each seed, on the regime suite and on ``regime-wide1-d10``; ``docs/regime.md``)
+through :func:`analysis.diagnostics.regime.proof.committed_records`, the same code as the
+criterion's CLI; one row per suite. (a) greedy success on the 1,000 held-out tasks at every evaluated step, one line per seed
 (dashed: the design seed the recipe was chosen on), over the training rollouts' success at
 τ = 1 (thin: mean over :data:`WINDOW` steps, the step's fresh tasks); (b) per seed, success
 at the first and the last step with the exact McNemar counts (tasks gained / lost), and the
 share of planted decision points that are right at the end against the criterion's 0.8. The
-title gives the verdict over the proof seeds (:func:`analysis.verdicts.proof.seeds_verdict`).
+title gives each suite's verdict over the proof seeds (:func:`analysis.verdicts.proof.seeds_verdict`).
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ from analysis.runs.folder import light_globs
 from analysis.verdicts.proof import seeds_verdict
 
 REQUIRES: tuple[str, ...] = ()
-INPUTS: tuple[str, ...] = light_globs(proof.PROOF_RUNS, REPO_ROOT)
+INPUTS: tuple[str, ...] = tuple(
+    g for runs in proof.PROOF_RUNS.values() for g in light_globs(runs, REPO_ROOT)
+)
 """Files the figure reads (repository-relative)."""
 WINDOW = 10
 """Steps in the running mean of the training success (panel a)."""
 CAPTION = (
-    "The regime suite's proof runs (regime-grpo, 200 steps, 8 fresh training tasks per step, "
-    "from variant 3's SFT of each seed; analysis/diagnostics/regime/proof.py): (a) greedy "
+    "The proof runs (regime-grpo, 200 steps, 8 fresh training tasks per step, from the regime "
+    "SFT of each seed; analysis/diagnostics/regime/proof.py), one row per suite (the regime "
+    "suite from variant 3's SFT; regime-wide1-d10 from variant 15's recipe): (a) greedy "
     "success on 1,000 held-out tasks against the RL step (dashed: the design seed 7 the "
     "recipe was chosen on; thin: training success at tau 1, 10-step mean); (b) success at the "
     "first and last step per seed with the exact McNemar counts of tasks gained / lost, and "
@@ -103,13 +107,28 @@ def title(recs: list[dict]) -> str:
     )
 
 
+def committed() -> dict[str, list[dict]]:
+    """Suite -> its proof records, for every suite of :data:`~analysis.diagnostics.regime.proof.
+    PROOF_RUNS` with a committed run."""
+    return {
+        suite: proof.committed_records(REPO_ROOT, suite)
+        for suite, runs in proof.PROOF_RUNS.items()
+        if any(REPO_ROOT.glob(runs))
+    }
+
+
 def make_figure(runs: dict) -> Figure:
-    recs = proof.committed_records(REPO_ROOT)
+    suites = committed()
     with plt.rc_context(fs.RC):
-        fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.3), constrained_layout=True)
-        _curves(axes[0], recs, REPO_ROOT)
-        _paired(axes[1], recs)
-        for ax, letter in zip(axes, "ab", strict=True):
+        fig, axes = plt.subplots(
+            len(suites), 2, figsize=(9.0, 3.3 * len(suites)), constrained_layout=True, squeeze=False
+        )
+        for row, recs in zip(axes, suites.values(), strict=True):
+            _curves(row[0], recs, REPO_ROOT)
+            _paired(row[1], recs)
+        for ax, letter in zip(axes.flat, "abcdef", strict=False):
             fs.panel_label(ax, letter)
-        fig.suptitle(title(recs), fontsize=8.5)
+        fig.suptitle(
+            "\n".join(f"{suite}: {title(recs)}" for suite, recs in suites.items()), fontsize=8.5
+        )
     return fig

@@ -7,8 +7,9 @@
   an experiment takes about half the sum on 2 cores), plus the totals;
 - ``figures``: one row per figure module of :mod:`analysis.figures` with its ``REQUIRES`` and
   the first sentence of its docstring;
-- ``regime-proof`` (``docs/regime.md``): one row per committed proof run of the regime suite
-  (:func:`analysis.diagnostics.regime.proof.proof_record`) and the verdict over the proof seeds.
+- ``regime-proof`` and ``regime-proof-wide1`` (``docs/regime.md``): one row per committed proof
+  run of the regime suite, and of ``regime-wide1-d10``
+  (:func:`analysis.diagnostics.regime.proof.proof_record`), and the verdict over the proof seeds.
 
 Written with the README's run blocks by ``python -m analysis.report --write-readme``.
 """
@@ -142,8 +143,9 @@ def theory_markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def regime_proof_markdown(root: Path | None = None) -> str:
-    """The ``regime-proof`` block: per proof run its seed, held-out success at the first and
+def regime_proof_markdown(root: Path | None = None, suite: str = "regime-d10") -> str:
+    """The ``regime-proof`` block (``regime-proof-wide1`` for ``suite`` ``regime-wide1-d10``):
+    per proof run on ``suite`` its seed, held-out success at the first and
     last step, the gain with the exact McNemar counts and p, decisions right at the end, the
     change on tasks without a decision point, whether it qualifies, and its cost; then the
     verdict over :data:`~analysis.diagnostics.regime.proof.PROOF_SEEDS` (mean gain ± 95%
@@ -152,7 +154,10 @@ def regime_proof_markdown(root: Path | None = None) -> str:
     from analysis.diagnostics.regime import proof
     from analysis.verdicts.proof import seeds_verdict
 
-    recs = proof.committed_records(root or REPO_ROOT)
+    try:
+        recs = proof.committed_records(root or REPO_ROOT, suite)
+    except FileNotFoundError:
+        return f"No proof run on `{suite}` is committed yet.\n"
     lines = [
         "| seed | run | start | end | gain | gained / lost (McNemar p) | decisions right "
         "| no-point change | qualifies | CPU-s | wall s |",

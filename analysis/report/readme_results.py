@@ -217,10 +217,14 @@ def theory_blocks(theory_json: Path = THEORY_REPORT) -> dict[str, str]:
 
 
 def regime_blocks(root: Path | None = None) -> dict[str, str]:
-    """Block name -> body for ``docs/regime.md``: the proof runs' table."""
+    """Block name -> body for ``docs/regime.md``: the proof runs' tables, on the regime suite
+    and on ``regime-wide1-d10``."""
     from analysis.report.docs_tables import regime_proof_markdown
 
-    return {"regime-proof": regime_proof_markdown(root)}
+    return {
+        "regime-proof": regime_proof_markdown(root),
+        "regime-proof-wide1": regime_proof_markdown(root, "regime-wide1-d10"),
+    }
 
 
 def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:

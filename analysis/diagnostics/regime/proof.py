@@ -34,8 +34,12 @@ DECISIONS_RIGHT = 0.80
 NO_POINT_LOSS = 0.02
 PROOF_SEEDS: tuple[int, ...] = (0, 1, 2)
 DESIGN_SEED = 7
-PROOF_RUNS = "results/regime/regime-grpo-s*"
-"""The committed proof runs (the ``regime-grpo`` preset, one folder per seed)."""
+PROOF_RUNS: dict[str, str] = {
+    "regime-d10": "results/regime/regime-grpo-s*",
+    "regime-wide1-d10": "results/regime/regime-wide1-grpo-s*",
+}
+"""Suite -> the committed proof runs on it (the ``regime-grpo`` preset, one folder per seed;
+``docs/regime.md``: the regime suite's proof, then variant 16's on ``regime-wide1-d10``)."""
 EPS = 1e-9
 """Slack of the threshold comparisons (rates are multiples of 1e-3 on 1,000 tasks)."""
 
@@ -133,12 +137,13 @@ def proof_record(run: Path, root: Path | None = None) -> dict:
     }
 
 
-def committed_records(root: Path) -> list[dict]:
-    """:func:`proof_record` of every proof run under ``root`` (:data:`PROOF_RUNS`), proof
-    seeds first, the design seed last; FileNotFoundError when there is none."""
-    runs = sorted(Path(root).glob(PROOF_RUNS))
+def committed_records(root: Path, suite: str = "regime-d10") -> list[dict]:
+    """:func:`proof_record` of every proof run on ``suite`` under ``root``
+    (:data:`PROOF_RUNS`), proof seeds first, the design seed last; FileNotFoundError when there
+    is none."""
+    runs = sorted(Path(root).glob(PROOF_RUNS[suite]))
     if not runs:
-        raise FileNotFoundError(f"no proof run matches {PROOF_RUNS} (docs/regime.md)")
+        raise FileNotFoundError(f"no proof run matches {PROOF_RUNS[suite]} (docs/regime.md)")
     out = [proof_record(run, root) for run in runs]
     return sorted(out, key=lambda r: (r["seed"] == DESIGN_SEED, r["seed"]))
 
