@@ -185,3 +185,38 @@ def add_reward_tokens(tokenizer, model) -> list[str]:
         weight = layer.weight
         weight[new_ids] = weight[:old_len].mean(dim=0, keepdim=True).to(weight.dtype)
     return missing
+
+
+@torch.no_grad()
+def spread_goal_rows(
+    weight: torch.Tensor, high: int, low: int, spread: float, seed: int = 0
+) -> float:
+    r"""Set the two reward-goal rows of an embedding matrix ``spread`` median row norms apart,
+    in place, keeping their midpoint and the direction of their difference:
+
+    .. math:: m = \tfrac12(e_h + e_l),\quad u = \frac{e_h - e_l}{\lVert e_h - e_l\rVert},\quad
+              e_{h,l} \leftarrow m \pm \tfrac12\, s\, \tilde\rho\, u,
+
+    with :math:`\tilde\rho` the median row norm of ``weight`` before the change and
+    :math:`s` = ``spread``. Rows that coincide (:func:`add_reward_tokens` gives both the mean
+    row) have no difference to follow: :math:`u` is then a unit Gaussian direction drawn from
+    ``seed``. ``spread`` 0 changes nothing. Returns the distance before the change.
+    (docs/regime.md, variant 17: SFT with goals drawn at random leaves the rows ~0.12 median
+    norms apart, and RCTP-FT runs that read their goal end ~0.6 apart.)"""
+    if spread < 0:
+        raise ValueError(f"spread must be >= 0, got {spread}")
+    if high == low:
+        raise ValueError("the high and low goal rows must differ")
+    diff = (weight[high] - weight[low]).float()
+    before = float(diff.norm())
+    if spread == 0:
+        return before
+    if before < 1e-12:
+        gen = torch.Generator().manual_seed(seed)
+        diff = torch.randn(weight.shape[1], generator=gen)
+    unit = diff / diff.norm()
+    half = 0.5 * spread * float(weight.float().norm(dim=1).median()) * unit
+    mid = 0.5 * (weight[high] + weight[low]).float()
+    weight[high] = (mid + half).to(weight.dtype)
+    weight[low] = (mid - half).to(weight.dtype)
+    return before

@@ -228,6 +228,7 @@ _RCTP: tuple[Rule, ...] = (
         f"must name planted decision kinds, of {DECISIONS}",
     ),
     ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("goals.spread", _GE0, "must be >= 0 (0 = rows as the checkpoint has them)"),
 )
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -126,8 +127,14 @@ def test_sft_then_rctp_cli(tmp_path):
         str(tmp_path),
         "--run.name",
         "rctp",
+        "--goals.spread",
+        "0.5",
     )
     _cli(*rctp_args)
+    # goals.spread: the goal rows start half a median row norm apart (from the SFT's distance)
+    rows_apart = json.loads((rctp_run / "summary.json").read_text())["data"]["goal_rows"]
+    assert rows_apart["spread"] == 0.5 and rows_apart["after"] == pytest.approx(0.5, rel=1e-4)
+    assert rows_apart["before"] != pytest.approx(0.5, rel=1e-2)
     data = json.loads((rctp_run / "data.json").read_text())
     # a weak micro model fails every task; replies that hold a sampled reward token are
     # dropped before the draw, so n = usable failures, and the mix is exactly n : n

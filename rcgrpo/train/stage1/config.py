@@ -149,6 +149,17 @@ class FailureConfig(SamplingConfig):
 
 
 @dataclass
+class GoalConfig:
+    """RCTP-FT's reward-goal tokens at the start of training."""
+
+    spread: float = 0.0
+    """Set the ``<|high_reward|>`` and ``<|low_reward|>`` input-embedding rows this many median
+    row norms apart before the first step, midpoint and direction kept
+    (:func:`rcgrpo.policy.tokenizer.spread_goal_rows`; docs/regime.md, variant 17). 0 = as
+    the starting checkpoint has them."""
+
+
+@dataclass
 class SFTConfig:
     """Stage 1, plain SFT on expert trajectories (no reward token): ``rcgrpo sft``."""
 
@@ -167,6 +178,7 @@ class RCTPConfig(SFTConfig):
 
     stage: str = "rctp"
     failures: FailureConfig = field(default_factory=FailureConfig)
+    goals: GoalConfig = field(default_factory=GoalConfig)
 
 
 def _preset(cls: type[SFTConfig], **sections: dict[str, Any]) -> SFTConfig:

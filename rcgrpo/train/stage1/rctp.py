@@ -22,6 +22,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
+from rcgrpo.policy.tokenizer import spread_goal_rows
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
 from rcgrpo.train.resources import cpu_seconds
@@ -180,6 +182,17 @@ def save_mix(mix: Sequence[Trajectory], path: Path) -> None:
     path.write_text("".join(json.dumps(trajectory_row(t)) + "\n" for t in mix))
 
 
+def spread_goals(cfg: RCTPConfig, model, tokenizer) -> dict:
+    """``goals.spread``: the goal rows' distance before and after
+    (:func:`rcgrpo.policy.tokenizer.spread_goal_rows`), in median row norms."""
+    weight = model.get_input_embeddings().weight
+    high, low = tokenizer.convert_tokens_to_ids([HIGH_TOKEN, LOW_TOKEN])
+    median = float(weight.detach().float().norm(dim=1).median())
+    before = spread_goal_rows(weight, high, low, cfg.goals.spread, cfg.run.seed)
+    after = float((weight[high] - weight[low]).detach().float().norm())
+    return {"spread": cfg.goals.spread, "before": before / median, "after": after / median}
+
+
 def run_rctp(cfg: RCTPConfig) -> dict:
     """RCTP-FT from ``model.path``; returns the run summary."""
     run = open_run(cfg)
@@ -192,6 +205,8 @@ def run_rctp(cfg: RCTPConfig) -> dict:
         save_mix(mix, mix_path)
         stats["data_cpu_s"] = cpu_seconds() - run.cpu0
         data_path.write_text(json.dumps(stats, indent=2) + "\n")
+    if run.resume is None:  # a resumed run's checkpoint already holds the spread rows
+        stats["goal_rows"] = spread_goals(cfg, run.model, tokenizer)
     examples, dropped = encode_examples(mix, tokenizer, True, cfg.sft.max_length)
     stats["examples"], stats["dropped_too_long"] = len(examples), dropped
     return finish(run, stats, train(run, examples, ("high", "low")))

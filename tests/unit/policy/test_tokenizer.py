@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerFast
@@ -17,6 +18,7 @@ from rcgrpo.policy.tokenizer import (
     SPECIAL_TOKENS,
     add_reward_tokens,
     missing_reward_tokens,
+    spread_goal_rows,
 )
 
 
@@ -114,3 +116,39 @@ def test_add_reward_tokens_resizes_and_uses_mean_rows(tmp_path):
     again = AutoModelForCausalLM.from_pretrained(tmp_path)
     assert torch.equal(again.get_input_embeddings().weight, weight)
     assert missing_reward_tokens(AutoTokenizer.from_pretrained(tmp_path)) == []
+
+
+def test_spread_goal_rows_by_hand():
+    """Rows (0,0) (3,4) (6,8) (1,0) (−1,0): norms 0, 5, 10, 1, 1 → median 1. Goal rows 3 and 4
+    are 2 apart along x with midpoint 0; spread 3 puts them at ±1.5 (midpoint and direction
+    kept), and no other row moves; setting the same spread again changes nothing."""
+    w = torch.tensor([[0.0, 0.0], [3.0, 4.0], [6.0, 8.0], [1.0, 0.0], [-1.0, 0.0]])
+    others = w[:3].clone()
+    assert spread_goal_rows(w, 3, 4, 3.0) == 2.0
+    assert torch.equal(w[3], torch.tensor([1.5, 0.0])) and torch.equal(
+        w[4], torch.tensor([-1.5, 0.0])
+    )
+    assert torch.equal(w[:3], others)
+    # median of norms now (0, 5, 10, 1.5, 1.5) is 1.5: the distance is relative to the rows now
+    assert spread_goal_rows(w, 3, 4, 2.0) == 3.0
+    assert torch.allclose(w[3], torch.tensor([1.5, 0.0]))
+
+
+def test_spread_goal_rows_zero_and_coinciding_rows():
+    """spread 0 leaves the rows; coinciding rows (the mean init) part along a direction drawn
+    from the seed, the same for the same seed; bad arguments raise."""
+    w = torch.tensor([[3.0, 4.0], [3.0, 4.0], [0.0, 1.0], [2.0, 2.0], [2.0, 2.0]])
+    before = w.clone()
+    assert spread_goal_rows(w, 3, 4, 0.0) == 0.0 and torch.equal(w, before)
+    a, b = w.clone(), w.clone()
+    spread_goal_rows(a, 3, 4, 1.0, seed=5)
+    spread_goal_rows(b, 3, 4, 1.0, seed=5)
+    median = before.norm(dim=1).median()
+    assert torch.equal(a, b)
+    assert torch.allclose((a[3] - a[4]).norm(), median) and torch.allclose(
+        a[3] + a[4], before[3] * 2
+    )
+    with pytest.raises(ValueError, match="spread"):
+        spread_goal_rows(w, 3, 4, -1.0)
+    with pytest.raises(ValueError, match="differ"):
+        spread_goal_rows(w, 3, 3, 1.0)
