@@ -472,3 +472,22 @@ def test_variant_15_passes_every_gate_at_seed_7_and_misses_separation_at_seed_19
     assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
     assert 0.09 < g4.values["separation"] < G4_SEPARATION
     assert "w15 s7 holds, w15 s19 fails" in fig.title(fig.points())
+
+
+def test_variant_16_passes_every_gate_at_seed_7_and_does_not_read_its_goal_at_seed_20():
+    """The verdict docs/regime.md reports for variant 16 (RCTP-FT 4 epochs on
+    ``regime-wide1-d10``): G1-G5 at the design seed 7, whose RCTP-FT starts from variant 15's
+    SFT and is gated against that SFT's report; at seed 20 only G4 fails, on separation."""
+    from analysis.figures import fig_regime_g4_share as fig
+
+    files = fig.load_reports(inputs=fig.INPUTS)
+    rctp = {s: f"results/diagnostics/regime-regime-rctp-w16-s{s}.json" for s in (7, 20)}
+    assert fig.sft_report(rctp[7]) == "results/diagnostics/regime-regime-sft-w15-s7.json"
+    assert fig.sft_report(rctp[20]) == "results/diagnostics/regime-regime-sft-w16-s20.json"
+    verdicts = {s: gates(files[fig.sft_report(r)], files[r]) for s, r in rctp.items()}
+    assert all(g.holds for g in verdicts[7])
+    assert [g.name.split()[0] for g in verdicts[20] if not g.holds] == ["G4"]
+    g4 = g4_low_goal(files[rctp[20]], files[fig.sft_report(rctp[20])])
+    assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
+    assert abs(g4.values["separation"]) < 0.02
+    assert "w16 s7 holds, w16 s20 fails" in fig.title(fig.points())
