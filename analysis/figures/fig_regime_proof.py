@@ -4,12 +4,13 @@ Reads the committed proof runs of every suite that has them
 (:data:`analysis.diagnostics.regime.proof.PROOF_RUNS`: the ``regime-grpo`` preset from the
 regime SFT of each seed, on the regime suite and on ``regime-wide1-d10``; ``docs/regime.md``)
 through :func:`analysis.diagnostics.regime.proof.committed_records`, the same code as the
-criterion's CLI; one row per suite. (a) greedy success on the 1,000 held-out tasks at every evaluated step, one line per seed
-(dashed: the design seed the recipe was chosen on), over the training rollouts' success at
-τ = 1 (thin: mean over :data:`WINDOW` steps, the step's fresh tasks); (b) per seed, success
-at the first and the last step with the exact McNemar counts (tasks gained / lost), and the
-share of planted decision points that are right at the end against the criterion's 0.8. The
-title gives each suite's verdict over the proof seeds (:func:`analysis.verdicts.proof.seeds_verdict`).
+criterion's CLI; one row per suite. (a) greedy success on the 1,000 held-out tasks at every
+evaluated step, one line per seed (dashed: the design seed the recipe was chosen on), over the
+training rollouts' success at τ = 1 (thin: mean over :data:`WINDOW` steps, the step's fresh
+tasks); (b) per seed, success at the first and the last step with the exact McNemar counts
+(tasks gained / lost), and the share of planted decision points that are right at the end
+against the criterion's 0.8. The title gives each suite's verdict over the proof seeds
+(:func:`analysis.verdicts.proof.seeds_verdict`).
 """
 
 from __future__ import annotations
