@@ -1,10 +1,11 @@
-r"""The regime diagnostic on the regime suite's design seed: does the new testbed pass the gates?
+r"""The regime diagnostic of the regime carried forward at its design seed: does it pass the gates?
 
 The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
 greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
-seed-7 Stage-1 checkpoints of the regime suite's current design variant (``docs/regime.md``),
-read from the committed reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the
-title gives the verdicts of the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
+seed-7 Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``: variant
+17 on ``regime-wide1-d10``, whose gates hold at seeds 7 and 21), read from the committed
+reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the title gives the verdicts of
+the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
 """
 
 from __future__ import annotations
@@ -14,16 +15,16 @@ from matplotlib.figure import Figure
 from analysis.figures import fig_regime as base
 
 REQUIRES: tuple[str, ...] = ()
-VARIANT, SFT_RUN, RCTP_RUN = "v7", "sft-v3", "rctp-v7"
-"""The design variant drawn (docs/regime.md: the one carried forward) and its seed-7 runs
-(variant 7 = variant 3's SFT with RCTP-FT from the base)."""
+SUITE, VARIANT, SFT_RUN, RCTP_RUN = "regime-wide1-d10", "17", "sft-w15", "rctp-w17"
+"""The design variant drawn (docs/regime.md: the one carried forward), its suite and its seed-7
+runs (variant 17 = variant 15's SFT, then RCTP-FT 4 epochs with the goal rows started apart)."""
 SFT_REPORT = f"results/diagnostics/regime-regime-{SFT_RUN}-s7.json"
 RCTP_REPORT = f"results/diagnostics/regime-regime-{RCTP_RUN}-s7.json"
 INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
 """Files the figure reads (repository-relative)."""
 SERIES = base.series(SFT_REPORT, RCTP_REPORT)
 CAPTION = (
-    f"Regime diagnostic of the regime suite's design variant {VARIANT} at seed 7 (no factorial "
+    f"Regime diagnostic of design variant {VARIANT} on {SUITE} at seed 7 (no factorial "
     "seed) on 200 held-out tasks (analysis/diagnostics/regime/; regime-grpo rollouts: tau 1, 8 "
     "samples per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); (b) "
     "greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
@@ -34,5 +35,5 @@ CAPTION = (
 
 def make_figure(runs: dict) -> Figure:
     reports = base.load_reports(inputs=INPUTS)
-    title = f"regime suite, variant {VARIANT}, seed 7, gates"
+    title = f"{SUITE}, variant {VARIANT}, seed 7, gates"
     return base.draw(reports, SFT_REPORT, RCTP_REPORT, SERIES, title, "lower right")

@@ -4,6 +4,7 @@ each passing and failing at its boundary (analysis/diagnostics/regime/: passk.py
 from __future__ import annotations
 
 import copy
+import json
 import math
 
 import pytest
@@ -491,3 +492,23 @@ def test_variant_16_passes_every_gate_at_seed_7_and_does_not_read_its_goal_at_se
     assert [k for k, ok in g4.detail.items() if not ok] == ["goals_separate"]
     assert abs(g4.values["separation"]) < 0.02
     assert "w16 s7 holds, w16 s20 fails" in fig.title(fig.points())
+
+
+def test_variant_17_passes_every_gate_at_seeds_7_and_21():
+    """The verdict docs/regime.md reports for variant 17 (the goal rows started apart): G0-G5
+    at the design seed 7 and at the confirmation seed 21, so issue 25's gates hold for
+    ``regime-wide1-d10``; the figure of the regime carried forward draws it."""
+    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.figures import fig_regime_suite
+
+    files = fig.load_reports(inputs=fig.INPUTS)
+    for seed, sft_run in ((7, "sft-w15-s7"), (21, "sft-w17-s21")):
+        rctp = f"results/diagnostics/regime-regime-rctp-w17-s{seed}.json"
+        assert fig.sft_report(rctp) == f"results/diagnostics/regime-regime-{sft_run}.json"
+        metrics = fig.REPO_ROOT / "results" / "regime" / sft_run / "metrics.jsonl"
+        fit = g0_fit([json.loads(line) for line in metrics.read_text().splitlines()])
+        verdicts = [fit, *gates(files[fig.sft_report(rctp)], files[rctp])]
+        assert [g.name.split()[0] for g in verdicts] == ["G0", "G1", "G2", "G3", "G4", "G5"]
+        assert all(g.holds for g in verdicts), seed
+    assert "w17 s7 holds, w17 s21 holds" in fig.title(fig.points())
+    assert fig_regime_suite.RCTP_REPORT == "results/diagnostics/regime-regime-rctp-w17-s7.json"
