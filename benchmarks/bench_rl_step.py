@@ -14,7 +14,7 @@ once), once in the ref pass and once forward + twice backward in the update, at
 head (2 * hidden * vocab) where a log-prob is taken (the generated tokens).
 
     .venv/bin/python benchmarks/bench_rl_step.py [--init CKPT] [--preset cpu-rcgrpo]
-        [--steps 4] [--baseline REV]
+        [--synth-preset SUITE] [--steps 4] [--baseline REV]
 
 ``--init`` defaults to the campaign's RCTP-FT seed-0 checkpoint (``runs/campaign`` or the
 committed ``results/campaign``). One torch thread per run.
@@ -84,6 +84,8 @@ def make_run(package: str, args, root: Path):
         *("--run.steps", "100000", "--run.eval-every", "100000", "--run.log-every", "1"),
         *("--run.checkpoint-every", "0", "--run.no-tensorboard", "--run.no-progress"),
     ]
+    if args.synth_preset:
+        argv += ["--tasks.synth_preset", args.synth_preset]
     cfg = _parse(package, argv)
     try:  # the RL modules as a package (train/rl/) or, in older versions, flat files
         setup = importlib.import_module(f"{package}.train.rl.setup").setup
@@ -152,6 +154,9 @@ def run_arguments(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--init", type=Path, default=None)
     parser.add_argument("--preset", default="cpu-rcgrpo")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--synth-preset", default="", help="the task suite (default: the preset's own)"
+    )
     return parser
 
 
