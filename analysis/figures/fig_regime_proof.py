@@ -124,9 +124,11 @@ def make_figure(runs: dict) -> Figure:
         fig, axes = plt.subplots(
             len(suites), 2, figsize=(9.0, 3.3 * len(suites)), constrained_layout=True, squeeze=False
         )
-        for row, recs in zip(axes, suites.values(), strict=True):
+        for row, (suite, recs) in zip(axes, suites.items(), strict=True):
             _curves(row[0], recs, REPO_ROOT)
             _paired(row[1], recs)
+            for ax in row:
+                ax.set_title(suite, fontsize=8)
         for ax, letter in zip(axes.flat, "abcdef", strict=False):
             fs.panel_label(ax, letter)
         fig.suptitle(
