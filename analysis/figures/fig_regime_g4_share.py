@@ -32,6 +32,7 @@ from analysis import REPO_ROOT
 from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_goal_clauses, g4_low_goal
 from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
+from analysis.runs import Run
 
 
 class Point(NamedTuple):
@@ -89,17 +90,22 @@ on: ``regime-wide-d10``, ``regime-wide1-d10``; panel c, diamonds)."""
 REQUIRES: tuple[str, ...] = ()
 
 
-def _config(rctp_rel: str) -> str:
-    """The ``config.json`` of the RCTP-FT run a diagnostic measured."""
+def _run(rctp_rel: str) -> Run:
+    """The RCTP-FT run a diagnostic measured (the folder of its checkpoint)."""
     checkpoint = json.loads((REPO_ROOT / rctp_rel).read_text())["checkpoint"]
-    return str(Path(checkpoint).parent / "config.json")
+    return Run(REPO_ROOT / Path(checkpoint).parent)
+
+
+def _config(rctp_rel: str) -> str:
+    """The config file of the RCTP-FT run a diagnostic measured (repository-relative)."""
+    return str(_run(rctp_rel).paths.config.relative_to(REPO_ROOT))
 
 
 def sft_report(rctp_rel: str) -> str:
     """The SFT diagnostic an RCTP-FT diagnostic is gated against: that of the SFT run the
-    RCTP-FT run started from (its ``config.json``'s ``model.path``; variant 16 at seed 7 starts
-    from variant 15's SFT)."""
-    start = Path(json.loads((REPO_ROOT / _config(rctp_rel)).read_text())["model"]["path"])
+    RCTP-FT run started from (its config's ``model.path``; variant 16 at seed 7 starts from
+    variant 15's SFT)."""
+    start = Path(_run(rctp_rel).config["model"]["path"])
     return f"results/diagnostics/regime-regime-{start.parent.name}.json"
 
 

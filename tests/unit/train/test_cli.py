@@ -22,6 +22,7 @@ from rcgrpo.train.config import TrainConfig, to_dict
 from rcgrpo.train.errors import ConfigError, NonFiniteError
 from rcgrpo.train.stage1.config import (
     FailureConfig,
+    GoalConfig,
     RCTPConfig,
     SFTConfig,
     preset,
@@ -46,8 +47,10 @@ def test_each_stage_holds_only_its_own_fields():
     assert "model.tokenizer" not in KEYS["sft"] and "model.path" in KEYS["sft"]
     failures = {k for k in KEYS["rctp"] if k.startswith("failures.")}
     assert failures == {f"failures.{f.name}" for f in fields(FailureConfig)}
-    assert failures.isdisjoint(KEYS["sft"] | KEYS["train"])
-    assert KEYS["sft"] == KEYS["rctp"] - failures
+    goals = {k for k in KEYS["rctp"] if k.startswith("goals.")}
+    assert goals == {f"goals.{f.name}" for f in fields(GoalConfig)}
+    assert (failures | goals).isdisjoint(KEYS["sft"] | KEYS["train"])
+    assert KEYS["sft"] == KEYS["rctp"] - failures - goals
     assert len(FOREIGN) > 100  # every one is checked below
 
 
