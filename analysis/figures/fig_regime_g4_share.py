@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
@@ -90,6 +91,7 @@ on: ``regime-wide-d10``, ``regime-wide1-d10``; panel c, diamonds)."""
 REQUIRES: tuple[str, ...] = ()
 
 
+@cache
 def _run(rctp_rel: str) -> Run:
     """The RCTP-FT run a diagnostic measured (the folder of its checkpoint)."""
     checkpoint = json.loads((REPO_ROOT / rctp_rel).read_text())["checkpoint"]

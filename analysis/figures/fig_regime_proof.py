@@ -113,8 +113,8 @@ def committed() -> dict[str, list[dict]]:
     PROOF_RUNS` with a committed run."""
     return {
         suite: proof.committed_records(REPO_ROOT, suite)
-        for suite, runs in proof.PROOF_RUNS.items()
-        if any(REPO_ROOT.glob(runs))
+        for suite in proof.PROOF_RUNS
+        if proof.has_runs(REPO_ROOT, suite)
     }
 
 

@@ -154,10 +154,10 @@ def regime_proof_markdown(root: Path | None = None, suite: str = "regime-d10") -
     from analysis.diagnostics.regime import proof
     from analysis.verdicts.proof import seeds_verdict
 
-    try:
-        recs = proof.committed_records(root or REPO_ROOT, suite)
-    except FileNotFoundError:
+    root = root or REPO_ROOT
+    if not proof.has_runs(root, suite):
         return f"No proof run on `{suite}` is committed yet.\n"
+    recs = proof.committed_records(root, suite)
     lines = [
         "| seed | run | start | end | gain | gained / lost (McNemar p) | decisions right "
         "| no-point change | qualifies | CPU-s | wall s |",

@@ -137,14 +137,18 @@ def proof_record(run: Path, root: Path | None = None) -> dict:
     }
 
 
+def has_runs(root: Path, suite: str) -> bool:
+    """Whether any proof run on ``suite`` is committed under ``root`` (:data:`PROOF_RUNS`)."""
+    return any(Path(root).glob(PROOF_RUNS[suite]))
+
+
 def committed_records(root: Path, suite: str = "regime-d10") -> list[dict]:
     """:func:`proof_record` of every proof run on ``suite`` under ``root``
     (:data:`PROOF_RUNS`), proof seeds first, the design seed last; FileNotFoundError when there
     is none."""
-    runs = sorted(Path(root).glob(PROOF_RUNS[suite]))
-    if not runs:
+    if not has_runs(root, suite):
         raise FileNotFoundError(f"no proof run matches {PROOF_RUNS[suite]} (docs/regime.md)")
-    out = [proof_record(run, root) for run in runs]
+    out = [proof_record(run, root) for run in sorted(Path(root).glob(PROOF_RUNS[suite]))]
     return sorted(out, key=lambda r: (r["seed"] == DESIGN_SEED, r["seed"]))
 
 

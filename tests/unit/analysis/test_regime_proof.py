@@ -111,7 +111,7 @@ def test_seeds_verdict_needs_every_seed_each_qualifying_and_the_mean_gain():
 def test_committed_proof_reports_match_their_runs(suite):
     """Each ``results/diagnostics/regime-proof-<run>.json`` is what the criterion computes
     from the committed run folder now, and every committed proof run has its report."""
-    if suite != "regime-d10" and not any(REPO_ROOT.glob(proof.PROOF_RUNS[suite])):
+    if suite != "regime-d10" and not proof.has_runs(REPO_ROOT, suite):
         pytest.skip(f"no proof run on {suite} committed yet")
     records = proof.committed_records(REPO_ROOT, suite)
     assert records, "no committed proof run"
