@@ -14,6 +14,8 @@ regime`` trains what is not done (``make regime-runs``). Experiments:
 - one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("new")``: each arm's preset as
   it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
   (:func:`rl_seeds`), the SFT arms on every seed after the proof seeds with a Stage 1;
+- ``itt``: the RCTP-FT arms on :data:`ITT_SEEDS`, the seeds whose RCTP-FT was *not* admitted
+  (the intention-to-treat runs of ``docs/protocols/regime-d10-reanalysis.md``);
 - ``pool``: the pool's SFT runs a regime SFT starts from (committed; never trained here).
 
 **Admission** (written before seeds 1 and 2 were admitted or not; ``docs/regime_verdicts.md``
@@ -49,6 +51,11 @@ SEPARATION = 0.10
 """Admission threshold on pass@1 high − low: G4's separation clause (``G4_SEPARATION`` of
 :mod:`analysis.diagnostics.regime.gates`, a layer above this one; a test checks they agree)."""
 PROOF_SEEDS = (0, 1, 2)
+ITT_SEEDS = (6, 12, 13, 14)
+"""Seeds whose RCTP-FT was tried and not admitted and whose checkpoint is committed: the
+RCTP-FT arms run on them too, for the intention-to-treat estimates
+(``docs/protocols/regime-d10-reanalysis.md``; seeds 0–2 were not admitted either, but their
+RCTP-FT checkpoints were not kept)."""
 POOL_START = {0: 0, 1: 1, 2: 2}
 """Seed -> the pool SFT seed its regime SFT starts from (other seeds: 3)."""
 AUTO_AMP_SEEDS = (0, 1)
@@ -121,7 +128,8 @@ def build() -> Campaign:
     """Every run of the campaign as far as the admissions so far decide; each experiment is
     there even when it has no run yet."""
     camp = Campaign()
-    for e in ("pool", "stage1", "proof", *dict.fromkeys(a.experiment for a in arms("new"))):
+    experiments = ("pool", "stage1", "proof", *dict.fromkeys(a.experiment for a in arms("new")))
+    for e in (*experiments, "itt"):
         camp.experiments[e] = []
     starts = {s: stage1(s) for s in stage1_seeds()}
     for start in starts.values():
@@ -135,6 +143,10 @@ def build() -> Campaign:
         for s in seeds:  # the RCTP-FT arms of every seed first: T1 pairs them by seed
             for arm in (a for a in arms("new") if a.start == kind):
                 camp.add(arm.experiment, rl(arm.preset, starts[s][arm.start], s))
+    for s in (s for s in ITT_SEEDS if s in starts and s not in rl_seeds()):
+        for arm in arms("new", "regime-factorial"):
+            if arm.start == "rctp":
+                camp.add("itt", rl(arm.preset, starts[s]["rctp"], s))
     return camp
 
 

@@ -24,6 +24,7 @@ import json
 import os
 import time
 
+from rcgrpo.precision import probe_host
 from rcgrpo.schedules import linear_warmup
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.config import TrainConfig
@@ -157,6 +158,7 @@ def train(cfg: TrainConfig) -> dict:
         "steps": cfg.run.steps,
         "resumed_from": run.start_step,
         "world_size": run.info.world_size,
+        "host": probe_host(run.info.device.split(":")[0]).facts(),
         "wall_s": time.perf_counter() - wall,
         "code": code_version(),
         "final_metrics": last,
