@@ -1,8 +1,9 @@
 r"""The new regime's factorial: {SFT, RCTP-FT} × {GRPO, RC sampling} on the regime suite.
 
 Reads the committed runs ``results/regime/<arm>-s<seed>`` of the ``regime-factorial`` arms
-(:data:`rcgrpo.train.arms.ARMS`) on every seed the verdict rules may count (the design,
-calibration and G4′ seeds :data:`analysis.verdicts.regime.RESERVED_SEEDS` never enter); an arm
+(:data:`rcgrpo.train.arms.ARMS`) on every seed the registered verdicts count (the RCTP-FT arms
+on the admitted seeds :data:`analysis.verdicts.regime.ADMITTED`, not the intention-to-treat
+runs; the reserved seeds :data:`analysis.verdicts.regime.RESERVED_SEEDS` never enter); an arm
 with no run yet is left out and the legend gives each arm's n. (a) greedy held-out success
 against the RL step (RC arms under the high goal; 1,000 tasks at the first and last
 evaluation, 200 between; the SFT + GRPO proof runs of seeds 0–2 are evaluated at steps 0, 100
@@ -26,7 +27,7 @@ from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import is_finished, light_globs
 from analysis.verdicts import groups as rg
-from analysis.verdicts.regime import RESERVED_SEEDS
+from analysis.verdicts.regime import counts
 from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
@@ -36,13 +37,13 @@ ARMS = tuple(a.preset for a in arms("new", "regime-factorial"))
 
 def committed_runs(presets: tuple[str, ...] = ARMS) -> list[Path]:
     """The finished committed runs ``<arm>-s<seed>`` of ``presets`` (default: the factorial
-    arms) on every seed but the reserved ones, in that order (what the regime's dynamics
-    figures read)."""
+    arms) on the seeds that count in the registered (admitted) population, in that order (what
+    the regime's dynamics figures read; :func:`analysis.verdicts.regime.counts`)."""
     out = []
     for arm in presets:
         for path in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s*")):
             seed = re.fullmatch(re.escape(arm) + r"-s(\d+)", path.name)
-            if seed and int(seed[1]) not in RESERVED_SEEDS and is_finished(path):
+            if seed and counts(arm, int(seed[1]), "admitted") and is_finished(path):
                 out.append(path)
     return out
 

@@ -236,14 +236,14 @@ def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     from analysis.report.regime_tables import (
         admission_block,
         passk_block,
-        regime_outcomes,
+        regime_report,
         table1_block,
     )
     from analysis.verdicts import table as vt
 
     return {
         "regime-admission": admission_block(),
-        "regime-verdicts": vt.markdown(*regime_outcomes(root)),
+        "regime-verdicts": vt.markdown(regime_report(root)),
         "regime-table1": table1_block(root),
         "regime-passk": passk_block(),
         "regime-entropy": entropy_block(root),

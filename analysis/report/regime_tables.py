@@ -20,6 +20,7 @@ paired comparison (that is the verdict table, paired by task and seed).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -35,6 +36,9 @@ from analysis.verdicts import regime as rv
 from rcgrpo.train.arms import Arm, arms
 
 DASH = "—"
+SPEED = "speed 25–175"
+"""Learning speed: mean held-out success over the evaluations at steps 25–175
+(:func:`analysis.verdicts.regime.speed_overall`; a run evaluated every 100 steps has none)."""
 CATEGORY_PREFIX = "synth/"
 
 
@@ -71,6 +75,7 @@ def _columns(categories: list[str]) -> dict[str, Callable[[Run], float]]:
         return _rate(right) if right else float("nan")
 
     cols = {"start": start, "end": end, "Δ": lambda r: end(r) - start(r)}
+    cols |= {SPEED: rv.speed_overall}
     cols |= {c.removeprefix(CATEGORY_PREFIX): category(c) for c in categories}
     return cols | {"decision points right": decisions}
 
@@ -115,7 +120,7 @@ def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
 
 def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
     resolve = layout_resolver(root)
-    return rv.load_arms({p: resolve(p) for p in presets})
+    return rv.load_arms({p: resolve(p) for p in presets}, "admitted")
 
 
 def every_arm(root: Path) -> dict[str, dict[int, Run]]:
@@ -123,12 +128,16 @@ def every_arm(root: Path) -> dict[str, dict[int, Run]]:
     return _by_arm(root, [a.preset for a in arms("new")])
 
 
-def regime_outcomes(root: Path) -> tuple[list[rv.Outcome], list]:
-    """Every rule and check of the new regime (:func:`analysis.verdicts.table.outcomes`) on
-    the committed runs under ``root``."""
+@functools.lru_cache(maxsize=4)
+def regime_report(root: Path):
+    """Every rule and check of the new regime on the committed runs under ``root``: the
+    registered (admitted) population and the intention-to-treat one
+    (:func:`analysis.verdicts.table.report`), cached per root."""
     from analysis.verdicts import table as vt
 
-    return vt.outcomes(_by_arm(root, sorted({a for r in rv.RULES for a in r.arms})))
+    resolve = layout_resolver(root)
+    found = {p: resolve(p) for p in sorted({a for r in rv.RULES for a in r.arms})}
+    return vt.report(rv.load_arms(found, "admitted"), rv.load_arms(found, "itt"))
 
 
 def tex_table(head: list[str], rows: list[list[str]], **kw) -> str:
@@ -143,7 +152,7 @@ def table1_block(root: Path) -> str:
     return table1_markdown(every_arm(root))
 
 
-TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", "decision points right",
+TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", SPEED, "decision points right",
             "paper Qwen2.5-7B", "paper Llama-3.1-8B")  # fmt: skip
 """The columns of the paper's Table 1 analogue; the per-category columns are a table of
 their own (``regime_categories.tex``), so that each fits the page."""
@@ -158,7 +167,7 @@ def table1_latex(root: Path) -> str:
     """The paper's ``regime_table1.tex``: the :data:`TEX_MAIN` columns of :func:`table1_rows`
     of the runs under ``root``."""
     head, rows = _select(*table1_rows(every_arm(root)), TEX_MAIN)
-    short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen",
+    short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen", SPEED: "speed",
              "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
     return tex_table(
         [short.get(h, h) for h in head],
@@ -174,7 +183,9 @@ def table1_latex(root: Path) -> str:
         )
         + "\\cref{tab:regime-verdicts}"
         + escape(
-            ") are. Decisions: the planted decision points right at the end. The paper's "
+            ") are. Speed: mean held-out success over the evaluations at steps 25–175 "
+            "(SFT + GRPO: the seeds evaluated every 25 steps; the proof runs 0–2 are evaluated "
+            "every 100). Decisions: the planted decision points right at the end. The paper's "
             "columns (Qwen2.5-7B, Llama-3.1-8B) are BFCL accuracy of single runs on 80 tasks, "
             "for the ordering only."
         ),
@@ -186,7 +197,7 @@ def table1_latex(root: Path) -> str:
 def categories_latex(root: Path) -> str:
     """The paper's ``regime_categories.tex``: final held-out success per task category."""
     head, rows = table1_rows(every_arm(root))
-    names = head[head.index("Δ") + 1 : head.index("decision points right")]
+    names = head[head.index(SPEED) + 1 : head.index("decision points right")]
     return tex_table(
         *_select(head, rows, ["init", "stage 2", "seeds", "end", *names]),
         caption="The regime suite: final greedy held-out success (\\%) per task category.",
@@ -197,34 +208,79 @@ def categories_latex(root: Path) -> str:
     )
 
 
-def verdicts_latex(root: Path) -> str:
-    """The paper's ``regime_verdicts.tex``: every rule of the new regime on the committed runs
-    under ``root`` (:mod:`analysis.verdicts.table`; the checks stay in the docs)."""
+SHORT_HEADER = (
+    "rule",
+    "claim",
+    "estimate [95% CI]",
+    "seeds × tasks",
+    "p Holm",
+    "verdict",
+    "ITT estimate [95% CI]",
+    "learning speed [95% CI], pts",
+)
+"""The columns of the README's and the paper's verdict table (the docs have them all)."""
+
+
+def short_rows(root: Path, ids: tuple[str, ...] | None = None) -> list[list[str]]:
+    """Rows of :data:`SHORT_HEADER` for the decided rules (``ids`` prefixes; default all),
+    the by-construction rules left out (they are checks, not claims)."""
+    from analysis.verdicts import family as fm
     from analysis.verdicts import table as vt
 
-    results, _ = regime_outcomes(root)
-    keep = [i for i, h in enumerate(vt.RULE_HEADER) if h != "design"]
-    rows = [[escape(vt.rule_cells(out)[i]) for i in keep] for out in results]
+    rep = regime_report(root)
+    rows = []
+    for d in rep.decisions:
+        if d.family == "by construction" or (ids and d.rule.id[0] not in ids):
+            continue
+        full = dict(zip(vt.RULE_HEADER, vt.rule_cells(d, rep.itt.get(d.rule.id)), strict=True))
+        speed = (
+            vt.interval_text(rep.speed.get(d.rule.id), 100, 1) if d.rule.id in fm.HELD_OUT else DASH
+        )
+        rows.append([*(full[h] for h in SHORT_HEADER[:-2]), full["ITT estimate [95% CI]"], speed])
+    return rows
+
+
+def by_construction_line(root: Path) -> str:
+    """One sentence per by-construction rule: its estimate, ITT estimate and why."""
+    from analysis.verdicts import table as vt
+
+    rep = regime_report(root)
+    out = []
+    for d in (d for d in rep.decisions if d.family == "by construction"):
+        itt = rep.itt.get(d.rule.id)
+        i_iv = vt.interval_text(itt.outcome.interval) if itt else DASH
+        out.append(
+            f"{d.rule.id} ({d.rule.claim}) {d.verdict}: "
+            f"{vt.interval_text(d.outcome.interval)} on the admitted seeds, {i_iv} intention to treat."
+        )
+    return " ".join(out)
+
+
+NOTE = (
+    "p: two-sided t test against the rule's threshold, Holm-adjusted within its family "
+    "(claims: C1, C3, I1, I2, T1–T5; mechanisms: E, D, S); equivalence: two one-sided tests "
+    "against ±5 points, after the runs on the admitted seeds. ITT: the same rule on every "
+    "seed whose RCTP-FT was trained (admitted or not; docs/protocols/regime-d10-reanalysis.md). "
+    "Learning speed: the contrast on mean held-out success at steps 25–175 (exploratory). "
+    "All seeds start from one base model (pool SFT seed 3): intervals cover Stage-1 and RL "
+    "seed variance, not base-model variance."
+)
+
+
+def verdicts_latex(root: Path) -> str:
+    """The paper's ``regime_verdicts.tex``: the decided rules of the new regime on the
+    committed runs under ``root`` (:data:`SHORT_HEADER`; every column is in the docs)."""
+    rows = [[escape(c) for c in r] for r in short_rows(root)]
+    wrap = ">{\\raggedright\\arraybackslash}p{%s}"
     return tabular(
-        [escape(vt.RULE_HEADER[i]) for i in keep],
+        [escape(h) for h in SHORT_HEADER],
         rows,
-        [
-            "l",
-            *(f">{{\\raggedright\\arraybackslash}}p{{{w}}}" for w in ("3.4cm", "3.2cm")),
-            "r",
-            "r",
-            "r",
-            "l",
-            ">{\\raggedright\\arraybackslash}p{2.6cm}",
-        ],  # fmt: skip
-        caption="The regime suite's verdicts: rules, thresholds and minimum detectable effects "
-        "written down before the runs (\\code{docs/regime_verdicts.md}).",
+        ["l", wrap % "3.6cm", "r", "r", "r", wrap % "2.4cm", "r", "r"],
+        caption="The regime suite's verdicts: rules and thresholds written down before the "
+        "runs (\\code{docs/regime_verdicts.md}), decided with a family-wise correction "
+        "(\\code{docs/protocols/regime-d10-reanalysis.md}).",
         label="tab:regime-verdicts",
-        note=escape(
-            "Seeds × tasks: held-out success paired by task and seed (two-way random effects, "
-            "Satterthwaite df); seeds × —: the mean of a per-seed value. MDE at α 0.05, power "
-            "0.80. Fewer than 3 seeds with every arm of a rule: inconclusive."
-        ),
+        note=escape(NOTE + " " + by_construction_line(root)),
         size="scriptsize",
         colsep="2.5pt",
     )
@@ -329,23 +385,18 @@ the entropy-matched (E) and stratified (S) rules and the checks are in docs/regi
 
 def readme_block(root: Path) -> str:
     """The README's ``regime-verdicts`` block: the :data:`README_RULES` rows of the verdict
-    table on the committed runs under ``root``, then one line on the other rules."""
-    from analysis.verdicts import table as vt
-
-    results, _ = regime_outcomes(root)
-    shown = [o for o in results if o.rule.id[0] in README_RULES]
-    keep = (0, 1, 4, 5, 6, 8)  # rule, claim, estimate, MDE, seeds × tasks, verdict
-    head = [vt.RULE_HEADER[i] for i in keep]
-    lines = ["| " + " | ".join(head) + " |", "|---|---|--:|--:|--:|---|"]
-    for out in shown:
-        cells = vt.rule_cells(out)
-        lines.append("| " + " | ".join(cells[i].replace("|", "\\|") for i in keep) + " |")
-    rest = [o for o in results if o.rule.id[0] not in README_RULES]
-    counts = Counter(o.verdict for o in rest)
+    table on the committed runs under ``root`` (:data:`SHORT_HEADER`), the by-construction
+    rules in one sentence, then one line on the other rules."""
+    rows = short_rows(root, README_RULES)
+    lines = ["| " + " | ".join(SHORT_HEADER) + " |", "|---|---|--:|--:|--:|---|--:|--:|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    rest = [d for d in regime_report(root).decisions if d.rule.id[0] not in README_RULES]
+    counts = Counter(d.verdict for d in rest)
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
     lines += [
         "",
+        by_construction_line(root),
         f"The other {len(rest)} rules (entropy-matched arms, DAPO and Dr. GRPO, stratified "
-        f"goals): {summary}.",
+        f"goals): {summary}. {NOTE}",
     ]
     return "\n".join(lines) + "\n"

@@ -25,7 +25,11 @@ is inconclusive exactly when the interval contains 0):
    \text{below: holds if } u < \theta,\ \text{does not hold if } \ell > \theta;
 
 inconclusive otherwise, when fewer than :data:`MIN_SEEDS` seeds, or when the rule's gate
-check fails. "Final" = the last held-out evaluation at the run's evaluation goal (RC arms:
+check fails. This per-rule decision is the unadjusted one; a verdict table decides its rules
+together, Holm-corrected within families and with equivalence tests
+(:mod:`analysis.verdicts.family`). Populations: an RCTP-FT arm counts on the admitted seeds
+(:data:`ADMITTED`, the registered analysis) or on every trained seed (:data:`ITT`); see
+:func:`load_arms`. "Final" = the last held-out evaluation at the run's evaluation goal (RC arms:
 high); "over training" = every group of steps ≥ 1 (:mod:`analysis.verdicts.groups`).
 """
 
@@ -41,13 +45,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from analysis.inference import area_under_curve
 from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
 from analysis.paired_design import mde as _mde
 from analysis.runs import Run, load_run
 from analysis.verdicts import groups as rg
 from analysis.verdicts.calibration import high_like_entropy
 from analysis.verdicts.pool import seed_of
-from rcgrpo.train.arms import roles
+from rcgrpo.train.arms import arm, roles
 
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
@@ -56,6 +61,18 @@ RESERVED_SEEDS = (7, 8, 9, 10, 17, 18, 19, 20, 21)
 the seed G4′ is re-decided on, 10, the confirmation seed of variants 12 and 13, 17, that of
 variant 14 (the ``regime-wide-d10`` suite), 18, that of variant 15, 19, that of variant 16,
 20, and that of variant 17, 21."""
+ADMITTED = (3, 4, 5, 11, 15)
+"""The registered population of every rule that reads an RCTP-FT arm: the seeds whose RCTP-FT
+goals separated (:func:`analysis.campaign.regime.rl_seeds`, a layer beside this one; a test
+checks they agree)."""
+ITT = (3, 4, 5, 6, 11, 12, 13, 14, 15)
+"""The intention-to-treat population (``docs/protocols/regime-d10-reanalysis.md`` §3): every
+seed whose RCTP-FT was trained and whose checkpoint is committed, admitted or not."""
+POPULATIONS = {"admitted": ADMITTED, "itt": ITT}
+"""Population -> the seeds the RCTP-FT arms count on (the SFT arms count on every seed)."""
+SPEED_STEPS = (25, 50, 75, 100, 125, 150, 175)
+"""Learning speed: the mean held-out success over the evaluations at these steps
+(:func:`speed`; the protocol's §4); a run without all of them has none."""
 SIDES = ("above", "below")
 VERDICTS = ("holds", "does not hold", "inconclusive")
 COLLAPSE_MANY = 0.5
@@ -86,21 +103,29 @@ SeedValue = Callable[[Sequence[Run]], float]
 """x_s from the runs of one seed, one per arm in the rule's order."""
 
 
-def evaluation(run: Run, at: str = "last", goal: str | None = None) -> dict:
-    """The first / last held-out evaluation of ``run`` under ``goal`` (default: the run's
-    ``algo.eval_condition``, or the evaluation's only condition): its ``overall``,
-    ``per_category``, ``per_task`` and ``decisions``."""
-    if at not in ("first", "last"):
-        raise ValueError(f"at must be first|last, got {at!r}")
+def evaluation(run: Run, at: str | int = "last", goal: str | None = None) -> dict:
+    """The first / last held-out evaluation of ``run`` (or that of step ``at``) under
+    ``goal`` (default: the run's ``algo.eval_condition``, or the evaluation's only
+    condition): its ``overall``, ``per_category``, ``per_task`` and ``decisions``."""
+    if at not in ("first", "last") and not isinstance(at, int):
+        raise ValueError(f"at must be first|last or a step, got {at!r}")
     evals = {int(k.split("_")[-1]): v for k, v in run.evals.items() if k.startswith("step_")}
     if not evals:
         raise ValueError(f"run {run.root} has no eval/step_N.json")
-    conds = evals[(min if at == "first" else max)(evals)]["conditions"]
+    step = at if isinstance(at, int) else (min if at == "first" else max)(evals)
+    if step not in evals:
+        raise ValueError(f"run {run.root} has no evaluation at step {step}")
+    conds = evals[step]["conditions"]
     want = goal or run.config.get("algo", {}).get("eval_condition")
     key = want if want in conds else next(iter(conds)) if len(conds) == 1 else None
     if key is None:
         raise ValueError(f"run {run.root}: no condition {want!r} in {sorted(conds)}")
     return conds[key]
+
+
+def eval_steps(run: Run) -> list[int]:
+    """The steps of the run's held-out evaluations, in order."""
+    return sorted(int(k.split("_")[-1]) for k in run.evals if k.startswith("step_"))
 
 
 def success(at: str = "last", goal: str | None = None) -> TaskValue:
@@ -113,6 +138,37 @@ def success(at: str = "last", goal: str | None = None) -> TaskValue:
         return {r["task_id"]: float(r["reward"]) for r in per_task}
 
     return read
+
+
+@functools.lru_cache(maxsize=64)
+def speed(steps: Sequence[int] = SPEED_STEPS) -> TaskValue:
+    """Per-task learning speed: the mean reward over the held-out evaluations at ``steps``
+    at the run's evaluation goal (:func:`analysis.inference.area_under_curve` per task), on
+    the tasks all of them evaluated; a run without one of them is an error."""
+
+    def read(run: Run) -> dict[str, float]:
+        missing = sorted(set(steps) - set(eval_steps(run)))
+        if missing:
+            raise ValueError(f"run {run.root} has no held-out evaluation at steps {missing}")
+        curves: dict[str, dict[int, float]] = {}
+        for step in steps:
+            for r in evaluation(run, step)["per_task"]:
+                curves.setdefault(r["task_id"], {})[step] = float(r["reward"])
+        lo, hi = min(steps), max(steps)
+        full = (t for t, c in curves.items() if len(c) == len(steps))
+        return {t: area_under_curve(curves[t], lo, hi) for t in full}
+
+    return read
+
+
+def speed_overall(run: Run, steps: Sequence[int] = SPEED_STEPS) -> float:
+    """The run's learning speed over all its held-out tasks: the mean overall success at
+    ``steps`` (NaN when it lacks one of them, e.g. a run evaluated every 100 steps)."""
+    if not set(steps) <= set(eval_steps(run)):
+        return math.nan
+    rate = {s: evaluation(run, s)["overall"]["reward"] for s in steps}
+    curve = {s: r["successes"] / r["n"] for s, r in rate.items()}
+    return area_under_curve(curve, min(steps), max(steps))
 
 
 @functools.lru_cache(maxsize=64)
@@ -340,15 +396,29 @@ def evaluate(
         verdict, note = "inconclusive", f"gate {rule.gate} fails"
     elif len(seeds) < MIN_SEEDS:
         note = f"{len(seeds)} seed{'s' * (len(seeds) > 1)} < {MIN_SEEDS}"
-    elif iv is not None and verdict == "inconclusive" and abs(iv.mean - rule.threshold) < iv.mde:
-        note = "|effect − θ| < MDE"
     return Outcome(rule, seeds, iv, verdict, note)
 
 
-def load_arms(found: Mapping[str, Sequence[Path]]) -> dict[str, dict[int, Run]]:
-    """Experiment → {seed: run} from finished run folders (reserved seeds dropped)."""
+def counts(preset: str, seed: int, population: str | None = None) -> bool:
+    """Whether a run of arm ``preset`` on ``seed`` counts in ``population``: never on a
+    reserved seed; an RCTP-FT arm only on the population's seeds (:data:`POPULATIONS`; None:
+    on every seed)."""
+    if population is None:
+        return seed not in RESERVED_SEEDS
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {sorted(POPULATIONS)}, got {population!r}")
+    a = arm(preset)
+    rctp = a is not None and a.start == "rctp"
+    return seed not in RESERVED_SEEDS and (not rctp or seed in POPULATIONS[population])
+
+
+def load_arms(
+    found: Mapping[str, Sequence[Path]], population: str | None = None
+) -> dict[str, dict[int, Run]]:
+    """Experiment → {seed: run} from finished run folders, the runs that count in
+    ``population`` (:func:`counts`)."""
     out: dict[str, dict[int, Run]] = {}
-    for arm, paths in found.items():
+    for preset, paths in found.items():
         runs = (load_run(p) for p in paths)
-        out[arm] = {s: r for r in runs if (s := seed_of(r)) not in RESERVED_SEEDS}
+        out[preset] = {s: r for r in runs if counts(preset, s := seed_of(r), population)}
     return out

@@ -1,7 +1,12 @@
 r"""The regime's verdict table and the MDE plan (issue 27), from committed runs; never trains.
 
-``table``: every rule of :data:`analysis.verdicts.regime.RULES` and every bookkeeping check
-of :mod:`analysis.verdicts.checks` on the finished runs under ``--runs-root``.
+``table``: every rule of :data:`analysis.verdicts.regime.RULES` decided by
+:mod:`analysis.verdicts.family` (p against θ, Holm within its family, TOST for the
+equivalence rules) on the registered (admitted) population, beside its intention-to-treat
+decision; per held-out rule its learning speed, the bound its interval gives, the CPU kinds of
+its seeds and its estimate on the same-CPU seeds; then every bookkeeping check of
+:mod:`analysis.verdicts.checks` — on the finished runs under ``--runs-root``
+(``docs/protocols/regime-d10-reanalysis.md``).
 
 ``plan``: the minimum detectable effect of each held-out (task × seed) rule, *before* the
 runs, from a pilot: either the difference of two arms' final success (``--arm A --versus
@@ -25,11 +30,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from analysis.paired_design import Components, Paired, paired, plan, planned_mde
 from analysis.runs import Run
+from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import checks as rc
+from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
 
 
@@ -61,20 +68,142 @@ def _num(x: float, digits: int = 3) -> str:
     return "—" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
 
 
-RULE_HEADER = ("rule", "claim", "quantity", "design", "estimate [95% CI]", "MDE",
-               "seeds × tasks", "test", "verdict")  # fmt: skip
+def _p(x: float) -> str:
+    if x is None or not math.isfinite(x):
+        return "—"
+    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def interval_text(iv: rv.Interval | None, scale: float = 1.0, digits: int = 3) -> str:
+    if iv is None:
+        return "—"
+    m, lo, hi = (_num(scale * v, digits) for v in (iv.mean, iv.low, iv.high))
+    return f"{m} [{lo}, {hi}]"
+
+
+def _size(iv: rv.Interval | None) -> str:
+    return "0" if iv is None else f"{iv.seeds} × {iv.tasks or '—'}"
+
+
+POSTHOC = " (after the runs)"
+"""Label of an equivalence verdict on runs that ran before its margin was written."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """A verdict table: the registered population's decisions, the intention-to-treat ones,
+    and per held-out rule its learning speed, CPU kinds and same-CPU estimate
+    (:mod:`analysis.verdicts.family`)."""
+
+    decisions: list[fm.Decision]
+    itt: dict[str, fm.Decision]
+    speed: dict[str, rv.Interval | None]
+    hosts: dict[str, str]
+    same_host: dict[str, rv.Interval | None]
+    checks: list[rc.Check]
+    posthoc: bool = True
+    """The registered population's runs predate the equivalence margin."""
+
+
+def host_mix(rule: rv.Rule, arms: Mapping[str, Mapping[int, Run]]) -> str:
+    """The seeds of ``rule`` by the CPU kind their runs ran on (``mixed``: arms on both)."""
+    seeds = sorted(set.intersection(*(set(arms.get(a, {})) for a in rule.arms)))
+    by: dict[str, list[str]] = {}
+    for s in seeds:
+        kinds = {cpu_kind(arms[a][s]) for a in rule.arms}
+        by.setdefault(kinds.pop() if len(kinds) == 1 else "mixed", []).append(str(s))
+    return "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(by.items())) or "—"
+
+
+def report(
+    arms: Mapping[str, Mapping[int, Run]], itt: Mapping[str, Mapping[int, Run]] | None = None
+) -> Report:
+    """Every rule decided on ``arms`` (the registered population) and, when given, on
+    ``itt``; every check on ``arms``."""
+    results, found = outcomes(arms)
+    itt_decisions = {d.rule.id: d for d in fm.decide(outcomes(itt)[0])} if itt else {}
+    held = [r for r in rv.RULES if r.id in fm.HELD_OUT]
+    return Report(
+        fm.decide(results),
+        itt_decisions,
+        {r.id: fm.speed(r, arms) for r in held},
+        {r.id: host_mix(r, arms) for r in rv.RULES},
+        {r.id: fm.same_host(r, arms, cpu_kind) for r in held},
+        found,
+    )
+
+
+RULE_HEADER = (
+    "rule",
+    "claim",
+    "quantity",
+    "design",
+    "estimate [95% CI]",
+    "seeds × tasks",
+    "test",
+    "p",
+    "p Holm",
+    "p TOST Holm",
+    "verdict",
+    "ITT estimate [95% CI]",
+    "ITT seeds",
+    "ITT verdict",
+)
+HELD_HEADER = (
+    "rule",
+    "final success [95% CI], pts",
+    "learning speed [95% CI], pts",
+    "bound (after the runs)",
+    "seeds by CPU",
+    "same-CPU estimate [95% CI], pts",
+    "same-CPU seeds",
+)
 CHECK_HEADER = ("check", "what", "value", "passed", "detail")
 
 
-def rule_cells(out: rv.Outcome) -> list[str]:
+def verdict_text(d: fm.Decision, posthoc: bool) -> str:
+    """The decision's verdict, with the outcome's note (why it is not tested) and the
+    after-the-runs label of an equivalence on the registered runs."""
+    text = d.verdict + (POSTHOC if posthoc and d.verdict.startswith("equivalent") else "")
+    note = d.outcome.note if d.outcome.note and not fm.testable(d.outcome) else ""
+    return text + (f" ({note})" if note else "")
+
+
+def rule_cells(d: fm.Decision, itt: fm.Decision | None = None, posthoc: bool = True) -> list[str]:
     """One row of the verdict table (:data:`RULE_HEADER`), as plain text."""
-    iv, r = out.interval, out.rule
-    est = "—" if iv is None else f"{_num(iv.mean)} [{_num(iv.low)}, {_num(iv.high)}]"
-    size = "0" if iv is None else f"{iv.seeds} × {iv.tasks or '—'}"
-    test = f"CI {'>' if r.side == 'above' else '<'} {r.threshold:g}"
-    verdict = out.verdict + (f" ({out.note})" if out.note else "")
-    return [r.id, r.claim, r.quantity, r.design, est, _num(iv.mde) if iv else "—", size, test,
-            verdict]  # fmt: skip
+    iv, r = d.outcome.interval, d.rule
+    test = f"{'>' if r.side == 'above' else '<'} {r.threshold:g}"
+    i_iv = None if itt is None else itt.outcome.interval
+    return [
+        r.id,
+        r.claim,
+        r.quantity,
+        r.design,
+        interval_text(iv),
+        _size(iv),
+        test,
+        _p(d.p),
+        _p(d.p_holm),
+        _p(d.p_tost_holm),
+        verdict_text(d, posthoc),
+        interval_text(i_iv),
+        "—" if itt is None else ", ".join(map(str, itt.outcome.seeds)) or "—",
+        "—" if itt is None else verdict_text(itt, False),
+    ]
+
+
+def held_cells(rep: Report, d: fm.Decision) -> list[str]:
+    """One row of the held-out table (:data:`HELD_HEADER`), in points."""
+    rid, same = d.rule.id, rep.same_host.get(d.rule.id)
+    return [
+        rid,
+        interval_text(d.outcome.interval, 100, 1),
+        interval_text(rep.speed.get(rid), 100, 1),
+        fm.bound(d.outcome),
+        rep.hosts.get(rid, "—"),
+        interval_text(same, 100, 1),
+        "—" if same is None else str(same.seeds),
+    ]
 
 
 def check_cells(c: rc.Check) -> list[str]:
@@ -82,13 +211,21 @@ def check_cells(c: rc.Check) -> list[str]:
     return [c.id, c.label, _num(c.value), str(c.passed), str(c.detail)]
 
 
-def markdown(results: Sequence[rv.Outcome], found: Sequence[rc.Check]) -> str:
-    """The verdict table, then the checks table."""
-    lines = ["| " + " | ".join(RULE_HEADER) + " |", "|---|---|---|---|--:|--:|--:|---|---|"]
-    for out in results:
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in rule_cells(out)) + " |")
-    lines += ["", "| " + " | ".join(CHECK_HEADER) + " |", "|---|---|--:|---|---|"]
-    lines += ["| " + " | ".join(check_cells(c)) + " |" for c in found]
+def _rows(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
+
+
+def markdown(rep: Report) -> str:
+    """The verdict table, the held-out table, then the checks table."""
+    rows = [rule_cells(d, rep.itt.get(d.rule.id), rep.posthoc) for d in rep.decisions]
+    held = [held_cells(rep, d) for d in rep.decisions if d.rule.id in fm.HELD_OUT]
+    align = ["---"] * 4 + ["--:"] * 6 + ["---", "--:", "--:", "---"]
+    lines = _rows(RULE_HEADER, rows, align) + [""]
+    lines += _rows(HELD_HEADER, held, ["---"] + ["--:"] * 3 + ["---", "--:", "--:"]) + [""]
+    lines += _rows(
+        CHECK_HEADER, [check_cells(c) for c in rep.checks], ["---", "---", "--:"] + ["---"] * 2
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -136,7 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "table":
         names = sorted({a for r in rv.RULES for a in r.arms})
         found = {n: resolve(n) for n in names}
-        print(markdown(*outcomes(rv.load_arms(found))))
+        arms, itt = rv.load_arms(found, "admitted"), rv.load_arms(found, "itt")
+        print(markdown(report(arms, itt)))
         return 0
     if not args.arm:
         ap.error("plan needs --arm")

@@ -71,7 +71,7 @@ def test_seeds_are_taken_in_order_until_enough_are_admitted(tmp_path, monkeypatc
     assert regime.stage1_seeds() == (0, 1, 2, 3, 4) and regime.rl_seeds() == (1, 2)
 
 
-def test_each_arm_runs_from_its_own_seed_and_the_rctp_arms_only_on_admitted_seeds():
+def test_each_arm_runs_from_its_own_seed_and_the_rctp_arms_only_on_admitted_or_itt_seeds():
     camp = regime.build()
     admitted = set(regime.rl_seeds())
     for s in regime.stage1_seeds():
@@ -83,7 +83,9 @@ def test_each_arm_runs_from_its_own_seed_and_the_rctp_arms_only_on_admitted_seed
             name = f"{arm.preset}-s{s}"
             if s in regime.PROOF_SEEDS:
                 continue
-            expected = s in admitted if arm.start == "rctp" else True
+            # the RCTP-FT arms: on admitted seeds, and the factorial's on the ITT seeds
+            itt = s in regime.ITT_SEEDS and arm.experiment == "regime-factorial"
+            expected = (s in admitted or itt) if arm.start == "rctp" else True
             assert (name in camp.runs) is expected, name
             if expected:
                 start = rctp if arm.start == "rctp" else sft

@@ -293,8 +293,7 @@ def test_bookkeeping_checks(tmp_path):
 
 def test_markdown_lists_every_rule_and_check(tmp_path):
     found = {rv.RCTP_RC: [write_run(tmp_path, rv.RCTP_RC, s) for s in range(3)]}
-    results, checks = rt.outcomes(rv.load_arms(found))
-    text = rt.markdown(results, checks)
+    text = rt.markdown(rt.report(rv.load_arms(found)))
     for rule in rv.RULES:
         assert f"| {rule.id} |" in text
     assert "| B1 |" in text and "| B3 |" in text
