@@ -232,11 +232,16 @@ def short_rows(root: Path, ids: tuple[str, ...] | None = None) -> list[list[str]
     for d in rep.decisions:
         if d.family == "by construction" or (ids and d.rule.id[0] not in ids):
             continue
-        full = dict(zip(vt.RULE_HEADER, vt.rule_cells(d, rep.itt.get(d.rule.id)), strict=True))
+        cells = vt.rule_cells(d, rep.itt.get(d.rule.id), missing=rep.itt_missing.get(d.rule.id, ""))
+        full = dict(zip(vt.RULE_HEADER, cells, strict=True))
         speed = (
             vt.interval_text(rep.speed.get(d.rule.id), 100, 1) if d.rule.id in fm.HELD_OUT else DASH
         )
-        rows.append([*(full[h] for h in SHORT_HEADER[:-2]), full["ITT estimate [95% CI]"], speed])
+        itt = rep.itt.get(d.rule.id)
+        n = f" ({len(itt.outcome.seeds)} seeds)" if itt and itt.outcome.seeds else ""
+        rows.append(
+            [*(full[h] for h in SHORT_HEADER[:-2]), full["ITT estimate [95% CI]"] + n, speed]
+        )
     return rows
 
 

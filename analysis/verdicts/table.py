@@ -38,6 +38,7 @@ from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import checks as rc
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
+from rcgrpo.train.arms import arm as arm_of
 
 
 def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:
@@ -97,6 +98,9 @@ class Report:
 
     decisions: list[fm.Decision]
     itt: dict[str, fm.Decision]
+    """Rule id -> its intention-to-treat decision (rules that read an RCTP-FT arm only)."""
+    itt_missing: dict[str, str]
+    """Rule id -> the runs its ITT estimate still lacks ("" when none)."""
     speed: dict[str, rv.Interval | None]
     hosts: dict[str, str]
     same_host: dict[str, rv.Interval | None]
@@ -115,17 +119,34 @@ def host_mix(rule: rv.Rule, arms: Mapping[str, Mapping[int, Run]]) -> str:
     return "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(by.items())) or "—"
 
 
+def rctp_arm(preset: str) -> bool:
+    a = arm_of(preset)
+    return a is not None and a.start == "rctp"
+
+
+def itt_missing(rule: rv.Rule, itt: Mapping[str, Mapping[int, Run]]) -> str:
+    """Which of the rule's arms have no run on the seeds only the ITT population holds
+    ("" when the ITT estimate has every seed)."""
+    extra = sorted(set(rv.ITT) - set(rv.ADMITTED))
+    lacking = {a: [s for s in extra if s not in itt.get(a, {})] for a in rule.arms}
+    parts = [f"{a} on {', '.join(map(str, ss))}" for a, ss in lacking.items() if ss]
+    return "no run of " + "; ".join(dict.fromkeys(parts)) if parts else ""
+
+
 def report(
     arms: Mapping[str, Mapping[int, Run]], itt: Mapping[str, Mapping[int, Run]] | None = None
 ) -> Report:
     """Every rule decided on ``arms`` (the registered population) and, when given, on
     ``itt``; every check on ``arms``."""
     results, found = outcomes(arms)
-    itt_decisions = {d.rule.id: d for d in fm.decide(outcomes(itt)[0])} if itt else {}
+    treated = {r.id for r in rv.RULES if any(rctp_arm(a) for a in r.arms)}
+    itt_all = fm.decide(outcomes(itt)[0]) if itt else []
+    itt_decisions = {d.rule.id: d for d in itt_all if d.rule.id in treated}
     held = [r for r in rv.RULES if r.id in fm.HELD_OUT]
     return Report(
         fm.decide(results),
         itt_decisions,
+        {r.id: itt_missing(r, itt) for r in rv.RULES if r.id in treated and itt},
         {r.id: fm.speed(r, arms) for r in held},
         {r.id: host_mix(r, arms) for r in rv.RULES},
         {r.id: fm.same_host(r, arms, cpu_kind) for r in held},
@@ -169,7 +190,9 @@ def verdict_text(d: fm.Decision, posthoc: bool) -> str:
     return text + (f" ({note})" if note else "")
 
 
-def rule_cells(d: fm.Decision, itt: fm.Decision | None = None, posthoc: bool = True) -> list[str]:
+def rule_cells(
+    d: fm.Decision, itt: fm.Decision | None = None, posthoc: bool = True, missing: str = ""
+) -> list[str]:
     """One row of the verdict table (:data:`RULE_HEADER`), as plain text."""
     iv, r = d.outcome.interval, d.rule
     test = f"{'>' if r.side == 'above' else '<'} {r.threshold:g}"
@@ -188,7 +211,7 @@ def rule_cells(d: fm.Decision, itt: fm.Decision | None = None, posthoc: bool = T
         verdict_text(d, posthoc),
         interval_text(i_iv),
         "—" if itt is None else ", ".join(map(str, itt.outcome.seeds)) or "—",
-        "—" if itt is None else verdict_text(itt, False),
+        "—" if itt is None else verdict_text(itt, False) + (f" ({missing})" if missing else ""),
     ]
 
 
@@ -218,7 +241,10 @@ def _rows(header: Sequence[str], rows: Sequence[Sequence[str]], align: str) -> l
 
 def markdown(rep: Report) -> str:
     """The verdict table, the held-out table, then the checks table."""
-    rows = [rule_cells(d, rep.itt.get(d.rule.id), rep.posthoc) for d in rep.decisions]
+    rows = [
+        rule_cells(d, rep.itt.get(d.rule.id), rep.posthoc, rep.itt_missing.get(d.rule.id, ""))
+        for d in rep.decisions
+    ]
     held = [held_cells(rep, d) for d in rep.decisions if d.rule.id in fm.HELD_OUT]
     align = ["---"] * 4 + ["--:"] * 6 + ["---", "--:", "--:", "---"]
     lines = _rows(RULE_HEADER, rows, align) + [""]
