@@ -69,10 +69,12 @@ class Decision:
         return self.outcome.rule
 
 
-def family_of(rule_id: str) -> str:
+def family_of(rule_id: str, families: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The family of ``rule_id`` in ``families`` (default :data:`FAMILIES`)."""
     if rule_id in BY_CONSTRUCTION:
         return "by construction"
-    return next((f for f, ids in FAMILIES.items() if rule_id in ids), "unassigned")
+    fams = FAMILIES if families is None else families
+    return next((f for f, ids in fams.items() if rule_id in ids), "unassigned")
 
 
 def testable(out: rv.Outcome) -> bool:
@@ -88,13 +90,13 @@ def _p(estimate: float, se: float, df: float, theta: float) -> float:
     return t_pvalue(estimate, se, df, theta)
 
 
-def _tost(estimate: float, se: float, df: float) -> float:
+def _tost(estimate: float, se: float, df: float, margin: float = MARGIN) -> float:
     if se == 0:
-        return 0.0 if abs(estimate) < MARGIN else 1.0
-    return tost_pvalue(estimate, se, df, MARGIN)
+        return 0.0 if abs(estimate) < margin else 1.0
+    return tost_pvalue(estimate, se, df, margin)
 
 
-def _verdict(out: rv.Outcome, p_holm: float, p_tost_holm: float) -> str:
+def _verdict(out: rv.Outcome, p_holm: float, p_tost_holm: float, margin: float = MARGIN) -> str:
     if out.rule.id in BY_CONSTRUCTION:
         return f"{out.verdict} ({BY_CONSTRUCTION[out.rule.id]})"
     if not testable(out):
@@ -104,31 +106,37 @@ def _verdict(out: rv.Outcome, p_holm: float, p_tost_holm: float) -> str:
         above = iv.mean > rule.threshold
         return "holds" if above == (rule.side == "above") else "does not hold"
     if p_tost_holm < ALPHA:
-        return f"equivalent within ±{100 * MARGIN:g} points"
+        return f"equivalent within ±{100 * margin:g} points"
     return "inconclusive"
 
 
-def decide(outcomes: Sequence[rv.Outcome]) -> list[Decision]:
-    """Every outcome decided in its family (module docstring), in the order given."""
+def decide(
+    outcomes: Sequence[rv.Outcome],
+    families: dict[str, tuple[str, ...]] | None = None,
+    equivalence: Sequence[str] = EQUIVALENCE,
+    margin: float = MARGIN,
+) -> list[Decision]:
+    """Every outcome decided in its family (module docstring), in the order given; the
+    families, the equivalence rules and their margin default to the regime campaign's."""
+    fams = FAMILIES if families is None else families
     p, p_tost = [], []
     for out in outcomes:
         iv, rule = out.interval, out.rule
         ok = testable(out) and rule.id not in BY_CONSTRUCTION
         p.append(_p(iv.mean, iv.se, iv.df, rule.threshold) if ok else math.nan)
-        eq = ok and rule.id in EQUIVALENCE
-        p_tost.append(_tost(iv.mean, iv.se, iv.df) if eq else math.nan)
+        eq = ok and rule.id in equivalence
+        p_tost.append(_tost(iv.mean, iv.se, iv.df, margin) if eq else math.nan)
     p_holm, p_tost_holm = [math.nan] * len(p), [math.nan] * len(p)
-    for name in FAMILIES:
-        idx = [i for i, o in enumerate(outcomes) if family_of(o.rule.id) == name]
+    for name in fams:
+        idx = [i for i, o in enumerate(outcomes) if family_of(o.rule.id, fams) == name]
         for src, dst in ((p, p_holm), (p_tost, p_tost_holm)):
             for i, adj in zip(idx, holm([src[i] for i in idx]), strict=True):
                 dst[i] = adj
     out = []
     for i, o in enumerate(outcomes):
-        verdict = _verdict(o, p_holm[i], p_tost_holm[i])
-        out.append(
-            Decision(o, family_of(o.rule.id), p[i], p_holm[i], p_tost[i], p_tost_holm[i], verdict)
-        )
+        verdict = _verdict(o, p_holm[i], p_tost_holm[i], margin)
+        family = family_of(o.rule.id, fams)
+        out.append(Decision(o, family, p[i], p_holm[i], p_tost[i], p_tost_holm[i], verdict))
     return out
 
 

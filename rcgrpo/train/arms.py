@@ -112,6 +112,16 @@ ARMS: tuple[Arm, ...] = (
         "GRPO (high goal) + DAPO", "black", "regime-baselines", "dapo", "new"),
     Arm("regime-rctp-drgrpo", "rctp", "RCTP-FT + Dr. GRPO", "Dr. GRPO (high goal)", "blue",
         "regime-baselines", "drgrpo", "new", tex="Dr.~GRPO (high goal)"),
+    Arm("regime-rcgrpo-beta1", "rctp", "RC-GRPO, β = 1", "RC-GRPO, β = 1", "blue",
+        "regime-separation", "rc_beta1", "new", tex="RC-GRPO, $\\beta=1$"),
+    Arm("regime-rcgrpo-beta3", "rctp", "RC-GRPO, β = 3", "RC-GRPO, β = 3", "purple",
+        "regime-separation", "rc_beta3", "new", tex="RC-GRPO, $\\beta=3$"),
+    Arm("regime-rcgrpo-anchored", "rctp", "RC-GRPO, anchored low mode",
+        "RC-GRPO, low goal untrained", "black", "regime-separation", "rc_anchored", "new"),
+    Arm("regime-rcgrpo-goalnorm", "rctp", "RC-GRPO, within-goal normalisation",
+        "RC-GRPO, within-goal advantages", "green", "regime-separation", "rc_goalnorm", "new"),
+    Arm("regime-rctp-grpo-g4", "rctp", "RCTP-FT + GRPO, G = 4", "GRPO (high goal), G = 4",
+        "sky", "regime-separation", "rctp_grpo_g4", "new"),
 )  # fmt: skip
 """Every arm; within a regime, the order of legends, bars and table rows."""
 

@@ -179,6 +179,14 @@ class AlgoConfig:
     eval_low: bool = False
     """Also evaluate held-out tasks under <|low_reward|> (reward/eval_success_low: mode
     separation on unseen tasks)."""
+    adv_scope: str = "group"
+    """group (paper: the advantage is normalised over all G rollouts) | goal (within each
+    reward goal's sub-group: the between-goal variance enters no advantage; a mechanism arm,
+    :mod:`rcgrpo.advantage_scope`). goal needs reward goals (conditioning iid | stratified)."""
+    low_goal_gradient: bool = True
+    """False = the anchored low mode: low-goal rollouts enter their group's advantage
+    statistics but are left out of the update (no policy-gradient, KL or entropy term), so
+    the low mode cannot learn (a mechanism arm). Needs conditioning iid | stratified."""
 
 
 @dataclass

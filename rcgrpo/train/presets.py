@@ -1,4 +1,4 @@
-"""Named RL configs (Stage 2): ``python -m rcgrpo train --preset NAME``.
+r"""Named RL configs (Stage 2): ``python -m rcgrpo train --preset NAME``.
 
 Every algorithm is the same loop with different config values. Each arm of
 :data:`rcgrpo.train.arms.ARMS` has a preset of the same name: its regime's base (GRPO from
@@ -35,6 +35,25 @@ entropy coefficient chosen on seed 9 (``docs/regime_verdicts.md``: :data:`MATCHE
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
 that against RC-GRPO only the fix differs (verdict rules D1, D2).
+The ``regime-separation`` arms separate RC-GRPO's mechanisms (``docs/protocols/
+regime-d10-separation.md``); each differs from ``regime-rcgrpo`` in one value and the equation
+it changes:
+
+==========================  =============================  ====================================
+preset                      change                         what it changes
+==========================  =============================  ====================================
+``regime-rcgrpo-beta1``     ``algo.kl_beta`` 1             the anchor β of
+                                                           :math:`J - \beta\,KL(\pi\|\pi_{ref})`
+``regime-rcgrpo-beta3``     ``algo.kl_beta`` 3             the same, β = 3
+``regime-rcgrpo-anchored``  ``algo.low_goal_gradient``     low-goal rollouts enter μ_g, σ_g but
+                            False                          carry no gradient (no PG, KL or
+                                                           entropy term)
+``regime-rcgrpo-goalnorm``  ``algo.adv_scope`` goal        :math:`A_j` normalised within its
+                                                           goal's sub-group: no between-goal
+                                                           term (:mod:`rcgrpo.advantage_scope`)
+``regime-rctp-grpo-g4``     as ``regime-rctp-grpo``,       RCTP-FT + GRPO with G/2 = 4 high-goal
+                            ``rollout.group_size`` 4       rollouts, RC-GRPO's mean per group
+==========================  =============================  ====================================
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
@@ -202,6 +221,11 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-rctp-drgrpo": {
         "algo": {**_HIGH, "adv_estimator": "dr-grpo", "loss_agg": "seq-mean-token-sum-norm"}
     },
+    "regime-rcgrpo-beta1": {"algo": {**_RC, "kl_beta": 1.0}},
+    "regime-rcgrpo-beta3": {"algo": {**_RC, "kl_beta": 3.0}},
+    "regime-rcgrpo-anchored": {"algo": {**_RC, "low_goal_gradient": False}},
+    "regime-rcgrpo-goalnorm": {"algo": {**_RC, "adv_scope": "goal"}},
+    "regime-rctp-grpo-g4": {"algo": _HIGH, "rollout": {"group_size": 4}},
 }
 """Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
 

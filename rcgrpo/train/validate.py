@@ -110,6 +110,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
             "sft.synth_preset": SYNTH_PRESETS,
             "sft.demonstrations": SCRIPTS,
         }
+    from rcgrpo.advantage_scope import ADV_SCOPES
     from rcgrpo.advantages import ADV_ESTIMATORS
     from rcgrpo.aggregation import AGG_MODES
     from rcgrpo.conditioning import SCHEMES
@@ -124,6 +125,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
         "algo.conditioning": SCHEMES,
         "algo.eval_condition": CONDITIONS,
         "algo.adv_estimator": ADV_ESTIMATORS,
+        "algo.adv_scope": ADV_SCOPES,
         "algo.ratio": RATIO_LEVELS,
         "algo.ratio_against": RATIO_AGAINST,
         "algo.kl_estimator": KL_ESTIMATORS,
@@ -261,6 +263,11 @@ def _rl_cross_checks(cfg: TrainConfig) -> None:
         )
     if not cfg.init.strip():
         _fail("init", "must name a checkpoint folder, model path or tiny preset", cfg.init)
+    goals = cfg.algo.conditioning in ("iid", "stratified")
+    if cfg.algo.adv_scope != "group" and not goals:
+        _fail("algo.adv_scope", "needs algo.conditioning iid | stratified", cfg.algo.adv_scope)
+    if not cfg.algo.low_goal_gradient and not goals:
+        _fail("algo.low_goal_gradient", "False needs algo.conditioning iid | stratified", False)
 
 
 def _stage1_cross_checks(cfg: SFTConfig) -> None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from rcgrpo.advantages import group_advantages
+from rcgrpo.advantage_scope import scoped_advantages, trained_rollouts
 from rcgrpo.validation import check_group_tensor
 
 
@@ -126,24 +126,41 @@ def collect_groups(
     return out
 
 
-def advantages_of(rewards: torch.Tensor, algo) -> torch.Tensor:
-    """[N, G] advantages under the run's estimator (:func:`rcgrpo.group_advantages`)."""
-    return group_advantages(rewards, algo.adv_estimator, eps_stab=algo.eps_stab, ddof=algo.adv_ddof)
+def advantages_of(rewards: torch.Tensor, algo, high: torch.Tensor | None = None) -> torch.Tensor:
+    """[N, G] advantages the update trains with: the run's estimator over its scope
+    (:func:`rcgrpo.advantage_scope.scoped_advantages`; ``high`` [N, G] the reward goals),
+    0 for the rollouts it does not train on (the anchored low mode,
+    :func:`rcgrpo.advantage_scope.trained_rollouts`)."""
+    adv = scoped_advantages(
+        rewards,
+        high,
+        algo.adv_scope,
+        algo.adv_estimator,
+        eps_stab=algo.eps_stab,
+        ddof=algo.adv_ddof,
+    )
+    train = trained_rollouts(high, algo.low_goal_gradient)
+    return adv if train is None else torch.where(train, adv, torch.zeros_like(adv))
 
 
 def training_batch(collected: Collected, algo):
     """(this rank's :class:`~rcgrpo.train.rl.update.TrainBatch`, [K, G] advantages of the kept
     groups). Advantages are computed on the GLOBAL kept grid, then sliced, so batch-scaled
-    advantages see every rank's rewards."""
+    advantages see every rank's rewards. In the anchored low mode (``algo.low_goal_gradient``
+    False) the low-goal rollouts stay in the advantage statistics, get advantage 0 in the
+    returned grid (what they trained with) and are not in the batch."""
     from rcgrpo.train.rl.update import TrainBatch
 
     kept = collected.rewards[collected.kept]
-    adv = advantages_of(kept, algo) if len(kept) else kept.clone()
+    goals = None if collected.high is None else collected.high[collected.kept]
+    adv = advantages_of(kept, algo, goals) if len(kept) else kept.clone()
+    train = trained_rollouts(goals, algo.low_goal_gradient) if len(kept) else None
     rollouts, values, ordinal = [], [], []
     for k, group in collected.local_groups():
-        rollouts += group
-        values += adv[k].tolist()
-        ordinal += [k] * len(group)
+        use = [g for g in range(len(group)) if train is None or bool(train[k, g])]
+        rollouts += [group[g] for g in use]
+        values += [float(adv[k, g]) for g in use]
+        ordinal += [k] * len(use)
     high = None
     if collected.high is not None:
         high = torch.tensor([bool(r.reward_high) for r in rollouts], dtype=torch.bool)

@@ -69,7 +69,7 @@ class PhaseTimer:
 def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     """reward/ adv/ group/ theory/ of the generated groups (module docstring)."""
     rewards, high = collected.rewards, collected.high
-    adv = advantages_of(rewards, algo)
+    adv = advantages_of(rewards, algo, high)
     p = algo.p_high if algo.conditioning == "iid" else None
     diag = group_diagnostics(rewards, adv, high, p=p)
     out = {k: v for k, v in diag.items() if k in METRICS}
@@ -90,7 +90,7 @@ def split_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     if not bool(kept.any()):
         return {k: torch.tensor(float("nan"), dtype=torch.float64) for k in SPLIT_METRICS}
     high = collected.high[kept]
-    between, within = advantage_split(advantages_of(collected.rewards[kept], algo), high)
+    between, within = advantage_split(advantages_of(collected.rewards[kept], algo, high), high)
     return split_summaries(between, within, high)
 
 

@@ -119,3 +119,35 @@ def test_conversation_rows_share_the_table_keys():
         {"role": "user", "content": "task 1"},
         {"role": "assistant", "content": "reply 0"},
     ]
+
+
+def _goal_round(rewards, high):
+    rnd = _round(rewards)
+    rnd.high = torch.tensor(high, dtype=torch.bool)
+    for p, group in rnd.local.items():
+        for g, rollout in enumerate(group):
+            rollout.reward_high = bool(rnd.high[p, g])
+    return rnd
+
+
+def test_anchored_low_mode_leaves_low_goal_rollouts_out_of_the_batch():
+    # 1 0 | 0 0 under H H | L L: whole-group statistics give the high rollouts √3, -1/√3;
+    # the low ones are not in the batch and carry advantage 0 in the logged grid
+    rnd = _goal_round([[1, 0, 0, 0]], [[True, True, False, False]])
+    out = collect_groups(lambda i: rnd, GROUP_FILTERS["none"], target=1, max_rounds=0)
+    algo = AlgoConfig(low_goal_gradient=False, eps_stab=0.0)
+    batch, adv = training_batch(out, algo)
+    s3 = 3**0.5
+    assert adv.view(-1).tolist() == pytest.approx([s3, -1 / s3, 0.0, 0.0], rel=1e-5)
+    assert len(batch.rollouts) == 2 and batch.high.tolist() == [True, True]
+    assert batch.advantages.tolist() == pytest.approx([s3, -1 / s3], rel=1e-5)
+    assert [r.reward for r in batch.rollouts] == [1.0, 0.0]
+
+
+def test_within_goal_scope_in_the_batch():
+    # 1 1 | 0 1 under H H | L L: high {1, 1} constant -> 0 0; low {0, 1} -> -1 +1
+    rnd = _goal_round([[1, 1, 0, 1]], [[True, True, False, False]])
+    out = collect_groups(lambda i: rnd, GROUP_FILTERS["none"], target=1, max_rounds=0)
+    batch, adv = training_batch(out, AlgoConfig(adv_scope="goal", eps_stab=0.0))
+    assert adv.view(-1).tolist() == pytest.approx([0.0, 0.0, -1.0, 1.0], abs=1e-6)
+    assert len(batch.rollouts) == 4
