@@ -301,7 +301,8 @@ PASS_KS = (1, 2, 4, 8)
 
 def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]:
     """Arm preset -> {seed: the condition block of its final-checkpoint report} for the
-    regime's arms (reserved seeds left out)."""
+    regime's arms, on the seeds the registered (admitted) population counts
+    (:func:`analysis.verdicts.regime.counts`)."""
     out: dict[str, dict[int, dict]] = {}
     for a in arms("new"):
         name = re.compile(rf"regime-final-{re.escape(a.preset)}-s(\d+)\.json")
@@ -310,7 +311,7 @@ def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]
             if match is None:  # e.g. regime-rcgrpo-strat-s3 under regime-rcgrpo-s*
                 continue
             seed, report = int(match[1]), json.loads(path.read_text())
-            if seed in rv.RESERVED_SEEDS or report["preset"] != a.preset:
+            if not rv.counts(a.preset, seed, "admitted") or report["preset"] != a.preset:
                 continue
             (condition,) = report["conditions"].values()
             out.setdefault(a.preset, {})[seed] = condition
