@@ -156,11 +156,14 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 
 
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body, for every run-generated block of the README (the regime suite's
-    from its committed runs, :data:`REGIME_RESULTS`)."""
+    """Block name -> body, for every run-generated block of the README: the campaigns table
+    of ``results/INDEX.toml`` (:mod:`analysis.runs.index`), the pool regime's tables, the
+    regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`)."""
     from analysis.report.regime_tables import readme_block
+    from analysis.runs import index
 
     return {
+        "campaigns": index.markdown(index.studies()),
         "results": results_markdown(resolve),
         "verdicts": verdicts_markdown(resolve),
         "regime-verdicts": readme_block(REGIME_RESULTS),

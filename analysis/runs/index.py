@@ -1,0 +1,90 @@
+"""The results index ``results/INDEX.toml``: one row per campaign or study, and which row a
+committed run folder belongs to.
+
+Each row (:class:`Study`) names its task suite, status, the fnmatch patterns of its run
+folders (relative to ``results/``), its protocol page, its verdict module and a one-line
+finding. Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
+``tests/unit/analysis/test_results_index.py``). The README's campaigns table is
+:func:`markdown` (``python -m analysis.report --write-readme``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis import REPO_ROOT
+
+RESULTS = REPO_ROOT / "results"
+INDEX = RESULTS / "INDEX.toml"
+STATUSES = ("current", "complete", "planned", "design history")
+
+
+@dataclass(frozen=True)
+class Study:
+    """One row of the index (module docstring)."""
+
+    id: str
+    title: str
+    suite: str
+    status: str
+    folders: tuple[str, ...]
+    protocol: str
+    verdicts: str
+    finding: str
+
+    def owns(self, folder: str) -> bool:
+        """Whether ``folder`` (relative to ``results/``) matches one of the row's patterns."""
+        return any(fnmatch.fnmatchcase(folder, p) for p in self.folders)
+
+
+def studies(path: Path = INDEX) -> list[Study]:
+    """The rows of the index, in order; a row with an unknown status is an error."""
+    rows = tomllib.loads(path.read_text())["study"]
+    out = []
+    for row in rows:
+        row = {**row, "folders": tuple(row["folders"])}
+        if row["status"] not in STATUSES:
+            raise ValueError(f"{path}: study {row['id']}: status must be one of {STATUSES}")
+        out.append(Study(**row))
+    return out
+
+
+def run_folders(results: Path = RESULTS) -> list[str]:
+    """Every run folder, ``<area>/<run>`` relative to ``results/``."""
+    return sorted(
+        f"{area.name}/{run.name}"
+        for area in results.iterdir()
+        if area.is_dir()
+        for run in area.iterdir()
+        if run.is_dir()
+    )
+
+
+def owners(folder: str, rows: list[Study]) -> list[str]:
+    """The ids of the rows that own ``folder``."""
+    return [s.id for s in rows if s.owns(folder)]
+
+
+def unindexed(rows: list[Study], results: Path = RESULTS) -> list[str]:
+    """Run folders no row owns."""
+    return [f for f in run_folders(results) if not owners(f, rows)]
+
+
+def doubled(rows: list[Study], results: Path = RESULTS) -> dict[str, list[str]]:
+    """Run folders two or more rows own -> those rows."""
+    return {f: o for f in run_folders(results) if len(o := owners(f, rows)) > 1}
+
+
+def markdown(rows: list[Study], results: Path = RESULTS) -> str:
+    """The README's campaigns table: study, suite, status, runs committed, finding, protocol."""
+    folders = run_folders(results)
+    head = "| study | suite | status | runs | finding | read more |\n|---|---|---|--:|---|---|"
+    lines = [head]
+    for s in rows:
+        n = sum(s.owns(f) for f in folders)
+        link = f"[{Path(s.protocol).name}]({s.protocol})"
+        lines.append(f"| {s.title} | {s.suite} | {s.status} | {n} | {s.finding} | {link} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,53 @@
+"""results/INDEX.toml: every committed run folder belongs to exactly one study, every row
+points at files that exist, and the reader's checks catch an orphan and a double."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis import REPO_ROOT
+from analysis.runs import index as ix
+
+
+def test_every_run_folder_belongs_to_exactly_one_study():
+    rows = ix.studies()
+    assert ix.unindexed(rows) == []
+    assert ix.doubled(rows) == {}
+
+
+def test_every_row_names_existing_pages_and_modules():
+    for s in ix.studies():
+        assert (REPO_ROOT / s.protocol).is_file(), (s.id, s.protocol)
+        assert (REPO_ROOT / s.verdicts).is_file(), (s.id, s.verdicts)
+    assert len({s.id for s in ix.studies()}) == len(ix.studies())
+
+
+def _tree(tmp_path: Path, *folders: str) -> Path:
+    for f in folders:
+        (tmp_path / f).mkdir(parents=True)
+    (tmp_path / "regime" / "hosts.json").write_text("{}")  # files are not run folders
+    return tmp_path
+
+
+def test_an_orphan_and_a_double_are_found(tmp_path):
+    results = _tree(tmp_path, "regime/a-s1", "regime/b-s1", "regime/c-s1")
+    rows = [
+        ix.Study("x", "X", "s", "current", ("regime/a-*", "regime/b-*"), "p", "v", "f"),
+        ix.Study("y", "Y", "s", "complete", ("regime/b-s1",), "p", "v", "f"),
+    ]
+    assert ix.unindexed(rows, results) == ["regime/c-s1"]
+    assert ix.doubled(rows, results) == {"regime/b-s1": ["x", "y"]}
+    table = ix.markdown(rows, results).splitlines()
+    assert table[2] == "| X | s | current | 2 | f | [p](p) |"
+
+
+def test_an_unknown_status_is_refused(tmp_path):
+    index = tmp_path / "INDEX.toml"
+    index.write_text(
+        '[[study]]\nid = "x"\ntitle = "X"\nsuite = "s"\nstatus = "done"\nfolders = []\n'
+        'protocol = "p"\nverdicts = "v"\nfinding = "f"\n'
+    )
+    with pytest.raises(ValueError, match="status must be one of"):
+        ix.studies(index)
