@@ -117,3 +117,50 @@ def test_diagnose_on_the_callbacks_rollouts_equals_its_logged_metrics(run, tmp_p
         for key, value in step.items():
             if "/" in key:
                 assert (row[key] is None and math.isnan(value)) or row[key] == value, key
+
+
+def _fake_trainer(rewards: list[float], advantages: list[float], group: int):
+    """The attributes of a GRPOTrainer the callback reads, after one train round."""
+    from collections import defaultdict
+    from types import SimpleNamespace
+
+    metrics = {"train": defaultdict(list)}
+    metrics["train"]["frac_reward_zero_std"].append(0.5)
+    return SimpleNamespace(
+        args=SimpleNamespace(generation_batch_size=len(rewards)),
+        num_generations=group,
+        reward_func_names=["r"],
+        reward_weights=torch.ones(1),
+        _logs={"rewards": {"r": rewards}, "advantages": advantages},
+        _metrics=metrics,
+        model=SimpleNamespace(training=True),
+        accelerator=SimpleNamespace(is_main_process=True),
+    )
+
+
+def test_hand_made_groups_equal_the_repo_trainers_registry_formulas():
+    from types import SimpleNamespace
+
+    from rcgrpo.train.rl.filters import Collected, Round
+    from rcgrpo.train.rl.step_metrics import group_metrics
+
+    rewards = torch.tensor([[1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0]])
+    adv = group_advantages(rewards, "grpo", eps_stab=1e-4, ddof=1)  # TRL's advantage
+    trainer = _fake_trainer(rewards.view(-1).tolist(), adv.view(-1).tolist(), 4)
+    GroupDiagnosticsCallback(trainer)._collect(step=1)
+    got = {k: v[0] for k, v in trainer._metrics["train"].items() if "/" in k}
+    # hand: one all-pass group of two; s̄ = 5/8 -> (5/8)^4 + (3/8)^4; group 2: s = 1/4,
+    # σ² = 3/16; TRL's σ (ddof 1) = 1/2 -> spread 1/(1/2 + 1e-4)
+    assert got["group/zero_var_frac"] == 0.5 and got["group/zero_var_success_frac"] == 0.5
+    assert got["group/zero_var_predicted_pooled"] == pytest.approx((5 / 8) ** 4 + (3 / 8) ** 4)
+    assert got["group/zero_var_predicted"] == pytest.approx((1 + 0.25**4 + 0.75**4) / 2)
+    assert got["group/var_mean"] == pytest.approx(3 / 32)
+    assert got["adv/gap_mean"] == pytest.approx(0.5 / (0.5 + 1e-4), rel=1e-6)
+    # the repository trainer's own metrics of the same groups under TRL's estimator
+    algo = SimpleNamespace(
+        adv_estimator="grpo", eps_stab=1e-4, adv_ddof=1, conditioning="none", p_high=0.5
+    )
+    collected = Collected([Round(rewards, None, [], {})], [torch.ones(2, dtype=torch.bool)])
+    trainer_metrics = {k: float(v) for k, v in group_metrics(collected, algo).items()}
+    for key, value in got.items():
+        assert value == pytest.approx(trainer_metrics[key], rel=1e-6, abs=1e-12), key
