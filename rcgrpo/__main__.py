@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "Stage 2: GRPO / RC-GRPO and collapse baselines (torchrun-ready)",
     ),
     "trl": ("rcgrpo.integrations.trl_cli", "Stage 2 on TRL's GRPOTrainer (rcgrpo[trl] extra)"),
+    "diagnose": ("rcgrpo.diagnose.cli", "collapse report of any GRPO run's rollout records"),
 }
 
 

@@ -44,11 +44,11 @@ from datasets import Dataset
 from trl import GRPOTrainer
 
 from rcgrpo.advantages import ADV_ESTIMATORS, group_advantages
-from rcgrpo.diagnostics import group_diagnostics
+from rcgrpo.diagnose.instruments import step_instruments
 from rcgrpo.env import Episode
 from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_goals
 from rcgrpo.integrations.trl_rollout import EpisodeRollout, RolloutSettings
-from rcgrpo.metrics import METRICS, validate_metric_names
+from rcgrpo.metrics import validate_metric_names
 from rcgrpo.policy.render import initial_messages
 from rcgrpo.train.rl.filters import table_row
 
@@ -98,14 +98,12 @@ def group_metrics(
 ) -> dict[str, float]:
     """Registry-named floats of one generation round's [P, G] grid.
 
+    :func:`rcgrpo.diagnose.instruments.step_instruments`, i.e.
     :func:`rcgrpo.group_diagnostics` (collapse split, predicted collapse, mode separation,
     between/within variance, advantage spread; ``theory/*`` when ``p`` is given) plus
     ``adv/abs_mean`` and ``adv/nonzero_frac`` of the advantages TRL trains on.
     """
-    diag = group_diagnostics(rewards.double(), advantages.double(), high, p=p)
-    out = {k: float(v) for k, v in diag.items() if k in METRICS}
-    out["adv/abs_mean"] = float(advantages.abs().double().mean())
-    out["adv/nonzero_frac"] = float((advantages != 0).double().mean())
+    out = step_instruments(rewards.double(), advantages.double(), high, p)
     validate_metric_names(out)
     return out
 

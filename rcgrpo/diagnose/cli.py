@@ -1,0 +1,112 @@
+"""``python -m rcgrpo diagnose PATH``: the collapse instruments of a GRPO run, from its records.
+
+::
+
+    python -m rcgrpo diagnose results/campaign/cpu-grpo-s0          # a run folder of ours
+    python -m rcgrpo diagnose /ckpt/rollouts --format verl          # verl rollout_data_dir
+    python -m rcgrpo diagnose rollouts.csv --group-col prompt_id --reward-col score \\
+        --goal-col goal --p-high 0.5                                 # any table
+
+PATH is a run folder of this repository, a verl ``trainer.rollout_data_dir`` or a table
+(JSONL, CSV, Parquet; :mod:`rcgrpo.diagnose.sources`). Writes ``report.json``,
+``figures/*.png`` and ``report.html`` (or ``report.md``) to ``--out`` (default
+``PATH-diagnose``) and prints the verdict. A table it cannot read exits 2 with a one-line
+error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rcgrpo.advantages import ADV_ESTIMATORS
+from rcgrpo.diagnose import sources
+from rcgrpo.diagnose.analysis import Options, step_row, summarise
+from rcgrpo.diagnose.groups import group_steps
+from rcgrpo.diagnose.report import write_report
+from rcgrpo.diagnose.verdict import RULE
+
+VERL_COLUMNS = sources.Columns(step="step", group="input", reward="score")
+"""verl's dump fields (group = the prompt text ``input``)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m rcgrpo diagnose", description=__doc__.split("\n")[0]
+    )
+    p.add_argument("path", type=Path, help="run folder, verl rollout_data_dir or table file")
+    p.add_argument("--format", choices=("auto", "run", "verl", "table"), default="auto")
+    p.add_argument("--out", type=Path, help="report folder (default: PATH-diagnose)")
+    p.add_argument("--page", choices=("html", "md"), default="html", help="report page format")
+    p.add_argument("--step-col", help="column of the step (table: step)")
+    p.add_argument("--group-col", help="column of the group / prompt id (table: group)")
+    p.add_argument("--reward-col", help="column of the reward (table: reward, verl: score)")
+    p.add_argument("--goal-col", help="column of the reward goal (high/low, 1/0), optional")
+    p.add_argument("--advantage-col", help="column of the recorded advantage, optional")
+    p.add_argument("--p-high", type=float, help="P(high goal), enables the bound κ ε²")
+    p.add_argument("--adv-estimator", choices=list(ADV_ESTIMATORS), default="grpo")
+    p.add_argument("--eps-stab", type=float, default=1e-6, help="ε of the group std")
+    p.add_argument("--ddof", type=int, choices=(0, 1), default=0, help="std ddof (verl: 1)")
+    p.add_argument("--success-value", type=float, default=1.0)
+    p.add_argument("--fail-value", type=float, default=0.0)
+    p.add_argument("--drop-ragged", action="store_true", help="drop groups of another size")
+    p.add_argument("--threshold", type=float, default=RULE["threshold"], help="verdict rule")
+    p.add_argument("--window", type=int, default=RULE["window"], help="verdict rule")
+    p.add_argument("--margin", type=float, default=RULE["margin"], help="verdict rule")
+    return p
+
+
+def _columns(args: argparse.Namespace, base: sources.Columns) -> sources.Columns:
+    return sources.Columns(
+        step=args.step_col or base.step,
+        group=args.group_col or base.group,
+        reward=args.reward_col or base.reward,
+        goal=args.goal_col,
+        advantage=args.advantage_col,
+    )
+
+
+def diagnose(args: argparse.Namespace) -> dict:
+    """The report dict of ``args`` (see :mod:`rcgrpo.diagnose.report`)."""
+    kind = sources.detect(args.path) if args.format == "auto" else args.format
+    settings = sources.RunSettings()
+    if kind == "run":
+        records, settings = sources.read_run(args.path)
+    elif kind == "verl":
+        records = sources.read_verl(args.path, _columns(args, VERL_COLUMNS))
+    else:
+        records = sources.read_table(args.path, _columns(args, sources.Columns()))
+    steps, notes = group_steps(records, drop_ragged=args.drop_ragged)
+    opts = Options(
+        args.adv_estimator,
+        args.eps_stab,
+        args.ddof,
+        args.p_high,
+        args.success_value,
+        args.fail_value,
+    )
+    rows = [step_row(sg, opts, settings) for sg in steps]
+    rule = {"threshold": args.threshold, "window": args.window, "margin": args.margin}
+    summary = summarise(rows, rule)
+    return {
+        "source": str(args.path),
+        "format": kind,
+        "notes": settings.notes + notes,
+        "summary": summary,
+        "steps": rows,
+    }
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        report = diagnose(args)
+    except (ValueError, KeyError, OSError) as exc:
+        print(f"diagnose: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or args.path.with_name(args.path.name + "-diagnose")
+    page = write_report(out, report, args.page)
+    print(report["summary"]["verdict"]["text"])
+    print(f"report: {page} (numbers: {out / 'report.json'})")
+    return 0
