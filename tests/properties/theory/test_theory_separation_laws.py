@@ -12,7 +12,6 @@ from analysis.theory.separation_dynamics import (
     bandit_rewards,
     expected_update,
     goal_weights,
-    half_life,
     simulate,
     success,
     success_gradient,
