@@ -20,11 +20,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
-from analysis.verdicts.separation import separation_blocks
 from analysis.figures import style as fs
 from analysis.runs import load_run
 from analysis.runs.extractors import series
 from analysis.theory.separation_dynamics import bandit, bandit_rewards, simulate
+from analysis.verdicts.separation import separation_blocks
 
 REQUIRES: tuple[str, ...] = ()
 SEEDS, FIT_SEEDS = (3, 4, 5, 11, 15), (3, 4)
