@@ -1,7 +1,7 @@
 r"""Predicted against measured mode separation ε(t) for the committed RC-GRPO runs (issue 46).
 
 Measured: training separation :math:`\hat\varepsilon` = success under the high goal − under
-the low goal, in 10-step blocks (:func:`analysis.verdicts.separation.separation_blocks`),
+the low goal, in 10-step blocks (:func:`analysis.verdicts.half_life.separation_blocks`),
 of ``results/regime/regime-rcgrpo-s{3,4,5,11,15}`` (β = 0.1, G = 8, p = ½, lr 1e-4 AdamW).
 Predicted: the exact expected k3 update on the goal-blind two-goal bandit
 (:func:`analysis.theory.separation_dynamics.simulate`, β = 0.1, G = 8, p = ½) from each run's
@@ -24,7 +24,7 @@ from analysis.figures import style as fs
 from analysis.runs import load_run
 from analysis.runs.extractors import series
 from analysis.theory.separation_dynamics import bandit, bandit_rewards, simulate
-from analysis.verdicts.separation import separation_blocks
+from analysis.verdicts.half_life import separation_blocks
 
 REQUIRES: tuple[str, ...] = ()
 SEEDS, FIT_SEEDS = (3, 4, 5, 11, 15), (3, 4)

@@ -1,10 +1,10 @@
-"""Separation half-life estimator on hand-made curves (analysis.verdicts.separation)."""
+"""Separation half-life estimator on hand-made curves (analysis.verdicts.half_life)."""
 
 import math
 
 import pandas as pd
 
-from analysis.verdicts.separation import half_life
+from analysis.verdicts.half_life import half_life
 
 
 def test_half_life_hand_made_curve():
