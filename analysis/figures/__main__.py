@@ -80,6 +80,8 @@ def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> P
         "files": files,
         "runs": {exp: [run_entry(p, ROOT) for p in paths_] for exp, paths_ in runs.items()},
     }
+    if hasattr(module, "results"):  # optional: numbers the figure reports (e.g. fit errors)
+        sidecar["results"] = module.results()
     write_sidecar(out_dir / f"{name}.json", sidecar)
     return paths[0]
 

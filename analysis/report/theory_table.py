@@ -26,6 +26,7 @@ STATEMENT_LABELS = {
     "stratified": r"stratified goals (ours)",
     "near_collapse": r"near-collapse (ours)",
     "remark_4_4": r"Remark~4.4 (dynamics)",
+    "separation": r"separation dynamics (ours)",
 }
 REQUIRED_KEYS = ("statement", "configs", "comparisons", "violations", "status")
 

@@ -19,6 +19,7 @@ id                     statement                                  module
 ``stratified``         stratified tokens (beyond the paper)       :mod:`.stratified`
 ``near_collapse``      near-collapse advantages (beyond)          :mod:`.near_collapse`
 ``remark_4_4``         Remark 4.4 two-mode dynamics               :mod:`.dynamics`
+``separation``         separation dynamics, goal-blind (beyond)   :mod:`.separation_fixed_point`
 =====================  =========================================  ===========================
 """
 
@@ -36,6 +37,7 @@ STATEMENTS: dict[str, str] = {
     "stratified": "analysis.theory.stratified",
     "near_collapse": "analysis.theory.near_collapse",
     "remark_4_4": "analysis.theory.dynamics",
+    "separation": "analysis.theory.separation_fixed_point",
 }
 
 

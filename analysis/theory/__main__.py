@@ -24,6 +24,7 @@ from analysis.theory import STATEMENTS, run_check
 ORDER = (
     "near_collapse",
     "remark_4_4",
+    "separation",
     "prop_4_2",
     "stratified",
     "prop_4_3",

@@ -1,0 +1,68 @@
+r"""Measured mode separation of a run and its separation half-life (issue 46).
+
+- :func:`separation_blocks`: the training separation :math:`\hat\varepsilon_b=\bar s_h-\bar s_l`
+  in blocks of ``block`` steps (``reward/success_high`` − ``reward/success_low`` averaged over
+  the block's steps 1 + b·block … (b + 1)·block), with the binomial noise floor of each block,
+  :math:`\mathrm{sd}_b^2=\tfrac{1}{m^2}\sum_{t\in b}\big(\tfrac{s_h(1-s_h)}{n_h}
+  +\tfrac{s_l(1-s_l)}{n_l}\big)`, :math:`n_h=` ``reward/high_frac`` · B, B = P·G rollouts.
+- :func:`half_life`: steps until a run's metric (default ``group/between_frac``, the share of
+  group variance explained by the goal), smoothed by a trailing mean over ``window`` steps,
+  first reaches ``level`` — the goal-blind arm's level, :func:`goal_blind_level`, the mean of
+  the metric over every step of the SFT + RC runs (``regime-sft-rc-s*``), whose goal token
+  means nothing. NaN when never reached.
+- :func:`arm_half_life`: per-run half-lives of an arm and their mean with a 95% Student-t
+  interval across seeds (:func:`analysis.stats.mean_ci`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from analysis.runs import Run
+from analysis.runs.extractors import series
+from analysis.stats import Estimate, mean_ci
+
+BETWEEN = "group/between_frac"
+
+
+def separation_blocks(run: Run, block: int = 10) -> pd.DataFrame:
+    """Per block b: ``step`` (last step), ``eps`` and ``sd`` (noise floor), from training steps."""
+    high, low = series(run, "reward/success_high"), series(run, "reward/success_low")
+    frac = series(run, "reward/high_frac")
+    rollout = run.config["rollout"]
+    batch = rollout["prompts_per_step"] * rollout["group_size"]
+    df = pd.concat({"h": high, "l": low, "f": frac}, axis=1).dropna()
+    n_h, n_l = df["f"] * batch, (1 - df["f"]) * batch
+    var = df["h"] * (1 - df["h"]) / n_h + df["l"] * (1 - df["l"]) / n_l
+    b = (df.index.to_numpy() - 1) // block
+    out = pd.DataFrame({"b": b, "gap": (df["h"] - df["l"]).to_numpy(), "var": var.to_numpy()})
+    g = out.groupby("b")
+    res = pd.DataFrame({"eps": g["gap"].mean(), "sd": np.sqrt(g["var"].sum()) / g.size()})
+    res["step"] = (res.index + 1) * block
+    return res[g.size() == block].reset_index(drop=True)
+
+
+def half_life(values: pd.Series, level: float, window: int = 10) -> float:
+    """First step at which the trailing ``window``-step mean of ``values`` is <= ``level``."""
+    smooth = values.sort_index().rolling(window, min_periods=window).mean()
+    hit = smooth[smooth <= level]
+    return float(hit.index[0]) if len(hit) else math.nan
+
+
+def goal_blind_level(runs: list[Run], metric: str = BETWEEN) -> float:
+    """Mean of ``metric`` over every training step of the goal-blind ``runs``."""
+    values = pd.concat([series(r, metric) for r in runs])
+    if values.empty:
+        raise ValueError(f"no goal-blind run logs {metric!r}")
+    return float(values.mean())
+
+
+def arm_half_life(
+    runs: list[Run], level: float, metric: str = BETWEEN, window: int = 10
+) -> tuple[list[float], Estimate | None]:
+    """(per-run half-lives in steps, their mean and 95% t-interval over the runs)."""
+    values = [half_life(series(r, metric), level, window) for r in runs]
+    return values, mean_ci(values)
