@@ -6,9 +6,6 @@ Every command loads its config the same way::
     --config FILE     JSON overrides over the preset (strict keys)
     --section.field   flags over both (tyro; ``--run.no-progress`` for a False bool)
 
-Every option takes ``--key value`` or ``--key=value``: ``--preset`` and ``--config`` are read
-by argparse, the rest by tyro.
-
 then fills ``{preset}`` / ``{seed}`` into ``run.name`` and validates
 (:func:`rcgrpo.train.validate.validate_config`). A key the command does not read is an
 error, not a no-op: each stage's config holds only the fields it uses, so ``rcgrpo train
@@ -16,6 +13,9 @@ error, not a no-op: each stage's config holds only the fields it uses, so ``rcgr
 --optim.micro-batch 4`` (RL only) stop with one line naming the key and the command; so
 does a field a command's config inherits but never reads (:data:`UNREAD`, e.g. ``rctp
 --sft.random-goals``).
+
+Every option takes ``--key value`` or ``--key=value``: ``--preset`` and ``--config`` are read
+by argparse, the rest by tyro.
 
 Errors exit alike in every command (:func:`run_command`): :class:`ConfigError` -> 2,
 :class:`NonFiniteError` -> 3, one line on stderr and no traceback.

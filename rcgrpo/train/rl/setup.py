@@ -21,11 +21,18 @@ from typing import TYPE_CHECKING
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
 from rcgrpo.train.rollouts import PromptStream, derive_seed
-from rcgrpo.train.run_folder import RESUME_KEYS, check_folder, check_same_run, seed_all
+from rcgrpo.train.run_folder import (
+    RESUME_KEYS,
+    check_folder,
+    check_same_run,
+    check_unfinished,
+    resume_from,
+    seed_all,
+)
 from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -70,11 +77,12 @@ would make the resumed run differ from the one it continues."""
 def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
     """The run folder and the trainer state to resume (None: fresh start)."""
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
-    found = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
+    found = resume_from(paths) if cfg.run.resume else None
     state = load_trainer_state(found) if found else None
     if state is not None:
         state["path"] = str(found)
         check_same_run(cfg, paths, RESUMABLE_CHANGES)
+        check_unfinished(paths, int(state["step"]), cfg.run.steps)
     check_folder(paths, cfg.run.resume)
     barrier(info)  # every rank looked before rank 0 writes anything
     if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint

@@ -21,10 +21,17 @@ import torch
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.precision import Precision, probe_host, resolve_amp
-from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.resources import cpu_seconds
-from rcgrpo.train.run_folder import check_folder, check_same_run, seed_all, write_summary
+from rcgrpo.train.run_folder import (
+    check_folder,
+    check_same_run,
+    check_unfinished,
+    resume_from,
+    seed_all,
+    write_summary,
+)
 from rcgrpo.train.runlog import RunLogger, RunPaths
 from rcgrpo.train.stage1.config import SFTConfig
 from rcgrpo.train.stage1.data import device_of, init_policy
@@ -93,8 +100,9 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     check_folder(paths, cfg.run.resume)
     if cfg.run.resume:
         check_same_run(cfg, paths)
+        check_unfinished(paths)
+    resume = resume_from(paths) if cfg.run.resume else None
     paths.make()
-    resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
     # resumed before its first checkpoint: restart at step 0 and drop the stale rows
     step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
     save_config(cfg, paths.config)
