@@ -3,8 +3,9 @@
 Greedy by default. Reports the paper's reward R and BFCL's validity rule as success rates,
 overall and per category, each with a 95% Wilson score interval (R is binary), plus means
 of steps, tool errors, truncation and generated tokens. Writes
-``<model>/eval/<tasks>-<split>-<condition>.json`` (override with ``--out``) and a ``.txt``
-with a few conversations rendered by the model's chat template.
+``<tasks>-<split>-<condition>.json`` and a ``.txt`` with a few conversations rendered by the
+model's chat template into the folder ``--out`` (default ``runs/eval/<model path, / as _>``,
+never into the model's own folder). A missing local ``--model`` is one line (exit 2).
 
 Library use (e.g. periodic evaluation inside training)::
 
@@ -224,16 +225,27 @@ class EvalArgs:
     examples: int = 3
     """conversations written to the .txt next to the JSON"""
     out: str | None = None
-    """JSON path (default <model>/eval/<tasks>-<split>-<condition>.json)"""
+    """folder for <tasks>-<split>-<condition>.json and its .txt (default runs/eval/<model
+    path, / as _>: never inside the model folder, which may be a committed one in results/)"""
     device: str = "auto"
     """auto | cpu | cuda"""
 
 
+def output_folder(args: EvalArgs) -> Path:
+    """``--out``, else ``runs/eval/<model path with / as _>`` (relative to the working
+    directory): ``runs/x/checkpoints/step_5`` -> ``runs/eval/runs_x_checkpoints_step_5``."""
+    if args.out:
+        return Path(args.out)
+    name = str(Path(args.model).expanduser()).strip("/").replace("/", "_").lstrip(".") or "model"
+    return Path("runs") / "eval" / name
+
+
 def run_eval(args: EvalArgs) -> Path:
     """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
-    from rcgrpo.policy.models import load_policy
+    from rcgrpo.policy.models import check_model_path, load_policy
     from rcgrpo.policy.task_sources import load_tasks
 
+    check_model_path(args.model, "--model")
     device = (
         args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     )
@@ -254,8 +266,7 @@ def run_eval(args: EvalArgs) -> Path:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    default = Path(args.model) / "eval" / f"{args.tasks}-{args.split}-{args.condition}.json"
-    out = Path(args.out) if args.out else default
+    out = output_folder(args) / f"{args.tasks}-{args.split}-{args.condition}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     report = {
         "args": asdict(args),

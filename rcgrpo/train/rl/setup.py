@@ -108,19 +108,19 @@ def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict
             save_policy(model, tokenizer, paths.root / INIT_COPY)
         return model, tokenizer, str(paths.root / INIT_COPY)
     try:
-        model, tokenizer, _ = load_policy(cfg.init, dtype, info.device)
+        model, tokenizer, _ = load_policy(cfg.init, dtype, info.device, key="init")
     except OSError as err:
         raise ConfigError(f"config: init cannot be loaded from {cfg.init!r} ({err})") from None
     return model, tokenizer, cfg.init
 
 
 def check_init(cfg: TrainConfig) -> None:
-    """A local-looking ``init`` (not ``namespace/name``, not a preset) must exist."""
-    from rcgrpo.policy.models import PRESETS
+    """A local-looking ``init`` (:func:`rcgrpo.policy.models.looks_local`: not a Hub id
+    ``namespace/name``, not a preset) must exist; checked before anything is written."""
+    from rcgrpo.policy.models import PRESETS, looks_local
 
     init = cfg.init
-    local = init.count("/") != 1 or init[0] in "./~"
-    if init not in PRESETS and local and not Path(init).exists():
+    if init not in PRESETS and looks_local(init) and not Path(init).expanduser().exists():
         raise ConfigError(
             f"config: init has no checkpoint folder at {init!r} "
             "(train Stage 1 first, or pass --init PATH)"

@@ -48,7 +48,10 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
 
     sampling = cfg.failures
     path = sampling.policy or cfg.model.path
-    model, tokenizer, _ = load_policy(path, getattr(torch, cfg.model.dtype), device_of(cfg))
+    key = "failures.policy" if sampling.policy else "model.path"
+    model, tokenizer, _ = load_policy(
+        path, getattr(torch, cfg.model.dtype), device_of(cfg), key=key
+    )
     opts = dict(
         prompt_style=cfg.tasks.prompt_style,
         max_new_tokens=sampling.max_new_tokens,

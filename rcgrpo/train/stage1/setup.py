@@ -64,6 +64,7 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     """Validate, resolve the precision (printed), open the run folder, load the tasks and
     the starting policy — the same start for SFT and RCTP-FT."""
     validate_config(cfg)
+    check_model_paths(cfg)
     cpu0, wall0 = cpu_seconds(), time.perf_counter()
     precision = resolve_amp(cfg.sft.amp, probe_host(device_of(cfg)))
     line = f"precision {precision.amp} ({precision.requested}: {precision.reason})"
@@ -84,6 +85,20 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
         cpu0,
         wall0,
     )
+
+
+def check_model_paths(cfg: SFTConfig) -> None:
+    """Every local model folder the run reads exists (``model.path`` unless a from-scratch
+    preset, RCTP-FT's ``failures.policy`` unless a resumed run reloads its mix): one line naming the key, before anything is
+    created and without a Hub lookup (:func:`rcgrpo.policy.models.check_model_path`)."""
+    from rcgrpo.policy.models import PRESETS, check_model_path
+
+    if cfg.model.path not in PRESETS:
+        check_model_path(cfg.model.path, "model.path")
+    policy = getattr(getattr(cfg, "failures", None), "policy", "")
+    mix_saved = (Path(cfg.run.root) / cfg.run.name / "data.json").exists()
+    if policy and not (cfg.run.resume and mix_saved):  # a resumed run reloads its mix
+        check_model_path(policy, "failures.policy")
 
 
 def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:

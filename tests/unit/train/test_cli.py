@@ -255,3 +255,42 @@ def test_a_stage1_non_finite_stop_exits_3_with_one_line(tmp_path, monkeypatch, c
     )
     assert "rcgrpo sft: precision fp32 (fp32: set explicitly)" in out
     assert not (tmp_path / "sft-synth" / "final").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["rctp", "--model.path", "micro", "--failures.policy", "runs/nope"],
+            "rcgrpo rctp: failures.policy: no model folder at 'runs/nope' (a local path, not "
+            "looked up)",
+        ),
+        (
+            ["sft", "--model.path", "results/nope/final"],
+            "rcgrpo sft: model.path: no model folder at 'results/nope/final' (a local path, not "
+            "looked up)",
+        ),
+        (
+            ["train", "--init", "runs/nope"],
+            "rcgrpo train: config: init has no checkpoint folder at 'runs/nope' (train Stage 1 "
+            "first, or pass --init PATH)",
+        ),
+    ],
+)
+def test_a_missing_local_model_path_is_one_line_and_creates_nothing(
+    argv, line, tmp_path, monkeypatch, capsys
+):
+    # issue 49: runs/nope was taken for a Hub id (~50 s of network retries, a 93-line
+    # traceback) and rctp left a half-made run folder
+    import transformers
+
+    from rcgrpo.__main__ import main
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("a missing local path must not reach from_pretrained")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_lookup)
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--run.root", "out"]) == 2
+    assert capsys.readouterr().err == line + "\n"
+    assert list(tmp_path.iterdir()) == []
