@@ -140,13 +140,15 @@ def evaluate_policy(
     max_context: int | None = None,
     batch_size: int = 32,
     seed: int = 0,
+    on_done=None,
 ) -> tuple[dict, list]:
     """Roll out every task once under ``condition``; returns ``(summary, rollouts)``.
 
     The one held-out evaluation entry of Stage 1, RL and ``python -m rcgrpo eval``; every
     option after ``tasks`` is keyword-only. ``condition``: reward token of the prompt (high |
     low | none); ``mode``: episode mode; ``temperature`` 0 = greedy; ``max_context`` None =
-    the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling."""
+    the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling;
+    ``on_done()`` is called once per finished episode (a progress bar)."""
     from rcgrpo.env import Episode
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.policy.policies import ModelPolicy
@@ -168,7 +170,8 @@ def evaluate_policy(
         max_batch=batch_size,
     )
     start = time.perf_counter()
-    rollouts = engine.run([RolloutJob(t, CONDITIONS[condition]) for t in tasks], seed=seed)
+    jobs = [RolloutJob(t, CONDITIONS[condition]) for t in tasks]
+    rollouts = engine.run(jobs, seed=seed, on_done=on_done)
     elapsed = time.perf_counter() - start
     summary = summarize(rollouts)
     add_decisions(summary, tasks, rollouts)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,8 @@ class RLRun:
     start_step: int = 0
     nonfinite_streak: int = 0
     ref_source: str = ""
+    latest: dict = field(default_factory=dict)
+    """The last step's metrics (logged or not; the progress bar reads them)."""
 
 
 RESUMABLE_CHANGES = (*RESUME_KEYS, "run.steps")
@@ -177,7 +180,7 @@ def setup(cfg: TrainConfig) -> RLRun:
     from rcgrpo.policy.task_sources import load_task_splits
 
     validate_config(cfg)
-    if not cfg.run.progress:
+    if not (cfg.run.progress and sys.stderr.isatty()):  # quiet in a log file
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # weight loading / saving bars
