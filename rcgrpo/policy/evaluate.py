@@ -3,8 +3,9 @@
 Greedy by default. Reports the paper's reward R and BFCL's validity rule as success rates,
 overall and per category, each with a 95% Wilson score interval (R is binary), plus means
 of steps, tool errors, truncation and generated tokens. Writes
-``<model>/eval/<tasks>-<split>-<condition>.json`` (override with ``--out``) and a ``.txt``
-with a few conversations rendered by the model's chat template.
+``<tasks>-<split>-<condition>.json`` and a ``.txt`` with a few conversations rendered by the
+model's chat template into the folder ``--out`` (default ``runs/eval/<model path, / as _>``,
+never into the model's own folder). A missing local ``--model`` is one line (exit 2).
 
 Library use (e.g. periodic evaluation inside training)::
 
@@ -139,13 +140,15 @@ def evaluate_policy(
     max_context: int | None = None,
     batch_size: int = 32,
     seed: int = 0,
+    on_done=None,
 ) -> tuple[dict, list]:
     """Roll out every task once under ``condition``; returns ``(summary, rollouts)``.
 
     The one held-out evaluation entry of Stage 1, RL and ``python -m rcgrpo eval``; every
     option after ``tasks`` is keyword-only. ``condition``: reward token of the prompt (high |
     low | none); ``mode``: episode mode; ``temperature`` 0 = greedy; ``max_context`` None =
-    the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling."""
+    the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling;
+    ``on_done()`` is called once per finished episode (a progress bar)."""
     from rcgrpo.env import Episode
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.policy.policies import ModelPolicy
@@ -167,7 +170,8 @@ def evaluate_policy(
         max_batch=batch_size,
     )
     start = time.perf_counter()
-    rollouts = engine.run([RolloutJob(t, CONDITIONS[condition]) for t in tasks], seed=seed)
+    jobs = [RolloutJob(t, CONDITIONS[condition]) for t in tasks]
+    rollouts = engine.run(jobs, seed=seed, on_done=on_done)
     elapsed = time.perf_counter() - start
     summary = summarize(rollouts)
     add_decisions(summary, tasks, rollouts)
@@ -224,16 +228,27 @@ class EvalArgs:
     examples: int = 3
     """conversations written to the .txt next to the JSON"""
     out: str | None = None
-    """JSON path (default <model>/eval/<tasks>-<split>-<condition>.json)"""
+    """folder for <tasks>-<split>-<condition>.json and its .txt (default runs/eval/<model
+    path, / as _>: never inside the model folder, which may be a committed one in results/)"""
     device: str = "auto"
     """auto | cpu | cuda"""
 
 
+def output_folder(args: EvalArgs) -> Path:
+    """``--out``, else ``runs/eval/<model path with / as _>`` (relative to the working
+    directory): ``runs/x/checkpoints/step_5`` -> ``runs/eval/runs_x_checkpoints_step_5``."""
+    if args.out:
+        return Path(args.out)
+    name = str(Path(args.model).expanduser()).strip("/").replace("/", "_").lstrip(".") or "model"
+    return Path("runs") / "eval" / name
+
+
 def run_eval(args: EvalArgs) -> Path:
     """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
-    from rcgrpo.policy.models import load_policy
+    from rcgrpo.policy.models import check_model_path, load_policy
     from rcgrpo.policy.task_sources import load_tasks
 
+    check_model_path(args.model, "--model")
     device = (
         args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     )
@@ -254,8 +269,7 @@ def run_eval(args: EvalArgs) -> Path:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    default = Path(args.model) / "eval" / f"{args.tasks}-{args.split}-{args.condition}.json"
-    out = Path(args.out) if args.out else default
+    out = output_folder(args) / f"{args.tasks}-{args.split}-{args.condition}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     report = {
         "args": asdict(args),

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import torch
+from safetensors import SafetensorError
 from transformers import (
     AutoModelForCausalLM,
     AutoTokenizer,
@@ -23,6 +24,7 @@ from transformers import (
 )
 
 from rcgrpo.policy.tokenizer import add_reward_tokens, bfcl_corpus, train_tiny_tokenizer
+from rcgrpo.train.errors import ConfigError
 from rcgrpo.validation import check_choice
 
 # Qwen2 architecture sizes. Parameter counts are for a 1024-token vocabulary (embeddings
@@ -121,16 +123,57 @@ def faithful_tokenizer(tokenizer, path: str | Path):
     return generic
 
 
-def load_policy(path: str | Path, dtype: torch.dtype = torch.float32, device: str = "cpu"):
+LOCAL_ROOTS = ("runs", "results")
+"""Top folders of this project's run folders: a path under one is local, never a Hub id."""
+
+
+def looks_local(path: str | Path) -> bool:
+    """Whether ``path`` names a local folder rather than a Hugging Face Hub id
+    (``namespace/name``): absolute or ``./`` ``../`` ``~``, not exactly two parts, under
+    :data:`LOCAL_ROOTS`, or its first part an existing folder."""
+    text = str(path)
+    parts = text.split("/")
+    return (
+        text.startswith(("/", ".", "~"))
+        or len(parts) != 2
+        or parts[0] in LOCAL_ROOTS
+        or Path(parts[0]).is_dir()
+    )
+
+
+def check_model_path(path: str | Path, key: str) -> None:
+    """ConfigError (one line naming ``key`` and the path) when ``path`` looks local
+    (:func:`looks_local`) and does not exist: no Hub lookup, nothing created."""
+    if looks_local(path) and not Path(path).expanduser().exists():
+        raise ConfigError(f"{key}: no model folder at {str(path)!r} (a local path, not looked up)")
+
+
+def _unreadable(path: str | Path, err: Exception) -> ConfigError:
+    """One line naming the weight file of ``path`` that failed to load and why."""
+    files = sorted(Path(path).glob("*.safetensors")) if Path(path).is_dir() else []
+    where = str(files[0]) if len(files) == 1 else str(path)
+    first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+    return ConfigError(f"{where}: cannot be loaded ({type(err).__name__}: {first})")
+
+
+def load_policy(
+    path: str | Path, dtype: torch.dtype = torch.float32, device: str = "cpu", key: str = "model"
+):
     """Load any causal LM + tokenizer; add the reward tokens if the tokenizer lacks them.
 
     Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
-    (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation).
+    (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation). A
+    missing local ``path`` (:func:`check_model_path`; ``key`` names it) or an unreadable
+    local weight file is a one-line ConfigError.
     """
+    check_model_path(path, key)
     tokenizer = faithful_tokenizer(AutoTokenizer.from_pretrained(path), path)
     if not tokenizer.chat_template:
         raise ValueError(f"path {str(path)!r}: the tokenizer has no chat template")
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+    except SafetensorError as err:
+        raise _unreadable(path, err) from None
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
     added = add_reward_tokens(tokenizer, model)

@@ -117,8 +117,12 @@ class RolloutEngine:
         ]
         return RolloutBatch(self.run(jobs, seed=seed), len(tasks), group_size)
 
-    def run(self, jobs: Sequence[RolloutJob], seed: int = 0) -> list[Rollout]:
-        """Roll out every job; results in job order."""
+    def run(
+        self, jobs: Sequence[RolloutJob], seed: int = 0, on_done: Callable[[], Any] | None = None
+    ) -> list[Rollout]:
+        """Roll out every job; results in job order. ``on_done()`` is called once per
+        finished episode (a progress bar)."""
+        done = on_done or (lambda: None)
         self.policy.begin_run(seed)
         queue = deque(enumerate(jobs))
         live: dict[int, _Live] = {}
@@ -129,6 +133,7 @@ class RolloutEngine:
                 state = self._start(job)
                 if state.truncated:
                     results[slot] = self._finish(state)
+                    done()
                 else:
                     live[slot] = state
             if not live:
@@ -137,6 +142,7 @@ class RolloutEngine:
             for req, gen in zip(requests, self.policy.generate(requests), strict=True):
                 if self._advance(live[req.slot], gen):
                     results[req.slot] = self._finish(live.pop(req.slot))
+                    done()
         return results
 
     def _start(self, job: RolloutJob) -> _Live:

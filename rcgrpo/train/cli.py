@@ -10,7 +10,12 @@ then fills ``{preset}`` / ``{seed}`` into ``run.name`` and validates
 (:func:`rcgrpo.train.validate.validate_config`). A key the command does not read is an
 error, not a no-op: each stage's config holds only the fields it uses, so ``rcgrpo train
 --model.path X`` (Stage 1's starting model; RL starts from ``--init``) and ``rcgrpo sft
---optim.micro-batch 4`` (RL only) stop with one line naming the key and the command.
+--optim.micro-batch 4`` (RL only) stop with one line naming the key and the command; so
+does a field a command's config inherits but never reads (:data:`UNREAD`, e.g. ``rctp
+--sft.random-goals``).
+
+Every option takes ``--key value`` or ``--key=value``: ``--preset`` and ``--config`` are read
+by argparse, the rest by tyro.
 
 Errors exit alike in every command (:func:`run_command`): :class:`ConfigError` -> 2,
 :class:`NonFiniteError` -> 3, one line on stderr and no traceback.
@@ -18,6 +23,7 @@ Errors exit alike in every command (:func:`run_command`): :class:`ConfigError` -
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import dataclasses
 import difflib
@@ -43,6 +49,10 @@ class Command:
     default: str
     """Preset used when no ``--preset`` is given."""
 
+
+UNREAD: dict[str, frozenset[str]] = {"rctp": frozenset({"sft.random_goals"})}
+"""Keys a command's config class holds but the command never reads (inherited from a shared
+section): refused like a key of another command."""
 
 COMMANDS: dict[str, Command] = {
     "sft": Command(
@@ -91,23 +101,38 @@ def config_keys(cls: type) -> set[str]:
     return out
 
 
-def _not_applicable(command: str, key: str) -> str:
-    """One line: why ``key`` is not a key of ``command``."""
-    users = [c for c in COMMANDS if c != command and key in config_keys(config_class(c))]
+def command_keys(command: str) -> set[str]:
+    """Dotted keys ``command`` reads: its config's leaf fields less :data:`UNREAD`."""
+    return config_keys(config_class(command)) - UNREAD.get(command, frozenset())
+
+
+def flag_spelling(key: str) -> str:
+    """The command-line spelling of a dotted key: ``algo.kl_beta`` -> ``--algo.kl-beta``."""
+    return "--" + key.replace("_", "-")
+
+
+def _not_applicable(command: str, key: str, spell: Callable[[str], str]) -> str:
+    """One line: why ``key`` is not a key of ``command`` (a suggestion spelled by ``spell``)."""
+    users = [c for c in COMMANDS if c != command and key in command_keys(c)]
     if users:
         return f"{key} does not apply to {command} (it is read by {', '.join(users)} only)"
-    close = difflib.get_close_matches(key, sorted(config_keys(config_class(command))), n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    close = difflib.get_close_matches(key, sorted(command_keys(command)), n=1)
+    hint = f" (did you mean {spell(close[0])}?)" if close else ""
     return f"unknown key {key}{hint}; see --help"
 
 
 def check_keys(command: str, keys: Iterable[str], where: str) -> None:
     """Every dotted key given in ``where`` (the message prefix: ``"flag "`` or
-    ``"--config FILE: "``) is read by ``command``."""
-    known = config_keys(config_class(command))
+    ``"--config FILE: "``) is read by ``command`` (:data:`UNREAD` keys are refused as flags);
+    a suggestion is spelled as a flag for a flag, as a dotted JSON key for a file."""
+    flags = where == "flag "
+    # a config file may hold an unread key (a run's own config.json does); a value that
+    # would change it is refused by validate_config
+    known = command_keys(command) if flags else config_keys(config_class(command))
+    spell = flag_spelling if flags else str
     for key in keys:
         if key not in known:
-            raise ConfigError(f"{where}{_not_applicable(command, key)}")
+            raise ConfigError(f"{where}{_not_applicable(command, key, spell)}")
 
 
 def flag_keys(flags: Iterable[str], known: set[str]) -> list[str]:
@@ -133,18 +158,22 @@ def json_keys(data: Any, prefix: str = "") -> list[str]:
     return keys
 
 
+class _OptionParser(argparse.ArgumentParser):
+    """argparse whose errors are one-line :class:`ConfigError` instead of an exit."""
+
+    def error(self, message: str):
+        raise ConfigError(message)
+
+
 def _split(argv: list[str], default: str) -> tuple[str, str | None, list[str]]:
-    """(preset name, config file, remaining flags) of ``argv``."""
-    rest, name, config_file, it = [], default, None, iter(argv)
-    for arg in it:
-        if arg in ("--preset", "--config"):
-            value = next(it, None)
-            if value is None or value.startswith("--"):
-                raise ConfigError(f"{arg} needs a value")
-            name, config_file = (value, config_file) if arg == "--preset" else (name, value)
-        else:
-            rest.append(arg)
-    return name, config_file, rest
+    """(preset name, config file, remaining flags) of ``argv``: ``--preset`` and ``--config``
+    are read by argparse (``--preset NAME`` and ``--preset=NAME`` alike, no abbreviations),
+    every other token is left, in order, for tyro."""
+    parser = _OptionParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--preset", default=default)
+    parser.add_argument("--config", default=None)
+    known, rest = parser.parse_known_args(argv)
+    return known.preset, known.config, rest
 
 
 def _preset(command: str, name: str) -> Any:

@@ -7,7 +7,11 @@ A run starts in a folder ``run.root / run.name`` and
    a checkpoint or a ``summary.json``) unless ``run.resume`` is set, so that a mistyped
    command cannot overwrite a finished run;
 3. when resuming, refuses a config that differs from the one the folder's run was started
-   with (:func:`check_same_run`; the keys of ``resumable`` aside, e.g. ``run.steps`` for RL);
+   with (:func:`check_same_run`; the keys of ``resumable`` aside, e.g. ``run.steps`` for RL),
+   continues from the newest checkpoint that verifies (:func:`resume_from`; a folder whose
+   checkpoints are all corrupt is refused rather than restarted at step 0, which would drop
+   its logged steps) and stops without touching a file when the run already finished
+   (:func:`check_unfinished`);
 4. writes ``config.json`` (the config as asked) and, at the end, ``summary.json``
    (:func:`write_summary`, the one writer of both stages).
 """
@@ -16,14 +20,17 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from rcgrpo.train.checkpoint import list_checkpoints
+from rcgrpo.train.checkpoint import latest_checkpoint, list_checkpoints
 from rcgrpo.train.config import to_dict, upgrade_config
+from rcgrpo.train.errors import RunFinished
 from rcgrpo.train.runlog import RunPaths
 from rcgrpo.train.validate import ConfigError
 
@@ -77,6 +84,38 @@ def check_same_run(cfg: Any, paths: RunPaths, resumable: tuple[str, ...] = RESUM
                 f"config: {key} is {new[key]!r} but the run being resumed used "
                 f"{old.get(key)!r}; resume with the same config or start a new --run.name"
             )
+
+
+def resume_from(paths: RunPaths) -> Path | None:
+    """The checkpoint a resumed run continues from: the newest that verifies (a corrupt newer
+    one is skipped with a warning; the logs are later cut back to its step). None when the
+    folder has no checkpoint (killed before the first). ConfigError, nothing changed, when it
+    has checkpoints and none verifies."""
+    found = list_checkpoints(paths.checkpoints)
+    with warnings.catch_warnings(record=True) as skipped:
+        warnings.simplefilter("always")
+        good = latest_checkpoint(paths.checkpoints)
+    for warning in skipped:  # one line each, without warnings' source line
+        print(f"rcgrpo: {warning.message}", file=sys.stderr)
+    if found and good is None:
+        names = ", ".join(p.name for p in found)
+        raise ConfigError(
+            f"run.resume: no checkpoint of {paths.checkpoints} verifies ({names}); nothing was "
+            "changed (delete them to restart the run at step 0)"
+        )
+    return good
+
+
+def check_unfinished(paths: RunPaths, steps_done: int | None = None, steps: int = 0) -> None:
+    """Stop with :class:`RunFinished` (exit 0, no file touched) when the folder's run wrote
+    its ``summary.json`` and, for RL, its checkpoint ``steps_done`` reaches ``steps``."""
+    summary = paths.root / "summary.json"
+    if summary.exists() and (steps_done is None or steps_done >= steps):
+        more = "; raise --run.steps to train on" if steps_done is not None else ""
+        raise RunFinished(
+            f"{paths.root} holds a finished run ({summary.name}); nothing to resume, every "
+            f"file left as it is{more}"
+        )
 
 
 def write_summary(paths: RunPaths, summary: dict) -> Path:

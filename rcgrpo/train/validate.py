@@ -282,6 +282,8 @@ def _stage1_cross_checks(cfg: SFTConfig) -> None:
             _fail(key, f"must be a non-empty subset of {sorted(options)}", value)
     if not (cfg.sft.epochs > 0 or cfg.run.steps > 0):
         _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
+    if expected == "rctp" and cfg.sft.random_goals:  # SFT only; RCTP-FT goals follow rewards
+        _fail("sft.random_goals", "must be 0 for rctp (read by sft only)", cfg.sft.random_goals)
 
 
 def _trl_cross_checks(cfg: TRLConfig) -> None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +16,7 @@ from rcgrpo.policy.evaluate import wilson_interval
 from rcgrpo.policy.models import main as make_checkpoint
 
 pytestmark = pytest.mark.bfcl
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -22,14 +26,23 @@ def checkpoint(tmp_path_factory):
     return path
 
 
-def test_eval_cli_on_bfcl_test_split(checkpoint):
+def test_eval_cli_on_bfcl_test_split(checkpoint, tmp_path):
     args = ["--model", str(checkpoint), "--split", "test", "--condition", "high", "--limit", "6"]
     args += ["--max-new-tokens", "16", "--max-context", "1024", "--examples", "2"]
     done = subprocess.run(
-        [sys.executable, "-m", "rcgrpo", "eval", *args], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "rcgrpo", "eval", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert done.returncode == 0, done.stderr
-    out = checkpoint / "eval" / "bfcl-test-high.json"
+    # the default folder is under runs/ of the working directory, not the model's folder
+    # (a committed checkpoint lives in results/)
+    name = str(checkpoint).strip("/").replace("/", "_")
+    out = tmp_path / "runs" / "eval" / name / "bfcl-test-high.json"
+    assert not (checkpoint / "eval").exists()
     report = json.loads(out.read_text())
     assert report["num_tasks"] == 6 and report["args"]["temperature"] == 0.0  # greedy default
     overall = report["overall"]
@@ -45,7 +58,7 @@ def test_eval_cli_on_bfcl_test_split(checkpoint):
 
 
 def test_eval_cli_on_synth_without_token(checkpoint, tmp_path):
-    out = tmp_path / "synth.json"
+    folder = tmp_path / "mine"
     code = rcgrpo_main(
         [
             "eval",
@@ -66,11 +79,45 @@ def test_eval_cli_on_synth_without_token(checkpoint, tmp_path):
             "--max-context",
             "1024",
             "--out",
-            str(out),
+            str(folder),
         ]
     )
     assert code == 0
+    out = folder / "synth-test-none.json"
     report = json.loads(out.read_text())
     assert report["num_tasks"] == 4
     assert all(c.startswith("synth/") for c in report["per_category"])
     assert "Reward Goal" not in out.with_suffix(".txt").read_text()
+
+
+def test_a_missing_local_model_is_one_line_and_never_looked_up(tmp_path, monkeypatch, capsys):
+    # issue 49: runs/nope was taken for a Hub id (~50 s of retries, a 93-line traceback)
+    import transformers
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("a missing local path must not reach from_pretrained")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_lookup)
+    monkeypatch.chdir(tmp_path)
+    for model in ("runs/nope", "results/campaign/nope/final", "./nope", "a/b/c"):
+        assert rcgrpo_main(["eval", "--model", model]) == 2
+        err = capsys.readouterr().err
+        assert (
+            err
+            == f"rcgrpo eval: --model: no model folder at {model!r} (a local path, not looked up)\n"
+        )
+    assert list(tmp_path.iterdir()) == []  # no folder created
+
+
+def test_a_truncated_weight_file_is_one_line_naming_it(checkpoint, tmp_path, capsys):
+    broken = tmp_path / "broken"
+    shutil.copytree(checkpoint, broken)
+    weights = broken / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:200])
+    assert rcgrpo_main(["eval", "--model", str(broken), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"rcgrpo eval: {weights}: cannot be loaded (SafetensorError: Error while deserializing "
+        "header: invalid header length)\n"
+    )
+    assert not (tmp_path / "o").exists()

@@ -159,6 +159,7 @@ def test_sft_then_rctp_cli(tmp_path):
     # can be re-sampled — and restarts its log at step 0
     shutil.rmtree(rctp_run / "checkpoints")
     shutil.rmtree(sft_run / "weak")
+    (rctp_run / "summary.json").unlink()  # written last: a killed run has none
     mix_before = (rctp_run / "trajectories.jsonl").read_text()
     _cli(*rctp_args, "--run.resume")
     assert (rctp_run / "trajectories.jsonl").read_text() == mix_before

@@ -30,6 +30,7 @@ from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.errors import NonFiniteError
+from rcgrpo.train.progress import advance, close, open_bar, rl_postfix
 from rcgrpo.train.rl.filters import (
     GROUP_FILTERS,
     collect_groups,
@@ -116,6 +117,7 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
             with timer("eval"):
                 metrics.update(evaluate(run, step))
     metrics.update(perf_metrics(timer, rows, info))
+    run.latest = metrics
     # log
     logged = {}
     run.logger.log_rows(table_rows(collected, adv, step))
@@ -146,8 +148,14 @@ def train(cfg: TrainConfig) -> dict:
             last = evaluate(run, 0)
             if last:
                 run.logger.log(0, {**last, "perf/time_eval_s": time.perf_counter() - start})
+        bar = open_bar(
+            cfg.run.steps, "rl step", cfg.run.progress and run.info.is_main, run.start_step
+        )
         for step in range(run.start_step + 1, cfg.run.steps + 1):
+            start = time.perf_counter()
             last = rl_step(run, step) or last
+            advance(bar, rl_postfix(run.latest, time.perf_counter() - start))
+        close(bar)
     finally:
         run.logger.close()
         shutdown(run.info)

@@ -14,18 +14,26 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from dataclasses import dataclass
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
 from rcgrpo.train.rollouts import PromptStream, derive_seed
-from rcgrpo.train.run_folder import RESUME_KEYS, check_folder, check_same_run, seed_all
+from rcgrpo.train.run_folder import (
+    RESUME_KEYS,
+    check_folder,
+    check_same_run,
+    check_unfinished,
+    resume_from,
+    seed_all,
+)
 from rcgrpo.train.runlog import RunLogger, RunPaths, truncate_jsonl
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -60,6 +68,8 @@ class RLRun:
     start_step: int = 0
     nonfinite_streak: int = 0
     ref_source: str = ""
+    latest: dict = field(default_factory=dict)
+    """The last step's metrics (logged or not; the progress bar reads them)."""
 
 
 RESUMABLE_CHANGES = (*RESUME_KEYS, "run.steps")
@@ -70,11 +80,12 @@ would make the resumed run differ from the one it continues."""
 def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
     """The run folder and the trainer state to resume (None: fresh start)."""
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
-    found = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
+    found = resume_from(paths) if cfg.run.resume else None
     state = load_trainer_state(found) if found else None
     if state is not None:
         state["path"] = str(found)
         check_same_run(cfg, paths, RESUMABLE_CHANGES)
+        check_unfinished(paths, int(state["step"]), cfg.run.steps)
     check_folder(paths, cfg.run.resume)
     barrier(info)  # every rank looked before rank 0 writes anything
     if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint
@@ -100,19 +111,19 @@ def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict
             save_policy(model, tokenizer, paths.root / INIT_COPY)
         return model, tokenizer, str(paths.root / INIT_COPY)
     try:
-        model, tokenizer, _ = load_policy(cfg.init, dtype, info.device)
+        model, tokenizer, _ = load_policy(cfg.init, dtype, info.device, key="init")
     except OSError as err:
         raise ConfigError(f"config: init cannot be loaded from {cfg.init!r} ({err})") from None
     return model, tokenizer, cfg.init
 
 
 def check_init(cfg: TrainConfig) -> None:
-    """A local-looking ``init`` (not ``namespace/name``, not a preset) must exist."""
-    from rcgrpo.policy.models import PRESETS
+    """A local-looking ``init`` (:func:`rcgrpo.policy.models.looks_local`: not a Hub id
+    ``namespace/name``, not a preset) must exist; checked before anything is written."""
+    from rcgrpo.policy.models import PRESETS, looks_local
 
     init = cfg.init
-    local = init.count("/") != 1 or init[0] in "./~"
-    if init not in PRESETS and local and not Path(init).exists():
+    if init not in PRESETS and looks_local(init) and not Path(init).expanduser().exists():
         raise ConfigError(
             f"config: init has no checkpoint folder at {init!r} "
             "(train Stage 1 first, or pass --init PATH)"
@@ -169,7 +180,7 @@ def setup(cfg: TrainConfig) -> RLRun:
     from rcgrpo.policy.task_sources import load_task_splits
 
     validate_config(cfg)
-    if not cfg.run.progress:
+    if not (cfg.run.progress and sys.stderr.isatty()):  # quiet in a log file
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()  # weight loading / saving bars

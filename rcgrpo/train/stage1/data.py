@@ -35,7 +35,8 @@ def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
 
     dtype = getattr(torch, cfg.model.dtype)
     if resume is not None or cfg.model.path not in PRESETS:
-        model, tokenizer, _ = load_policy(resume or cfg.model.path, dtype, device_of(cfg))
+        key = "run.resume" if resume is not None else "model.path"
+        model, tokenizer, _ = load_policy(resume or cfg.model.path, dtype, device_of(cfg), key=key)
         return model, tokenizer
     boot = train_tiny_tokenizer(task_corpus(train_tasks[:200]), vocab_size=512)
     texts = [

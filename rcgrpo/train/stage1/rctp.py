@@ -17,6 +17,7 @@ it was killed after sampling but before its first checkpoint).
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy.tokenizer import spread_goal_rows
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
+from rcgrpo.train.progress import advance, close, open_bar
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.stage1.config import RCTPConfig
 from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data
@@ -48,7 +50,10 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
 
     sampling = cfg.failures
     path = sampling.policy or cfg.model.path
-    model, tokenizer, _ = load_policy(path, getattr(torch, cfg.model.dtype), device_of(cfg))
+    key = "failures.policy" if sampling.policy else "model.path"
+    model, tokenizer, _ = load_policy(
+        path, getattr(torch, cfg.model.dtype), device_of(cfg), key=key
+    )
     opts = dict(
         prompt_style=cfg.tasks.prompt_style,
         max_new_tokens=sampling.max_new_tokens,
@@ -58,9 +63,20 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
     failures, successes, sampled = [], [], 0
     for round_ in range(sampling.max_rounds):
         seed = 1000 * cfg.run.seed + round_
+        desc = f"rctp failures {mode} pass {round_ + 1}"
+        bar = open_bar(len(tasks), desc, cfg.run.progress)
         trajs = policy_trajectories(
-            model, tokenizer, tasks, mode, sampling.temperature, sampling.top_p, seed, **opts
+            model,
+            tokenizer,
+            tasks,
+            mode,
+            sampling.temperature,
+            sampling.top_p,
+            seed,
+            on_done=functools.partial(advance, bar),
+            **opts,
         )
+        close(bar)
         sampled += len(trajs)
         failures += [t for t in trajs if t.reward == 0]
         successes += [t for t in trajs if t.reward == 1]

@@ -21,10 +21,17 @@ import torch
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.precision import Precision, probe_host, resolve_amp
-from rcgrpo.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint
+from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.resources import cpu_seconds
-from rcgrpo.train.run_folder import check_folder, check_same_run, seed_all, write_summary
+from rcgrpo.train.run_folder import (
+    check_folder,
+    check_same_run,
+    check_unfinished,
+    resume_from,
+    seed_all,
+    write_summary,
+)
 from rcgrpo.train.runlog import RunLogger, RunPaths
 from rcgrpo.train.stage1.config import SFTConfig
 from rcgrpo.train.stage1.data import device_of, init_policy
@@ -57,6 +64,7 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     """Validate, resolve the precision (printed), open the run folder, load the tasks and
     the starting policy — the same start for SFT and RCTP-FT."""
     validate_config(cfg)
+    check_model_paths(cfg)
     cpu0, wall0 = cpu_seconds(), time.perf_counter()
     precision = resolve_amp(cfg.sft.amp, probe_host(device_of(cfg)))
     line = f"precision {precision.amp} ({precision.requested}: {precision.reason})"
@@ -79,6 +87,20 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     )
 
 
+def check_model_paths(cfg: SFTConfig) -> None:
+    """Every local model folder the run reads exists (``model.path`` unless a from-scratch
+    preset, RCTP-FT's ``failures.policy`` unless a resumed run reloads its mix): one line naming the key, before anything is
+    created and without a Hub lookup (:func:`rcgrpo.policy.models.check_model_path`)."""
+    from rcgrpo.policy.models import PRESETS, check_model_path
+
+    if cfg.model.path not in PRESETS:
+        check_model_path(cfg.model.path, "model.path")
+    policy = getattr(getattr(cfg, "failures", None), "policy", "")
+    mix_saved = (Path(cfg.run.root) / cfg.run.name / "data.json").exists()
+    if policy and not (cfg.run.resume and mix_saved):  # a resumed run reloads its mix
+        check_model_path(policy, "failures.policy")
+
+
 def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     """Seeds, threads, the run folder and its logger; the checkpoint to resume, if any
     (:mod:`rcgrpo.train.run_folder`: an occupied folder is refused without ``run.resume``,
@@ -93,8 +115,9 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     check_folder(paths, cfg.run.resume)
     if cfg.run.resume:
         check_same_run(cfg, paths)
+        check_unfinished(paths)
+    resume = resume_from(paths) if cfg.run.resume else None
     paths.make()
-    resume = latest_checkpoint(paths.checkpoints) if cfg.run.resume else None
     # resumed before its first checkpoint: restart at step 0 and drop the stale rows
     step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
     save_config(cfg, paths.config)

@@ -21,6 +21,7 @@ Reads top to bottom as the run does::
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ from rcgrpo.losses import sft_loss
 from rcgrpo.schedules import lr_factor
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.errors import NonFiniteError
+from rcgrpo.train.progress import advance, close, open_bar
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.runlog import due
 from rcgrpo.train.stage1.config import SFTConfig
@@ -57,6 +59,7 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
     with torch.no_grad():
         for mode in cfg.sft.eval_modes:
             for cond in conditions:
+                bar = open_bar(len(tasks), f"eval {mode}/{cond}", cfg.run.progress)
                 summary, _ = evaluate_policy(
                     model,
                     tokenizer,
@@ -69,7 +72,9 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
                     max_context=cfg.sft.eval_max_context,
                     batch_size=cfg.sft.eval_batch_size,
                     seed=cfg.run.seed,
+                    on_done=functools.partial(advance, bar),
                 )
+                close(bar)
                 summaries[f"{mode}/{cond}"] = summary
                 suffix = "_low" if cond == "low" else ""
                 metrics[f"sft/eval_{mode}{suffix}"] = summary["overall"]["reward"]["mean"]

@@ -153,9 +153,11 @@ def policy_trajectories(
     temperature: float,
     top_p: float = 1.0,
     seed: int = 0,
+    on_done: Any = None,
     **engine_opts: Any,
 ) -> list[Trajectory]:
-    """One sampled episode per task from ``model`` (no reward token), labelled by reward."""
+    """One sampled episode per task from ``model`` (no reward token), labelled by reward;
+    ``on_done()`` once per finished episode (a progress bar)."""
     encoder = ChatEncoder(tokenizer)
     was_training = model.training
     model.eval()
@@ -164,7 +166,7 @@ def policy_trajectories(
     )
     try:
         rollouts = _engine(policy, encoder, mode, engine_opts).run(
-            [RolloutJob(t) for t in tasks], seed=seed
+            [RolloutJob(t) for t in tasks], seed=seed, on_done=on_done
         )
     finally:
         model.train(was_training)

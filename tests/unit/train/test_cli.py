@@ -11,6 +11,7 @@ import pytest
 from rcgrpo.train import validate as v
 from rcgrpo.train.cli import (
     COMMANDS,
+    command_keys,
     command_presets,
     config_class,
     config_keys,
@@ -30,7 +31,7 @@ from rcgrpo.train.stage1.config import (
 )
 from rcgrpo.train.validate import validate_config
 
-KEYS = {c: config_keys(config_class(c)) for c in COMMANDS}
+KEYS = {c: command_keys(c) for c in COMMANDS}
 FOREIGN = sorted(
     (command, key)
     for command in COMMANDS
@@ -50,7 +51,7 @@ def test_each_stage_holds_only_its_own_fields():
     goals = {k for k in KEYS["rctp"] if k.startswith("goals.")}
     assert goals == {f"goals.{f.name}" for f in fields(GoalConfig)}
     assert (failures | goals).isdisjoint(KEYS["sft"] | KEYS["train"])
-    assert KEYS["sft"] == KEYS["rctp"] - failures - goals
+    assert KEYS["sft"] - {"sft.random_goals"} == KEYS["rctp"] - failures - goals
     assert len(FOREIGN) > 100  # every one is checked below
 
 
@@ -75,11 +76,16 @@ def test_a_key_of_another_command_is_a_one_line_error_naming_it(command, key):
         ("sft", ["--tasks.mode", "combined"], "tasks.mode does not apply to sft"),
         ("sft", ["--init", "x"], "init does not apply to sft"),
         ("train", ["--sft.amp", "bf16"], "sft.amp does not apply to train"),
-        ("train", ["--optim.lrr", "1"], "unknown key optim.lrr (did you mean optim.lr?)"),
+        ("train", ["--optim.lrr", "1"], "unknown key optim.lrr (did you mean --optim.lr?)"),
         ("sft", ["--model.tokenizer", "x"], "unknown key model.tokenizer"),
         ("train", ["--optim.lr", "abc"], "Error parsing --optim.lr: could not convert"),
         ("train", ["--run.resume", "yes"], "Unrecognized options: yes"),
-        ("train", ["--preset"], "--preset needs a value"),
+        ("train", ["--preset"], "argument --preset: expected one argument"),
+        ("train", ["--preset", "--run.steps", "1"], "argument --preset: expected one argument"),
+        ("train", ["--config"], "argument --config: expected one argument"),
+        ("train", ["--algo.kl-bta", "1"], "algo.kl_bta (did you mean --algo.kl-beta?); see --help"),
+        ("rctp", ["--sft.random-goals", "0.5"], "sft.random_goals does not apply to rctp"),
+        ("rctp", ["--sft.random_goals=0.5"], "sft.random_goals does not apply to rctp"),
         ("sft", ["--preset", "cpu-grpo"], "preset 'cpu-grpo' is a preset of train, not sft"),
         ("rctp", ["--preset", "nope"], "config: preset must be one of ['rctp-bfcl-gpu'"),
         ("train", ["--run.steps", "0"], "config: run.steps must be >= 1, got 0"),
@@ -102,6 +108,38 @@ def test_negated_bool_flags_and_equals_values_name_their_key():
     ]
     cfg = parse_cli("train", ["--run.no-progress", "--algo.kl-beta=0.05"])
     assert cfg.run.progress is False and cfg.algo.kl_beta == 0.05
+
+
+@pytest.mark.parametrize(
+    ("command", "preset"),
+    [("train", "cpu-grpo"), ("sft", "sft-synth-regime"), ("rctp", "rctp-bfcl-tiny")],
+)
+def test_preset_and_config_with_equals_equal_their_spaced_forms(command, preset, tmp_path):
+    # issue 49: --preset=NAME was ignored (the default preset trained) and --config=FILE was
+    # "flag unknown key config"
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"optim": {"lr": 0.0123}}))
+    spaced = parse_cli(command, ["--preset", preset, "--config", str(path), "--run.steps", "3"])
+    joined = parse_cli(command, [f"--preset={preset}", f"--config={path}", "--run.steps=3"])
+    assert to_dict(joined) == to_dict(spaced)
+    assert joined.optim.lr == 0.0123 and joined.run.steps == 3
+    assert joined.run.name == spaced.run.name != parse_cli(command, []).run.name
+    if command == "train":
+        assert joined.preset == "cpu-grpo"
+
+
+def test_a_flag_the_stage_never_reads_is_refused_also_from_a_file(tmp_path):
+    # sft.random_goals is a field of RCTPConfig's sft section, but only SFT reads it
+    assert "sft.random_goals" in config_keys(RCTPConfig)
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"sft": {"random_goals": 0.5}}))
+    with pytest.raises(ConfigError, match=r"^config: sft\.random_goals must be 0 for rctp"):
+        parse_cli("rctp", ["--config", str(path)])
+    assert parse_cli("sft", ["--config", str(path)]).sft.random_goals == 0.5
+    cfg = preset("rctp-synth-cpu")
+    cfg.sft.random_goals = 0.5
+    with pytest.raises(ConfigError, match=r"sft\.random_goals must be 0 for rctp"):
+        validate_config(cfg)
 
 
 def test_config_file_keys_are_checked_for_the_command(tmp_path):
@@ -217,3 +255,42 @@ def test_a_stage1_non_finite_stop_exits_3_with_one_line(tmp_path, monkeypatch, c
     )
     assert "rcgrpo sft: precision fp32 (fp32: set explicitly)" in out
     assert not (tmp_path / "sft-synth" / "final").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["rctp", "--model.path", "micro", "--failures.policy", "runs/nope"],
+            "rcgrpo rctp: failures.policy: no model folder at 'runs/nope' (a local path, not "
+            "looked up)",
+        ),
+        (
+            ["sft", "--model.path", "results/nope/final"],
+            "rcgrpo sft: model.path: no model folder at 'results/nope/final' (a local path, not "
+            "looked up)",
+        ),
+        (
+            ["train", "--init", "runs/nope"],
+            "rcgrpo train: config: init has no checkpoint folder at 'runs/nope' (train Stage 1 "
+            "first, or pass --init PATH)",
+        ),
+    ],
+)
+def test_a_missing_local_model_path_is_one_line_and_creates_nothing(
+    argv, line, tmp_path, monkeypatch, capsys
+):
+    # issue 49: runs/nope was taken for a Hub id (~50 s of network retries, a 93-line
+    # traceback) and rctp left a half-made run folder
+    import transformers
+
+    from rcgrpo.__main__ import main
+
+    def no_lookup(*args, **kwargs):
+        raise AssertionError("a missing local path must not reach from_pretrained")
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", no_lookup)
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "--run.root", "out"]) == 2
+    assert capsys.readouterr().err == line + "\n"
+    assert list(tmp_path.iterdir()) == []

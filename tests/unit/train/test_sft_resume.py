@@ -9,6 +9,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
+from rcgrpo.train.cli import run_command
+from rcgrpo.train.errors import RunFinished
 from rcgrpo.train.stage1.config import preset, with_overrides
 from rcgrpo.train.stage1.sft import run_sft
 from rcgrpo.train.validate import ConfigError
@@ -63,6 +65,7 @@ def test_resume_reproduces_the_uninterrupted_run(tmp_path):
     # simulate a kill after step 2: drop what steps 3-4 produced, then resume
     shutil.rmtree(cut / "checkpoints" / "step_4")
     shutil.rmtree(cut / "final")
+    (cut / "summary.json").unlink()  # written last: a killed run has none
     run_sft(_cfg(tmp_path, "cut", resume=True))
     a, b = _weights(tmp_path / "straight" / "final"), _weights(cut / "final")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
@@ -91,3 +94,40 @@ def test_a_resumed_run_must_have_the_config_it_started_with(tmp_path):
     with pytest.raises(ConfigError, match=r"config: optim\.lr is 0\.001 but the run being resumed"):
         run_sft(changed)
     assert (cut / "config.json").read_bytes() == config
+
+
+def _files(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_resuming_a_finished_run_stops_and_leaves_every_file_byte_identical(tmp_path):
+    run_sft(_cfg(tmp_path, "done"))
+    before = _files(tmp_path / "done")
+    with pytest.raises(RunFinished, match=r"done holds a finished run \(summary\.json\)"):
+        run_sft(_cfg(tmp_path, "done", resume=True))
+    assert _files(tmp_path / "done") == before
+    assert run_command("sft", lambda: run_sft(_cfg(tmp_path, "done", resume=True))) == 0
+
+
+def test_a_corrupt_latest_checkpoint_falls_back_and_all_corrupt_is_refused(tmp_path, capsys):
+    run_sft(_cfg(tmp_path, "straight"))
+    run_sft(_cfg(tmp_path, "cut"))
+    cut = tmp_path / "cut"
+    shutil.rmtree(cut / "final")
+    (cut / "summary.json").unlink()  # killed after its last checkpoint
+    weights = cut / "checkpoints" / "step_4" / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:64])
+    for step in (4, 2):  # every checkpoint corrupt: refused, nothing rewritten
+        weights = cut / "checkpoints" / f"step_{step}" / "model.safetensors"
+        saved = weights.read_bytes()
+        weights.write_bytes(saved[:64])
+    before = _files(cut)
+    with pytest.raises(ConfigError, match=r"^run\.resume: no checkpoint of .* \(step_2, step_4\)"):
+        run_sft(_cfg(tmp_path, "cut", resume=True))
+    assert _files(cut) == before
+    weights.write_bytes(saved)  # step_2 good again, step_4 corrupt: resumes from step_2
+    logged = (cut / "metrics.jsonl").read_text().splitlines()
+    run_sft(_cfg(tmp_path, "cut", resume=True))
+    assert "skipping corrupt checkpoint" in capsys.readouterr().err
+    assert (cut / "metrics.jsonl").read_text().splitlines()[:2] == logged[:2]
+    assert _rows(cut) == _rows(tmp_path / "straight")
