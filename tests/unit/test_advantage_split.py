@@ -101,6 +101,7 @@ def test_bad_input_names_the_argument(adv, high, match):
 
 class _Algo:
     eps_stab, adv_estimator, adv_ddof = 0.0, "grpo", 0
+    adv_scope, low_goal_gradient = "group", True  # the paper's RC-GRPO
 
 
 class _Collected:
