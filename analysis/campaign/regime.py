@@ -1,5 +1,5 @@
-"""The regime campaign (issue 27, ``docs/regime_verdicts.md``): its runs, each seed's admission,
-the pass@k of every final RL checkpoint and the proof report of every SFT + GRPO run.
+"""The regime-d10 campaign (rules: ``docs/protocols/regime-d10.md``): its runs, each seed's
+admission, the pass@k of every final RL checkpoint and the proof report of every SFT + GRPO run.
 
 Its runs train in ``runs/regime`` and are committed to ``results/regime`` (home
 :data:`HOME`, :mod:`analysis.campaign.mechanics`); ``python -m analysis.campaign --campaign
@@ -18,8 +18,9 @@ regime`` trains what is not done (``make regime-runs``). Experiments:
   (the intention-to-treat runs of ``docs/protocols/regime-d10-reanalysis.md``);
 - ``pool``: the pool's SFT runs a regime SFT starts from (committed; never trained here).
 
-**Admission** (written before seeds 1 and 2 were admitted or not; ``docs/regime_verdicts.md``
-"More seeds"): an RCTP-FT checkpoint is admitted when its goals separate, pass@1 under the
+**Admission** (written before seeds 1 and 2 were admitted or not, in the campaign's plan,
+``docs/lab-notes/2026-12-regime-d10-campaign.md`` "More seeds"; the rule as reference:
+``docs/regime.md``): an RCTP-FT checkpoint is admitted when its goals separate, pass@1 under the
 high goal minus pass@1 under the low goal ≥ :data:`SEPARATION` on the 200-task diagnostic
 ``results/diagnostics/regime-regime-rctp-v11-s<seed>.json`` (:func:`admission_command`).
 Seeds are taken in :data:`SEED_ORDER` until :data:`TARGET` are admitted; a seed that is not

@@ -67,9 +67,7 @@ def require_runs() -> list[Path]:
     """:func:`committed_runs`; FileNotFoundError when there is none."""
     paths = committed_runs()
     if not paths:
-        raise FileNotFoundError(
-            f"no committed factorial run under {ROOT} (docs/regime_verdicts.md)"
-        )
+        raise FileNotFoundError(f"no committed factorial run under {ROOT} (docs/results.md)")
     return paths
 
 

@@ -2,7 +2,7 @@ r"""Gate G4 against RCTP-FT epochs: the goals separate only where the high goal 
 
 Reads the committed regime diagnostics of the RCTP-FT variants that differ only in epochs
 (:data:`VARIANTS`: variant 3's seed-7 SFT as the failure sampler, RCTP-FT from the base, the
-same 4,000-trajectory mix; ``docs/regime.md``) and the goal log-probability gaps of
+same 4,000-trajectory mix; ``docs/lab-notes/2026-12-regime-design-g4.md``) and the goal log-probability gaps of
 :mod:`analysis.diagnostics.regime.goal_logp` on that mix. (a) G4's two high-goal clauses
 against epochs: the separation pass@1(high) − pass@1(low) and the high goal's headroom
 pass@8 − greedy, each with its threshold (both must hold); (b) greedy and pass@8 under each

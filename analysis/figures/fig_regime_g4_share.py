@@ -3,7 +3,7 @@ and on the suites with a swap in every class (variants 14 on).
 
 Variant 11 leaves every training task with a ``resolve_close`` point out of RCTP-FT's mix; its
 high goal then never makes that choice right, so greedy and 8 samples both miss it and G4's
-headroom clause fails. Variant 12 (``docs/regime.md``) keeps a seeded share of those tasks,
+headroom clause fails. Variant 12 (``docs/lab-notes/2026-12-regime-design-v11-v13.md``) keeps a seeded share of those tasks,
 ``failures.skip_keep`` (:data:`POINTS`: 0 is variant 11), everything else unchanged, and
 decides G4 at the design seed 7 before one share is confirmed on the fresh seed 17.
 

@@ -2,7 +2,7 @@ r"""The regime diagnostic of the regime carried forward at its design seed: does
 
 The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
 greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
-seed-7 Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``: variant
+seed-7 Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``, the current design: variant
 17 on ``regime-wide1-d10``, whose gates hold at seeds 7 and 21), read from the committed
 reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the title gives the verdicts of
 the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
@@ -16,7 +16,7 @@ from analysis.figures import fig_regime as base
 
 REQUIRES: tuple[str, ...] = ()
 SUITE, VARIANT, SFT_RUN, RCTP_RUN = "regime-wide1-d10", "17", "sft-w15", "rctp-w17"
-"""The design variant drawn (docs/regime.md: the one carried forward), its suite and its seed-7
+"""The design variant drawn (docs/regime.md: the current design), its suite and its seed-7
 runs (variant 17 = variant 15's SFT, then RCTP-FT 4 epochs with the goal rows started apart)."""
 SFT_REPORT = f"results/diagnostics/regime-regime-{SFT_RUN}-s7.json"
 RCTP_REPORT = f"results/diagnostics/regime-regime-{RCTP_RUN}-s7.json"

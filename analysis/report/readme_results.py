@@ -14,8 +14,9 @@ statistics are means over the training steps of a run (``step >= 1``).
 ``verdicts`` is :func:`analysis.report.verdict_table.verdicts_markdown`; ``regime-verdicts``
 is :func:`analysis.report.regime_tables.readme_block` of the committed runs in
 ``results/regime/``. The same options rewrite the ``campaign`` and ``figures`` tables of
-``docs/experiments.md`` (:mod:`analysis.report.docs_tables`) and the regime suite's blocks of
-``docs/regime.md`` and ``docs/regime_verdicts.md``.
+``docs/experiments.md`` (:mod:`analysis.report.docs_tables`), the proof runs' blocks of
+``docs/regime.md`` and the regime-d10 campaign's tables of ``docs/results.md``
+(:func:`generated_files` maps each file to its blocks).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from rcgrpo.train.arms import arms
 
 README = REPO_ROOT / "README.md"
 REGIME_RESULTS = REPO_ROOT / "results" / "regime"
-"""The new regime's committed runs (docs/regime.md)."""
+"""The regime suite's committed runs (``docs/regime.md``, ``docs/results.md``)."""
 DOCS = REPO_ROOT / "docs"
 DASH = "—"
 SUCCESS = "reward/eval_success"
@@ -230,9 +231,9 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
     }
 
 
-def regime_verdict_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
-    """Block name -> body for ``docs/regime_verdicts.md``: every rule and check of the new
-    regime on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
+def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
+    """Block name -> body for ``docs/results.md``: every rule and check of the regime-d10
+    campaign on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
     admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
     entropy and calibration tables (:mod:`analysis.report.regime_entropy`)."""
     from analysis.report.regime_entropy import calibration_block, entropy_block
@@ -263,16 +264,15 @@ def generated_files(
         docs / "experiments.md": docs_blocks(resolve),
         docs / "theory-checks.md": theory_blocks(),
         docs / "regime.md": regime_blocks(),
-        docs / "regime_verdicts.md": regime_verdict_blocks(),
+        docs / "results.md": results_blocks(),
     }
 
 
 def readme_main(
     check: bool, runs_root: Path | None = None, readme: Path = README, docs: Path = DOCS
 ) -> int:
-    """``--write-readme`` / ``--check-readme`` on the README, ``docs/experiments.md`` and
-    ``docs/theory-checks.md``: exit 0 done or up to date, 1 stale (check), 2 a file or its
-    markers missing."""
+    """``--write-readme`` / ``--check-readme`` on every file of :func:`generated_files`: exit 0
+    done or up to date, 1 stale (check), 2 a file or its markers missing."""
     resolve = _resolver(runs_root)
     changed = []
     try:

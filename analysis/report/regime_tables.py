@@ -1,7 +1,7 @@
 r"""The regime suite's tables: the Table 1 analogue, pass@k of final checkpoints, verdicts.
 
 Markdown blocks (``python -m analysis.report --write-readme``): ``regime-table1`` and
-``regime-passk`` of ``docs/regime_verdicts.md``, ``regime-verdicts`` of the README (the paper's
+``regime-passk`` of ``docs/results.md``, ``regime-verdicts`` of the README (the paper's
 claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.tex``): the Table 1
 analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
 
@@ -282,7 +282,7 @@ def verdicts_latex(root: Path) -> str:
         rows,
         ["l", wrap % "3.6cm", "r", "r", "r", wrap % "2.4cm", "r", "r"],
         caption="The regime suite's verdicts: rules and thresholds written down before the "
-        "runs (\\code{docs/regime_verdicts.md}), decided with a family-wise correction "
+        "runs (\\code{docs/protocols/regime-d10.md}), decided with a family-wise correction "
         "(\\code{docs/protocols/regime-d10-reanalysis.md}).",
         label="tab:regime-verdicts",
         note=escape(NOTE + " " + by_construction_line(root)),
@@ -335,7 +335,7 @@ def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], li
 
 
 def passk_block(diagnostics: Path = DIAGNOSTICS) -> str:
-    """The ``regime-passk`` block of docs/regime_verdicts.md (markdown)."""
+    """The ``regime-passk`` block of docs/results.md (markdown)."""
     return markdown_table(*passk_rows(final_reports(diagnostics)))
 
 
@@ -379,14 +379,14 @@ def admission_rows() -> tuple[list[str], list[list[str]]]:
 
 
 def admission_block() -> str:
-    """The ``regime-admission`` block of docs/regime_verdicts.md (markdown)."""
+    """The ``regime-admission`` block of docs/results.md (markdown)."""
     head, rows = admission_rows()
     return markdown_table(head, rows, labels=2)
 
 
 README_RULES = ("C", "I", "T")
 """Rule families the README shows (the paper's claims, informative variance, Table 1 order);
-the entropy-matched (E) and stratified (S) rules and the checks are in docs/regime_verdicts.md."""
+the entropy-matched (E) and stratified (S) rules and the checks are in docs/results.md."""
 
 
 def readme_block(root: Path) -> str:

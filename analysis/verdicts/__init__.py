@@ -7,8 +7,8 @@ module                                 concern
 :mod:`~analysis.verdicts.pool`         the pool regime's rules and outcomes (the campaign in
                                        ``results/campaign``; rendered by
                                        :mod:`analysis.report.verdict_table`)
-:mod:`~analysis.verdicts.regime`       the new regime's rules (issue 27,
-                                       ``docs/regime_verdicts.md``): the decision, the
+:mod:`~analysis.verdicts.regime`       the regime-d10 campaign's rules
+                                       (``docs/protocols/regime-d10.md``): the decision, the
                                        seed and task × seed designs
 :mod:`~analysis.verdicts.groups`       the new regime's group statistics from
                                        ``rollouts.jsonl``: collapse, informative groups,

@@ -50,7 +50,7 @@ ENTROPY_TOLERANCE = 0.10
 CALIBRATION_SEED = 9
 """The seed of every calibration run; the factorial never uses it."""
 GRID = {"temperature": (1.0, 1.15), "entropy_coef": (0.0, 0.02)}
-"""The first calibration runs per knob (docs/regime_verdicts.md, committed before them):
+"""The first calibration runs per knob (docs/protocols/regime-d10.md, committed before them):
 GRPO's own recipe (one run for both knobs) and one step up."""
 KNOBS = {"temperature": ("rollout", "temperature"), "entropy_coef": ("algo", "entropy_coef")}
 """Calibrated knob -> its (section, field) in a run's ``config.json``."""

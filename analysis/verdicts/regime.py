@@ -57,7 +57,7 @@ from rcgrpo.train.arms import arm, roles
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
 RESERVED_SEEDS = (7, 8, 9, 10, 17, 18, 19, 20, 21)
-"""Never in a verdict: the design seeds 7 and 8 (docs/regime.md), the calibration seed 9,
+"""Never in a verdict: the design seeds 7 and 8 (docs/lab-notes/2026-12-regime-design.md), the calibration seed 9,
 the seed G4′ is re-decided on, 10, the confirmation seed of variants 12 and 13, 17, that of
 variant 14 (the ``regime-wide-d10`` suite), 18, that of variant 15, 19, that of variant 16,
 20, and that of variant 17, 21."""
@@ -306,7 +306,7 @@ RULES: tuple[Rule, ...] = (
                   "non-inferiority at the 5-point MDE the design is powered for",
                   NONINFERIORITY, "B5"),
 )  # fmt: skip
-"""The pre-registered rules (docs/regime_verdicts.md)."""
+"""The pre-registered rules (docs/protocols/regime-d10.md)."""
 
 
 @dataclass(frozen=True)

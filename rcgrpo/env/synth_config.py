@@ -155,7 +155,7 @@ beyond a 1.8M model in 15 CPU minutes: 0.025 held-out success) and with every te
 both splits, so its test split differs from train in argument values (crc-disjoint) and in
 template/family combinations only; ``tiny`` also holds out each family's last template.
 ``regime``: ``cpu`` with the demonstrator of ``rcgrpo.env.synth_demo``; ``regime-d10``: 10
-distractors (docs/regime.md); ``regime-wide-d10``: ``regime-d10`` with a swap decision in every
-class (``comment_post``, ``delete_view`` added, their families drawn 5x), docs/regime.md
-variant 14; ``regime-wide1-d10``: that with one decision per call (``stop_on_swaps`` False),
-variant 15."""
+distractors (design variant 3); ``regime-wide-d10``: ``regime-d10`` with a swap decision in every
+class (``comment_post``, ``delete_view`` added, their families drawn 5x; variant 14);
+``regime-wide1-d10``: that with one decision per call (``stop_on_swaps`` False), variant 15.
+The variants: ``docs/lab-notes/2026-12-regime-design.md``; the suites: ``docs/regime.md``."""

@@ -22,7 +22,7 @@ kind               where                                  the wrong option
 
 The regime suites of variants 2-13 plant the first two swaps and ``stop_early``
 (``REGIME_DECISIONS``); ``regime-wide-d10`` plants all five, so that a swap point lies on most
-tasks of every class (docs/regime.md, variant 14); ``regime-wide1-d10`` also plants no
+tasks of every class (docs/lab-notes/2026-12-regime-design-wide.md, variant 14); ``regime-wide1-d10`` also plants no
 ``stop_early`` on a last call that carries a swap (``SynthConfig.stop_on_swaps``; variant 15).
 
 The wrong option's function is OFFERED at every decision point whether or not the

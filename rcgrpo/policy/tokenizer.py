@@ -201,7 +201,7 @@ def spread_goal_rows(
     :math:`s` = ``spread``. Rows that coincide (:func:`add_reward_tokens` gives both the mean
     row) have no difference to follow: :math:`u` is then a unit Gaussian direction drawn from
     ``seed``. ``spread`` 0 changes nothing. Returns the distance before the change.
-    (docs/regime.md, variant 17: SFT with goals drawn at random leaves the rows ~0.12 median
+    (docs/lab-notes/2026-12-regime-design-wide.md, variant 17: SFT with goals drawn at random leaves the rows ~0.12 median
     norms apart, and RCTP-FT runs that read their goal end ~0.6 apart.)"""
     if spread < 0:
         raise ValueError(f"spread must be >= 0, got {spread}")

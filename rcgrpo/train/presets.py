@@ -30,7 +30,7 @@ The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpo
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
-entropy coefficient chosen on seed 9 (``docs/regime_verdicts.md``: :data:`MATCHED_TEMPERATURE`,
+entropy coefficient chosen on seed 9 (``docs/results.md``, the calibration: :data:`MATCHED_TEMPERATURE`,
 :data:`MATCHED_ENTROPY_COEF`).
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
@@ -155,7 +155,7 @@ _REGIME = _merge(
     optim={"lr": 1e-4},
     run={"steps": 200, "eval_every": 25, "checkpoint_every": 50},
 )
-"""The regime suite at its design variant 3 (docs/regime.md: synth ``regime-d10``): its
+"""The regime suite at its design variant 3 (docs/lab-notes/2026-12-regime-design.md: synth ``regime-d10``): its
 Stage-1 checkpoints, G 8 (stratified goals need no rounding), 200 steps x 8 prompts drawn
 fresh from 10,000 training tasks (no task twice), 1,000 held-out tasks; lr 1e-4, the first
 recipe in the pre-registered order, qualified on the design seed 7 (+0.594 held-out)."""

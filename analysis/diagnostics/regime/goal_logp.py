@@ -8,7 +8,7 @@ with the goal appended to the first user message as in RCTP-FT
 (:func:`rcgrpo.policy.render.with_reward_goal`). A checkpoint that learned the goals has
 Δ > 0 on successes and Δ < 0 on failures (the gap between the two means is what RCTP-FT's
 loss rewards); a goal-blind one has Δ ≈ 0 on both, whatever its success. It explains a G4 in
-which the goals do not separate (``docs/regime.md``) without any rollout: one forward pass
+which the goals do not separate (``docs/lab-notes/2026-12-regime-design-g4.md``) without any rollout: one forward pass
 per trajectory and goal. ::
 
     OMP_NUM_THREADS=1 python -m analysis.diagnostics.regime.goal_logp CKPT MIX.jsonl \

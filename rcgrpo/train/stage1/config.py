@@ -135,11 +135,11 @@ class FailureConfig(SamplingConfig):
     skip_decisions: tuple[str, ...] = ()
     """Planted decision kinds (:data:`rcgrpo.env.synth_demo.DECISIONS`) whose tasks the mix
     leaves out: RCTP-FT uses the first ``num_tasks`` training tasks without a point of these
-    kinds, so its data never show that choice (docs/regime.md, variant 11). () = none."""
+    kinds, so its data never show that choice (docs/lab-notes/2026-12-regime-design-v11-v13.md, variant 11). () = none."""
     skip_keep: float = 0.0
     """Share of the tasks with a ``skip_decisions`` point that the mix keeps anyway: each such
     task is kept with this probability, by its own draw seeded from ``run.seed`` and the
-    task's index, so its data show that choice on a few tasks (docs/regime.md, variant 12).
+    task's index, so its data show that choice on a few tasks (docs/lab-notes/2026-12-regime-design-v11-v13.md, variant 12).
     0 = none (variant 11), 1 = all (as if nothing were skipped)."""
     rollout_successes: bool = False
     """Also count the weak policy's reward-1 rollouts as successes (default: experts only,

@@ -67,7 +67,7 @@ def test_without_the_throwaway_the_readers_see_the_committed_arms():
         "regime-rcgrpo-strat",
         "regime-rctp-grpo-temp",
         "regime-rctp-grpo-entcoef",
-    )  # the names docs/regime_verdicts.md pre-registered
+    )  # the names docs/protocols/regime-d10.md pre-registered
 
 
 def test_every_arm_is_a_preset_and_every_campaign_preset_an_arm():

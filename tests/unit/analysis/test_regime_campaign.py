@@ -35,7 +35,7 @@ def test_every_committed_regime_run_is_its_current_spec():
 
 
 def test_the_committed_admissions_are_the_documented_ones():
-    """docs/regime_verdicts.md: seeds 0-2 not admitted (separation -0.010, +0.001, -0.024),
+    """docs/results.md (admission): seeds 0-2 not admitted (separation -0.010, +0.001, -0.024),
     3-5 admitted (+0.352, +0.346, +0.114)."""
     assert [regime.admitted(s) for s in range(6)] == [False] * 3 + [True] * 3
     report = json.loads(regime.admission_path(5).read_text())

@@ -122,7 +122,7 @@ def test_regime_stage1_presets_differ_from_the_cpu_recipe_as_documented():
     sft = stage1("sft-synth-regime")
     assert validate_config(sft) is sft
     assert _diff(stage1("sft-synth-cpu"), sft) == {
-        # design variant 3 (docs/regime.md): the pool SFT checkpoint as base, one epoch
+        # design variant 3 (docs/lab-notes/2026-12-regime-design.md): the pool SFT checkpoint as base, one epoch
         "model.path": "results/campaign/sft-s0/final",
         "optim.lr": 3e-4,
         "optim.warmup_steps": 50,
