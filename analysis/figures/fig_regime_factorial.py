@@ -63,6 +63,13 @@ CAPTION = (
 )
 
 
+INTERVALS = (
+    "Intervals over seeds (n per arm in the legend of a): (a) band = 95% t-interval of the "
+    "seed mean; (b)-(d) bar = seed mean, error bar = 95% t-interval, dots = seeds"
+)
+"""The interval types, written under the panels."""
+
+
 def require_runs() -> list[Path]:
     """:func:`committed_runs`; FileNotFoundError when there is none."""
     paths = committed_runs()
@@ -95,8 +102,16 @@ def make_figure(runs: dict) -> Figure:
             (dyn.first_value, -0.2, "//", "step 0"),
             (dyn.last_value, 0.2, None, "end"),
         ):
-            dyn.seed_bars(axes[1], groups, lambda r, f=key: f(r, "reward/eval_success"),
-                          "held-out success", x0=x0, width=0.38, hatch=hatch, tag=tag)  # fmt: skip
+            dyn.seed_bars(
+                axes[1],
+                groups,
+                lambda r, f=key: f(r, "reward/eval_success"),
+                "held-out success",
+                x0=x0,
+                width=0.38,
+                hatch=hatch,
+                tag=tag,
+            )
         axes[1].set_ylim(0, 1.15)
         axes[1].legend(loc="upper center", ncol=2)
         dyn.seed_bars(axes[2], groups, _group_share(rg.collapse_share), "collapsed groups")
@@ -105,4 +120,5 @@ def make_figure(runs: dict) -> Figure:
             ax.set_ylim(0, 1)
         for ax, letter in zip(axes, "abcd", strict=True):
             fs.panel_label(ax, letter)
+        fig.supxlabel(INTERVALS, fontsize=7.5)
     return fig

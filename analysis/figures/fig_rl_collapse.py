@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
@@ -33,10 +35,34 @@ PANELS = (
     ("reward/success_rate", "training success rate"),
 )
 HIGH, LOW = "reward/success_high", "reward/success_low"
+STYLE_KEYS = {
+    0: (("-", "observed"), ("--", "predicted  $s^G + (1-s)^G$")),
+    3: (("-", "high goal (GRPO arms: all rollouts)"), (":", "low goal (RC arms)")),
+}
+"""Panel -> (line style, meaning) of its curves, keyed below the panel (grey: any arm)."""
+BAND_KEY = f"seed mean, 95% t-band; {dyn.SMOOTH}-step trailing mean"
 
 
 def _logged(runs: list, key: str) -> bool:
     return any(key in r.metrics and r.metrics[key].notna().any() for r in runs)
+
+
+def _keys(fig: Figure, axes, n_arms: int) -> None:
+    """Every line style and band on the figure: the arms (colour) and the band under the
+    panels, each panel's line styles below its axis (:data:`STYLE_KEYS`)."""
+    for k, styles in STYLE_KEYS.items():
+        handles = [Line2D([], [], color="0.3", ls=ls, lw=1.2, label=t) for ls, t in styles]
+        axes[k].legend(
+            handles=handles,
+            fontsize=7,
+            ncol=2,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.2),
+            handlelength=2.4,
+        )
+    handles, labels = axes[1].get_legend_handles_labels()
+    band = Patch(color="0.3", alpha=0.15, lw=0, label=BAND_KEY)
+    fig.legend([*handles, band], [*labels, BAND_KEY], loc="outside lower center", ncol=n_arms + 1)
 
 
 def make_figure(runs: dict) -> Figure:
@@ -68,6 +94,5 @@ def make_figure(runs: dict) -> Figure:
         axes[3].set_ylim(-0.02, 1.02)
         for ax in axes[1:3]:  # the t-band of 3 seeds may reach below 0; the values cannot
             ax.set_ylim(bottom=0)
-        handles, labels = axes[1].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncol=len(groups))
+        _keys(fig, axes, len(groups))
     return fig

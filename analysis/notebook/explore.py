@@ -82,9 +82,11 @@ def find_runs(
     arms: Iterable[str] | None = None,
     limit: int | None = None,
 ) -> list[Run]:
-    """The given run folders, else the RL runs under ``search`` (relative to the repository),
-    keeping those whose preset is in ``arms`` (None: all), at most ``limit``."""
-    found = [Path(p) for p in paths] or [
+    """The given run folders, else the RL runs under ``search``, keeping those whose preset is
+    in ``arms`` (None: all), at most ``limit``. Relative paths in ``paths`` and ``search`` are
+    relative to the repository root, whatever the working directory (a notebook's is
+    ``notebooks/``): ``RUNS = ["runs/x"]`` means ``<repo>/runs/x``; absolute paths as given."""
+    found = [REPO_ROOT / p for p in paths] or [
         run for folder in search for run in discover_runs(REPO_ROOT / folder, kind="rl")
     ]
     runs = load_runs(found)

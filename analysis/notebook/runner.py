@@ -10,6 +10,7 @@ command line (:mod:`analysis.notebook.__main__`) use to run them headless:
 - :func:`execute_notebook` runs it with ``nbclient`` on the ``python3`` kernel spec of the
   running interpreter (``jupyter_client`` maps the spec's ``python`` to ``sys.executable``,
   i.e. the project's ``.venv``); the kernel inherits this process's environment;
+- :func:`save_executed` writes the executed copy elsewhere (default :data:`EXECUTED`);
 - :func:`strip_outputs` / :func:`problems` keep committed notebooks clean;
 - :func:`lab_command`: JupyterLab on ``notebooks/`` on the loopback address only (``make
   lab``; a token from ``JUPYTER_TOKEN`` or a generated one).
@@ -107,6 +108,28 @@ def execute_notebook(
     )
     client.execute()
     return nb
+
+
+EXECUTED = Path("runs/notebooks")
+"""Default folder of ``python -m analysis.notebook run``'s executed copies (relative to the
+working directory; ``runs/`` is not committed): the committed notebooks stay output-free."""
+
+
+def executed_path(source: str | Path, out: str | Path = EXECUTED) -> Path:
+    """``out/<source name>``, where the executed copy of notebook ``source`` goes; refused
+    (``ValueError``) when that is ``source`` itself (outputs over the committed notebook)."""
+    target = Path(out) / Path(source).name
+    if target.resolve() == Path(source).resolve():
+        raise ValueError(f"--out {out} would overwrite {source} with outputs; name another folder")
+    return target
+
+
+def save_executed(nb: NotebookNode, source: str | Path, out: str | Path = EXECUTED) -> Path:
+    """Write the executed ``nb`` of notebook ``source`` to :func:`executed_path` and return it."""
+    target = executed_path(source, out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target
 
 
 SHOWN_PROBLEMS = re.compile(r"\bnan\b|warning|not logged", re.IGNORECASE)

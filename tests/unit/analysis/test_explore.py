@@ -183,6 +183,17 @@ def test_runs_frames_and_dashboard(tmp_path):
     assert fig.axes[0].get_legend() is None
 
 
+def test_run_paths_are_relative_to_the_repository(monkeypatch, tmp_path):
+    # a notebook's kernel runs in notebooks/: RUNS = ["results/campaign/x"] used to be looked
+    # up as notebooks/results/campaign/x and failed; it is <repo>/results/campaign/x
+    monkeypatch.chdir(explore.REPO_ROOT / "notebooks")
+    runs, where = explore.pick_runs(["results/campaign/cpu-grpo-s0"])
+    assert [r.name for r in runs] == ["cpu-grpo-s0"] and where.endswith("loaded 1: cpu-grpo-s0")
+    assert runs[0].root == explore.REPO_ROOT / "results/campaign/cpu-grpo-s0"
+    given = _run(tmp_path)  # an absolute path is taken as given
+    assert [r.name for r in explore.find_runs([given])] == ["cpu-rcgrpo-s0"]
+
+
 def test_pick_runs_defaults_to_the_committed_factorial():
     runs, where = explore.pick_runs()
     assert [r.config["preset"] for r in runs] == list(explore.FACTORIAL_ARMS)

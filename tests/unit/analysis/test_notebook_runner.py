@@ -8,8 +8,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from analysis.notebook.__main__ import main
 from analysis.notebook.runner import (
+    EXECUTED,
     INJECTED_TAG,
+    executed_path,
     inject_parameters,
     problems,
     strip_outputs,
@@ -73,3 +76,33 @@ def test_the_three_notebooks_exist():
         "02_environment.ipynb",
         "03_training_dynamics.ipynb",
     ]
+
+
+def test_run_keeps_the_executed_outputs_beside_not_over_the_notebook(tmp_path, capsys):
+    # python -m analysis.notebook run used to execute and discard the outputs: the executed
+    # copy now goes to --out DIR/<name>, the source notebook's bytes unchanged
+    source = tmp_path / "nb" / "t.ipynb"
+    source.parent.mkdir()
+    nbformat.write(_nb(), source)
+    before = source.read_bytes()
+    assert main(["run", str(source), "-p", "CONFIGS=6*7", "--out", str(tmp_path / "out")]) == 0
+    executed = nbformat.read(tmp_path / "out" / "t.ipynb", as_version=4)
+    # the injected cell follows the parameters cell; print(CONFIGS) shows the bare string
+    # "6*7" (not a literal), then a re-run with CONFIGS=42 overwrites the copy
+    assert executed.cells[3].outputs[0]["text"] == "6*7\n"
+    assert source.read_bytes() == before and problems(nbformat.read(source, as_version=4)) == []
+    assert capsys.readouterr().out == f"ran {source}: outputs in {tmp_path / 'out' / 't.ipynb'}\n"
+    main(["run", str(source), "-p", "CONFIGS=42", "--out", str(tmp_path / "out")])
+    executed = nbformat.read(tmp_path / "out" / "t.ipynb", as_version=4)
+    assert executed.cells[3].outputs[0]["text"] == "42\n" and executed.cells[3].execution_count
+    assert executed_path(source) == EXECUTED / "t.ipynb" == Path("runs/notebooks/t.ipynb")
+
+
+def test_run_refuses_an_out_folder_that_is_the_notebooks_own(tmp_path, capsys):
+    source = tmp_path / "t.ipynb"
+    nbformat.write(_nb(), source)
+    before = source.read_bytes()
+    with pytest.raises(SystemExit) as stop:
+        main(["run", str(source), "--out", str(tmp_path)])
+    assert stop.value.code == 2 and source.read_bytes() == before
+    assert f"--out {tmp_path} would overwrite {source} with outputs" in capsys.readouterr().err
