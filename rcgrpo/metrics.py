@@ -18,8 +18,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 NAMESPACES = (
-    "reward", "adv", "group", "policy", "loss", "rollout", "tools", "perf", "theory", "sft"
-)  # fmt: skip
+    "reward",
+    "adv",
+    "group",
+    "policy",
+    "loss",
+    "rollout",
+    "tools",
+    "perf",
+    "theory",
+    "sft",
+)
 
 
 @dataclass(frozen=True)

@@ -182,9 +182,18 @@ def _rel(path: Path) -> str:
 def admission_command(rctp: Path, seed: int) -> list[str]:
     """The admission diagnostic of an RCTP-FT run folder (200 held-out tasks, 8 samples)."""
     return [
-        "--init", _rel(rctp / "final"), "--preset", "regime-rcgrpo", "--synth-preset",
-        "regime-d10", "--conditions", "high", "low", "--seed", str(seed),
-    ]  # fmt: skip
+        "--init",
+        _rel(rctp / "final"),
+        "--preset",
+        "regime-rcgrpo",
+        "--synth-preset",
+        "regime-d10",
+        "--conditions",
+        "high",
+        "low",
+        "--seed",
+        str(seed),
+    ]
 
 
 def admit(camp: Campaign) -> dict[int, bool]:

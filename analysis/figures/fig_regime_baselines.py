@@ -67,14 +67,29 @@ def make_figure(runs: dict) -> Figure:
         axes[0].set_ylabel("greedy held-out success")
         axes[0].set_ylim(0, 1)
         axes[0].legend(fontsize=6.5, loc="lower right")
-        dyn.seed_bars(axes[1], groups, lambda r: dyn.last_value(r, "reward/eval_success"),
-                      "held-out success at the end", names=short)  # fmt: skip
+        dyn.seed_bars(
+            axes[1],
+            groups,
+            lambda r: dyn.last_value(r, "reward/eval_success"),
+            "held-out success at the end",
+            names=short,
+        )
         axes[1].set_ylim(0, 1)
-        dyn.seed_bars(axes[2], groups, lambda r: dyn.run_mean(r, "group/zero_var_frac"),
-                      "zero-variance groups (generated)", names=short)  # fmt: skip
+        dyn.seed_bars(
+            axes[2],
+            groups,
+            lambda r: dyn.run_mean(r, "group/zero_var_frac"),
+            "zero-variance groups (generated)",
+            names=short,
+        )
         axes[2].set_ylim(0, 1)
-        dyn.seed_bars(axes[3], groups, lambda r: high_like_entropy(r.metrics),
-                      "high-goal token entropy (nats)", names=short)  # fmt: skip
+        dyn.seed_bars(
+            axes[3],
+            groups,
+            lambda r: high_like_entropy(r.metrics),
+            "high-goal token entropy (nats)",
+            names=short,
+        )
         for ax, letter in zip(axes, "abcd", strict=True):
             fs.panel_label(ax, letter)
     return fig

@@ -187,8 +187,9 @@ def _clauses(ax, pts: list[dict]) -> None:
         room = [p["g4"].values["high_pass8_minus_greedy"] for p in group]
         marker = "o" if seed == 7 else "*"
         ax.plot(x, sep, marker + line, ms=size, color=fs.BLUE, label=f"separation, seed {seed}")
-        ax.plot(x, room, marker + line, ms=size, color=fs.ORANGE,
-                label=f"high headroom, seed {seed}")  # fmt: skip
+        ax.plot(
+            x, room, marker + line, ms=size, color=fs.ORANGE, label=f"high headroom, seed {seed}"
+        )
     ax.axhline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
     _axis(ax, pos)
@@ -224,11 +225,22 @@ def _map(ax) -> None:
     if WIDE_RCTP:
         wide = load_reports(inputs=WIDE_RCTP)
         xy = [g4_goal_clauses(wide[rel]) for rel in WIDE_RCTP]
-        ax.scatter(*zip(*xy, strict=True), s=30, marker="D", color=fs.GREEN, zorder=3,
-                   label="variants 14+ (a swap in every class)")  # fmt: skip
+        ax.scatter(
+            *zip(*xy, strict=True),
+            s=30,
+            marker="D",
+            color=fs.GREEN,
+            zorder=3,
+            label="variants 14+ (a swap in every class)",
+        )
         for i, (rel, (x, y)) in enumerate(zip(WIDE_RCTP, xy, strict=True)):
-            ax.annotate("w{} s{}".format(*_wide(rel)), (x, y), fontsize=5.5,
-                        xytext=(3, 4 if i % 2 == 0 else -8), textcoords="offset points")  # fmt: skip
+            ax.annotate(
+                "w{} s{}".format(*_wide(rel)),
+                (x, y),
+                fontsize=5.5,
+                xytext=(3, 4 if i % 2 == 0 else -8),
+                textcoords="offset points",
+            )
     ax.axvline(G4_SEPARATION, color=fs.BLUE, ls=":", lw=0.9)
     ax.axhline(G4_GAIN, color=fs.ORANGE, ls=":", lw=0.9)
     ax.fill_between([G4_SEPARATION, 0.45], G4_GAIN, 0.45, color=fs.GREEN, alpha=0.12, lw=0)

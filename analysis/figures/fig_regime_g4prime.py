@@ -141,13 +141,25 @@ def points() -> list[dict]:
 def _curves(ax, pts: list[dict]) -> None:
     ref = proof.proof_record(REPO_ROOT / REFERENCE, REPO_ROOT)
     steps = sorted(ref["curve"])
-    ax.plot(steps, [ref["curve"][s] for s in steps], "o-", ms=2.5, color="0.6",
-            label="SFT + GRPO, seed 7")  # fmt: skip
+    ax.plot(
+        steps,
+        [ref["curve"][s] for s in steps],
+        "o-",
+        ms=2.5,
+        color="0.6",
+        label="SFT + GRPO, seed 7",
+    )
     for p in pts:
         e, curve = p["entry"], p["record"]["curve"]
         steps = sorted(curve)
-        ax.plot(steps, [curve[s] for s in steps], "o-" if e.decides else "o--", ms=3.0,
-                color=e.colour, label=f"RCTP-FT + GRPO, {name(e)}")  # fmt: skip
+        ax.plot(
+            steps,
+            [curve[s] for s in steps],
+            "o-" if e.decides else "o--",
+            ms=3.0,
+            color=e.colour,
+            label=f"RCTP-FT + GRPO, {name(e)}",
+        )
     ax.set_xlabel("RL step")
     ax.set_ylabel("greedy held-out success")
     ax.set_ylim(0, 1)
@@ -170,8 +182,16 @@ def _clauses(ax, pts: list[dict]) -> None:
         e = p["entry"]
         ax.bar(xs, [p["values"][k] for k, _, _ in CLAUSES], width, label=name(e), **style)
         m, gain = p["record"]["mcnemar"], p["values"]["rl_gain"]
-        ax.text(xs[2], max(gain, 0.0) + 0.012, f"+{m['c']}/−{m['b']}", ha="center",
-                fontsize=4.5, color=e.colour, rotation=90, va="bottom")  # fmt: skip
+        ax.text(
+            xs[2],
+            max(gain, 0.0) + 0.012,
+            f"+{m['c']}/−{m['b']}",
+            ha="center",
+            fontsize=4.5,
+            color=e.colour,
+            rotation=90,
+            va="bottom",
+        )
     for xi, (_, _, (lo, hi)) in zip(x, CLAUSES, strict=True):
         for bound in (lo, hi):
             if bound is not None:

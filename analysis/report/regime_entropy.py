@@ -41,8 +41,15 @@ def _nats(values: list[float]) -> str:
 
 def entropy_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], list[list[str]]]:
     """(header, rows) of the ``regime-entropy`` block from {arm preset: {seed: run}}."""
-    head = ["init", "stage 2", "seeds", "H (nats/token)", "g vs RC-GRPO", "shared seeds",
-            "matched (abs g ≤ 0.10)"]  # fmt: skip
+    head = [
+        "init",
+        "stage 2",
+        "seeds",
+        "H (nats/token)",
+        "g vs RC-GRPO",
+        "shared seeds",
+        "matched (abs g ≤ 0.10)",
+    ]
     rc = by_arm.get(rv.RCTP_RC, {})
     rows = []
     for a in shown(by_arm):
@@ -102,8 +109,17 @@ def calibration_block(root: Path) -> str:
         outcome = _outcome(c)
         for v, g in zip(c["values"], c["gaps"], strict=True):
             chosen = c["status"] == "matched" and v == c["chosen"]
-            rows.append([knob, f"{v:g}", f"{c['target'] * (1 + g):.4f}", f"{c['target']:.4f}",
-                         f"{g:+.3f}", "chosen" if chosen else DASH, outcome])  # fmt: skip
+            rows.append(
+                [
+                    knob,
+                    f"{v:g}",
+                    f"{c['target'] * (1 + g):.4f}",
+                    f"{c['target']:.4f}",
+                    f"{g:+.3f}",
+                    "chosen" if chosen else DASH,
+                    outcome,
+                ]
+            )
     if not rows:
         return "No calibration run is committed yet."
     head = ["knob", "value", "H(v)", "H* (RC-GRPO, seed 9)", "g(v)", "chosen", "rule"]

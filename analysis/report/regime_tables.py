@@ -92,9 +92,13 @@ def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], lis
     cells = shown(by_arm)
     runs = {a.preset: dict(sorted(by_arm.get(a.preset, {}).items())) for a in cells}
     categories = sorted(
-        {c for rs in runs.values() for r in rs.values()
-         for c in rv.evaluation(r, "last").get("per_category", {})}
-    )  # fmt: skip
+        {
+            c
+            for rs in runs.values()
+            for r in rs.values()
+            for c in rv.evaluation(r, "last").get("per_category", {})
+        }
+    )
     columns = _columns(categories)
     head = ["init", "stage 2", "seeds", *columns, "paper Qwen2.5-7B", "paper Llama-3.1-8B"]
     rows = []
@@ -152,8 +156,18 @@ def table1_block(root: Path) -> str:
     return table1_markdown(every_arm(root))
 
 
-TEX_MAIN = ("init", "stage 2", "seeds", "start", "end", "Δ", SPEED, "decision points right",
-            "paper Qwen2.5-7B", "paper Llama-3.1-8B")  # fmt: skip
+TEX_MAIN = (
+    "init",
+    "stage 2",
+    "seeds",
+    "start",
+    "end",
+    "Δ",
+    SPEED,
+    "decision points right",
+    "paper Qwen2.5-7B",
+    "paper Llama-3.1-8B",
+)
 """The columns of the paper's Table 1 analogue; the per-category columns are a table of
 their own (``regime_categories.tex``), so that each fits the page."""
 
@@ -167,8 +181,12 @@ def table1_latex(root: Path) -> str:
     """The paper's ``regime_table1.tex``: the :data:`TEX_MAIN` columns of :func:`table1_rows`
     of the runs under ``root``."""
     head, rows = _select(*table1_rows(every_arm(root)), TEX_MAIN)
-    short = {"decision points right": "decisions", "paper Qwen2.5-7B": "paper Qwen", SPEED: "speed",
-             "paper Llama-3.1-8B": "paper Llama"}  # fmt: skip
+    short = {
+        "decision points right": "decisions",
+        "paper Qwen2.5-7B": "paper Qwen",
+        SPEED: "speed",
+        "paper Llama-3.1-8B": "paper Llama",
+    }
     return tex_table(
         [short.get(h, h) for h in head],
         rows,
@@ -328,8 +346,9 @@ def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], li
         conds = list(by_seed.values())
         seeds = ", ".join(map(str, by_seed)) or DASH
         greedy = cell([c["greedy"]["overall"] for c in conds])
-        passk = [cell([c["pass_at_k"]["overall"][c["ks"].index(k)] for c in conds])
-                 for k in PASS_KS]  # fmt: skip
+        passk = [
+            cell([c["pass_at_k"]["overall"][c["ks"].index(k)] for c in conds]) for k in PASS_KS
+        ]
         rows.append([a.init, a.method, seeds, greedy, *passk])
     return head, rows
 

@@ -308,10 +308,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     arms = rv.load_arms(collect(names, resolve))
     p = pilot(arms[args.arm], arms[args.versus] if args.versus else None)
     c = p.components
-    print(f"pilot: {p.seeds} seeds x {p.tasks} tasks, mean {p.mean:+.4f}, SE {p.se:.4f}, "
-          f"df {p.df:.1f}; sigma2 task {c.task:.3g}, seed {c.seed:.3g}, resid {c.resid:.3g}")  # fmt: skip
-    print(f"| rule | MDE at {args.tasks} tasks x {args.seeds} seeds | tasks for MDE <= 0.05 "
-          "at 3 / 4 / 5 seeds |\n|---|--:|---|")  # fmt: skip
+    print(
+        f"pilot: {p.seeds} seeds x {p.tasks} tasks, mean {p.mean:+.4f}, SE {p.se:.4f}, "
+        f"df {p.df:.1f}; sigma2 task {c.task:.3g}, seed {c.seed:.3g}, resid {c.resid:.3g}"
+    )
+    print(
+        f"| rule | MDE at {args.tasks} tasks x {args.seeds} seeds | tasks for MDE <= 0.05 "
+        "at 3 / 4 / 5 seeds |\n|---|--:|---|"
+    )
     for rid, m, need in planned(c, args.tasks, args.seeds):
         print(f"| {rid} | {m:.3f} | {' / '.join(str(need[s]) for s in (3, 4, 5))} |")
     return 0

@@ -135,8 +135,11 @@ def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
     diag = [json.loads(r) for r in (fakes / "diag.jsonl").read_text().splitlines()]
     assert "sft-s3" not in trained  # the committed pool SFT is reused
     assert {n for n in trained if not n.startswith("regime-")} == {
-        "sft-v3-s3", "rctp-v11-s3", "sft-v3-s6", "rctp-v11-s6"
-    }  # fmt: skip
+        "sft-v3-s3",
+        "rctp-v11-s3",
+        "sft-v3-s6",
+        "rctp-v11-s6",
+    }
     assert regime.admitted(3) is False and regime.admitted(6) is True  # 11 never needed
     for seed in (3, 6):  # the checkpoint each admission was measured on is committed
         assert (fakes / "results" / "regime" / f"rctp-v11-s{seed}" / "final").is_dir()

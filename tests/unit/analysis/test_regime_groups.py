@@ -18,10 +18,16 @@ RUN = Path(__file__).resolve().parents[3] / "results" / "campaign" / "cpu-rcgrpo
 
 def rows(step, prompt, goals, rewards, round_=0):
     return [
-        {"step": step, "round": round_, "prompt": prompt, "group": j, "reward_token": g,
-         "reward": r}
+        {
+            "step": step,
+            "round": round_,
+            "prompt": prompt,
+            "group": j,
+            "reward_token": g,
+            "reward": r,
+        }
         for j, (g, r) in enumerate(zip(goals, rewards, strict=True))
-    ]  # fmt: skip
+    ]
 
 
 HHLL = ["high", "high", "low", "low"]

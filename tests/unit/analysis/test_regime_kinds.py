@@ -25,9 +25,14 @@ MODE = "combined"
 
 def _task(families, calls):
     return generate_synth_tasks(
-        1, "train", 0, SYNTH_PRESETS["tiny"], families=families, turns=(1, 1),
+        1,
+        "train",
+        0,
+        SYNTH_PRESETS["tiny"],
+        families=families,
+        turns=(1, 1),
         calls_per_turn=(calls, calls),
-    )[0]  # fmt: skip
+    )[0]
 
 
 @pytest.fixture(scope="module")

@@ -40,8 +40,11 @@ def write_run(
     1-2; held-out success ``y`` on every task at steps 0 and 200 (``y_low`` under low)."""
     d = root / f"{arm}-s{seed}"
     (d / "eval").mkdir(parents=True)
-    config = {"run": {"seed": seed}, "rollout": {"group_size": 4},
-              "algo": {"eval_condition": "high", "conditioning": "iid"}}  # fmt: skip
+    config = {
+        "run": {"seed": seed},
+        "rollout": {"group_size": 4},
+        "algo": {"eval_condition": "high", "conditioning": "iid"},
+    }
     (d / "config.json").write_text(json.dumps(config))
     metrics = [{"step": 0}] + [
         {"step": s, "policy/entropy_high": entropy, "reward/success_low": 0.5} for s in (1, 2)
@@ -50,12 +53,16 @@ def write_run(
     rows = []
     for p in range(4):
         rewards = INFORMATIVE if p < k else COLLAPSED
-        rows += [{"step": 1, "round": 0, "prompt": p, "reward_token": g, "reward": r}
-                 for g, r in zip(goals, rewards, strict=True)]  # fmt: skip
+        rows += [
+            {"step": 1, "round": 0, "prompt": p, "reward_token": g, "reward": r}
+            for g, r in zip(goals, rewards, strict=True)
+        ]
     (d / "rollouts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     for step in (0, 200):
-        per = {c: [{"task_id": t, "reward": v} for t in TASKS] for c, v in
-               (("high", y), ("low", y_low))}  # fmt: skip
+        per = {
+            c: [{"task_id": t, "reward": v} for t in TASKS]
+            for c, v in (("high", y), ("low", y_low))
+        }
         conds = {c: {"per_task": p} for c, p in per.items()}
         (d / "eval" / f"step_{step}.json").write_text(json.dumps({"conditions": conds}))
     (d / "summary.json").write_text("{}")
@@ -153,8 +160,13 @@ def test_calibrate_runs(tmp_path):
 def test_high_like_entropy_falls_back():
     import pandas as pd
 
-    df = pd.DataFrame([{"step": 0, "policy/entropy": 9.0}, {"step": 1, "policy/entropy": 0.2},
-                       {"step": 2, "policy/entropy": 0.4}])  # fmt: skip
+    df = pd.DataFrame(
+        [
+            {"step": 0, "policy/entropy": 9.0},
+            {"step": 1, "policy/entropy": 0.2},
+            {"step": 2, "policy/entropy": 0.4},
+        ]
+    )
     assert cal.high_like_entropy(df) == pytest.approx(0.3)  # step 0 is not training
 
 
@@ -261,8 +273,10 @@ def test_entropy_gate_fails_at_twenty_percent(tmp_path):
 
 
 def test_stratified_gate_needs_exact_halves(tmp_path):
-    strat = {s: load_run(write_run(tmp_path, "strat", s, goals=("high", "low", "low", "low")))
-             for s in range(3)}  # fmt: skip
+    strat = {
+        s: load_run(write_run(tmp_path, "strat", s, goals=("high", "low", "low", "low")))
+        for s in range(3)
+    }
     iid = {s: load_run(write_run(tmp_path, "iid", s)) for s in range(3)}
     check = rc.goals_balanced(strat, iid)
     assert check.value == 0 and not check.passed
@@ -279,10 +293,16 @@ def test_bookkeeping_checks(tmp_path):
     d = write_run(tmp_path, rv.RCTP_RC, 0)
     rows = [{"step": 0}] + [
         # z .5, G 4: spread range (1 − z)·[2, 4/√3] = [1, 1.1547]; σ² − bound = .01 > 0
-        {"step": s, "adv/gap_mean": g, "group/zero_var_frac": 0.5, "group/var_mean": 0.11,
-         "theory/var_bound_iid": 0.1, "reward/success_low": 0.0}
+        {
+            "step": s,
+            "adv/gap_mean": g,
+            "group/zero_var_frac": 0.5,
+            "group/var_mean": 0.11,
+            "theory/var_bound_iid": 0.1,
+            "reward/success_low": 0.0,
+        }
         for s, g in ((1, 1.0), (2, 1.154))
-    ]  # fmt: skip
+    ]
     (d / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     runs = {0: load_run(d)}
     b1, b2, b3 = rc.bound_gap(runs), rc.spread_restates_collapse(runs), rc.low_goal_alive(runs)

@@ -132,7 +132,10 @@ def test_the_first_regime_suites_keep_their_three_kinds():
     assert REGIME_DECISIONS == ("rename_copy", "resolve_close", "stop_early")
     assert REGIME.decisions == SYNTH_PRESETS["regime-d10"].decisions == REGIME_DECISIONS
     assert set(WIDE.decisions) == set(DECISIONS) and len(DECISIONS) == 5
-    assert dataclasses.replace(WIDE, decisions=REGIME_DECISIONS, family_weights=REGIME.family_weights) == SYNTH_PRESETS["regime-d10"]  # fmt: skip
+    assert (
+        dataclasses.replace(WIDE, decisions=REGIME_DECISIONS, family_weights=REGIME.family_weights)
+        == SYNTH_PRESETS["regime-d10"]
+    )
 
 
 @SUITES
@@ -254,14 +257,23 @@ def test_decision_outcomes_by_hand():
     from rcgrpo.env.synth_demo import decision_outcomes
 
     task = SimpleNamespace(
-        ground_truth=(("mv(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"),
-                      ("post_tweet(content='x')",)),
-        meta={"decisions": [{"kind": "rename_copy", "turn": 0, "call": 0},
-                            {"kind": "stop_early", "turn": 1, "call": 0}]},
-    )  # fmt: skip
+        ground_truth=(
+            ("mv(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"),
+            ("post_tweet(content='x')",),
+        ),
+        meta={
+            "decisions": [
+                {"kind": "rename_copy", "turn": 0, "call": 0},
+                {"kind": "stop_early", "turn": 1, "call": 0},
+            ]
+        },
+    )
     # gt counts: mv 1, cp 1, post_tweet 1
-    right = ["mv(source='a.txt', destination='WRONG')", "cp(source='c.txt', destination='d.txt')",
-             "post_tweet(content='y')"]  # fmt: skip
+    right = [
+        "mv(source='a.txt', destination='WRONG')",
+        "cp(source='c.txt', destination='d.txt')",
+        "post_tweet(content='y')",
+    ]
     assert [o["right"] for o in decision_outcomes(task, right)] == [True, True]  # names only
     swapped = ["cp(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"]
     assert [o["right"] for o in decision_outcomes(task, swapped)] == [False, False]  # cp 2 > 1

@@ -71,9 +71,13 @@ def test_skip_keep_keeps_its_share_of_skipped_tasks_in_task_order():
     tasks = [_task(i, "resolve_close") if i % 2 else _task(i) for i in range(8000)]
     share, n = 0.05, 4000
     cfg = _cfg(
-        "--failures.num_tasks", "0",
-        "--failures.skip_decisions", "resolve_close", "--failures.skip_keep", str(share),
-    )  # fmt: skip
+        "--failures.num_tasks",
+        "0",
+        "--failures.skip_decisions",
+        "resolve_close",
+        "--failures.skip_keep",
+        str(share),
+    )
     ids = [t.id for t in mix_tasks(cfg, tasks)]
     kept = sum(i % 2 for i in ids)
     lo, hi = binom.interval(0.999, n, share)
@@ -89,9 +93,15 @@ def test_skip_keep_is_nested_in_its_share_and_seeded():
 
     def kept(share: str, seed: str = "7") -> set[int]:
         cfg = _cfg(
-            "--run.seed", seed, "--failures.num_tasks", "0",
-            "--failures.skip_decisions", "resolve_close", "--failures.skip_keep", share,
-        )  # fmt: skip
+            "--run.seed",
+            seed,
+            "--failures.num_tasks",
+            "0",
+            "--failures.skip_decisions",
+            "resolve_close",
+            "--failures.skip_keep",
+            share,
+        )
         return {t.id for t in mix_tasks(cfg, tasks)}
 
     assert kept("0.03") <= kept("0.1") <= kept("0.5")
