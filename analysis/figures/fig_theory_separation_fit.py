@@ -1,4 +1,4 @@
-r"""Predicted against measured mode separation ε(t) for the committed RC-GRPO runs (issue 46).
+r"""Predicted against measured mode separation ε(t) for the committed RC-GRPO runs.
 
 Measured: training separation :math:`\hat\varepsilon` = success under the high goal − under
 the low goal, in 10-step blocks (:func:`analysis.verdicts.half_life.separation_blocks`),

@@ -1,6 +1,6 @@
 r"""Separation dynamics: how long Prop. 4.3's guarantee lasts under the KL-regularised update.
 
-Model (issue 46): one prompt, two goals r ∈ {low, high} (index 0 = low, 1 = high, as in
+Model: one prompt, two goals r ∈ {low, high} (index 0 = low, 1 = high, as in
 :mod:`analysis.theory.two_mode`), and for each goal a tabular tree policy
 :math:`\pi_\theta(\cdot\mid r)` (:class:`~analysis.theory.tree_policy.TreePolicy`, logits
 θ_r[h, a] laid out like :func:`~analysis.theory.tree_policy.score_matrix`'s columns). The

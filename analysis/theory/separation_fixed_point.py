@@ -1,4 +1,4 @@
-r"""Fixed points of the KL-regularised RC-GRPO update on a goal-blind reward (issue 46).
+r"""Fixed points of the KL-regularised RC-GRPO update on a goal-blind reward.
 
 The model and the update are :mod:`analysis.theory.separation_dynamics`'s: per goal r a
 tabular tree policy, binary reward R(τ) blind to r, expected update
@@ -209,9 +209,9 @@ def _check_dynamics(res, cfg: dict, refs, rewards) -> None:
 
 
 def check(num_configs: int = 200, seed: int = 0) -> StatementResult:
-    """Fixed points and ε(t) of the goal-blind two-goal tree (issue 46) on random configs."""
+    """Fixed points and ε(t) of the goal-blind two-goal tree on random configs."""
     rng = np.random.default_rng(seed)
-    res = StatementResult("separation", "Separation dynamics on a goal-blind reward (issue 46)")
+    res = StatementResult("separation", "Separation dynamics on a goal-blind reward")
     for _ in range(num_configs):
         cfg = _random_config(rng)
         refs = tuple(
