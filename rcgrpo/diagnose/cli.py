@@ -10,7 +10,7 @@
 PATH is a run folder of this repository, a verl ``trainer.rollout_data_dir`` or a table
 (JSONL, CSV, Parquet; :mod:`rcgrpo.diagnose.sources`). Writes ``report.json``,
 ``figures/*.png`` and ``report.html`` (or ``report.md``) to ``--out`` (default
-``PATH-diagnose``) and prints the verdict. A table it cannot read exits 2 with a one-line
+``runs/diagnose/<name of PATH>``, never beside the records it reads) and prints the verdict. A table it cannot read exits 2 with a one-line
 error.
 """
 
@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("path", type=Path, help="run folder, verl rollout_data_dir or table file")
     p.add_argument("--format", choices=("auto", "run", "verl", "table"), default="auto")
-    p.add_argument("--out", type=Path, help="report folder (default: PATH-diagnose)")
+    p.add_argument("--out", type=Path, help="report folder (default: runs/diagnose/<name of PATH>)")
     p.add_argument("--page", choices=("html", "md"), default="html", help="report page format")
     p.add_argument("--step-col", help="column of the step (table: step)")
     p.add_argument("--group-col", help="column of the group / prompt id (table: group)")
@@ -105,7 +105,7 @@ def main(argv: list[str]) -> int:
     except (ValueError, KeyError, OSError) as exc:
         print(f"diagnose: {exc}", file=sys.stderr)
         return 2
-    out = args.out or args.path.with_name(args.path.name + "-diagnose")
+    out = args.out or Path("runs") / "diagnose" / args.path.resolve().name
     page = write_report(out, report, args.page)
     print(report["summary"]["verdict"]["text"])
     print(f"report: {page} (numbers: {out / 'report.json'})")

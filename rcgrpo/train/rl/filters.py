@@ -131,15 +131,12 @@ def advantages_of(rewards: torch.Tensor, algo, high: torch.Tensor | None = None)
     (:func:`rcgrpo.advantage_scope.scoped_advantages`; ``high`` [N, G] the reward goals),
     0 for the rollouts it does not train on (the anchored low mode,
     :func:`rcgrpo.advantage_scope.trained_rollouts`)."""
+    # an algo section without the mechanism-arm fields (TRL's, a caller's stand-in) is the paper's
+    scope = getattr(algo, "adv_scope", "group")
     adv = scoped_advantages(
-        rewards,
-        high,
-        algo.adv_scope,
-        algo.adv_estimator,
-        eps_stab=algo.eps_stab,
-        ddof=algo.adv_ddof,
+        rewards, high, scope, algo.adv_estimator, eps_stab=algo.eps_stab, ddof=algo.adv_ddof
     )
-    train = trained_rollouts(high, algo.low_goal_gradient)
+    train = trained_rollouts(high, getattr(algo, "low_goal_gradient", True))
     return adv if train is None else torch.where(train, adv, torch.zeros_like(adv))
 
 
@@ -154,7 +151,8 @@ def training_batch(collected: Collected, algo):
     kept = collected.rewards[collected.kept]
     goals = None if collected.high is None else collected.high[collected.kept]
     adv = advantages_of(kept, algo, goals) if len(kept) else kept.clone()
-    train = trained_rollouts(goals, algo.low_goal_gradient) if len(kept) else None
+    low_gradient = getattr(algo, "low_goal_gradient", True)
+    train = trained_rollouts(goals, low_gradient) if len(kept) else None
     rollouts, values, ordinal = [], [], []
     for k, group in collected.local_groups():
         use = [g for g in range(len(group)) if train is None or bool(train[k, g])]
