@@ -274,7 +274,8 @@ def by_construction_line(root: Path) -> str:
         i_iv = vt.interval_text(itt.outcome.interval) if itt else DASH
         out.append(
             f"{d.rule.id} ({d.rule.claim}) {d.verdict}: "
-            f"{vt.interval_text(d.outcome.interval)} on the admitted seeds, {i_iv} intention to treat."
+            f"{vt.interval_text(d.outcome.interval)} on the admitted seeds, {i_iv} intention to "
+            f"treat ({itt.verdict if itt else 'not run'})."
         )
     return " ".join(out)
 

@@ -11,7 +11,9 @@ fixes how a table of them is decided, and this module implements it once for eve
    Holm-adjusted within the same family: *equivalent within ±m* when below α;
 3. otherwise *inconclusive* (as is a rule with fewer than 3 seeds, a missing arm or a failed
    gate: it is not tested and does not count towards its family's m);
-4. a rule of :data:`BY_CONSTRUCTION` is not tested: it is reported as a labelled check.
+4. a rule of :data:`BY_CONSTRUCTION` is not tested on the population whose selection makes it
+   hold: it is reported as a labelled check (in the intention-to-treat population it is tested
+   in a family of its own, :data:`ITT_FAMILIES`).
 
 Beside each held-out rule (:data:`HELD_OUT`): the same contrast on learning speed
 (:func:`analysis.verdicts.regime.speed`, the area under the held-out curve at steps 25–175),
@@ -40,6 +42,9 @@ BY_CONSTRUCTION: dict[str, str] = {
     "C2": "by construction: RCTP-FT seeds were admitted only when their goals separated",
 }
 """Rules that hold by the admission or the design: reported as labelled checks, not claims."""
+ITT_FAMILIES: dict[str, tuple[str, ...]] = {**FAMILIES, "checks": tuple(BY_CONSTRUCTION)}
+"""The intention-to-treat population's families: no seed was selected there, so the
+by-construction rules are tested, each family corrected on its own."""
 MARGIN = TARGET_MDE
 """Equivalence margin m: 5 points of held-out success, the effect the campaign was designed
 to detect (:data:`analysis.paired_design.TARGET_MDE`, fixed before the campaign)."""
@@ -69,9 +74,13 @@ class Decision:
         return self.outcome.rule
 
 
-def family_of(rule_id: str, families: dict[str, tuple[str, ...]] | None = None) -> str:
+def family_of(
+    rule_id: str,
+    families: dict[str, tuple[str, ...]] | None = None,
+    labelled: Mapping[str, str] = BY_CONSTRUCTION,
+) -> str:
     """The family of ``rule_id`` in ``families`` (default :data:`FAMILIES`)."""
-    if rule_id in BY_CONSTRUCTION:
+    if rule_id in labelled:
         return "by construction"
     fams = FAMILIES if families is None else families
     return next((f for f, ids in fams.items() if rule_id in ids), "unassigned")
@@ -96,9 +105,15 @@ def _tost(estimate: float, se: float, df: float, margin: float = MARGIN) -> floa
     return tost_pvalue(estimate, se, df, margin)
 
 
-def _verdict(out: rv.Outcome, p_holm: float, p_tost_holm: float, margin: float = MARGIN) -> str:
-    if out.rule.id in BY_CONSTRUCTION:
-        return f"{out.verdict} ({BY_CONSTRUCTION[out.rule.id]})"
+def _verdict(
+    out: rv.Outcome,
+    p_holm: float,
+    p_tost_holm: float,
+    margin: float = MARGIN,
+    labelled: Mapping[str, str] = BY_CONSTRUCTION,
+) -> str:
+    if out.rule.id in labelled:
+        return f"{out.verdict} ({labelled[out.rule.id]})"
     if not testable(out):
         return "inconclusive"
     iv, rule = out.interval, out.rule
@@ -115,6 +130,7 @@ def decide(
     families: dict[str, tuple[str, ...]] | None = None,
     equivalence: Sequence[str] = EQUIVALENCE,
     margin: float = MARGIN,
+    labelled: Mapping[str, str] = BY_CONSTRUCTION,
 ) -> list[Decision]:
     """Every outcome decided in its family (module docstring), in the order given; the
     families, the equivalence rules and their margin default to the regime campaign's."""
@@ -122,20 +138,20 @@ def decide(
     p, p_tost = [], []
     for out in outcomes:
         iv, rule = out.interval, out.rule
-        ok = testable(out) and rule.id not in BY_CONSTRUCTION
+        ok = testable(out) and rule.id not in labelled
         p.append(_p(iv.mean, iv.se, iv.df, rule.threshold) if ok else math.nan)
         eq = ok and rule.id in equivalence
         p_tost.append(_tost(iv.mean, iv.se, iv.df, margin) if eq else math.nan)
     p_holm, p_tost_holm = [math.nan] * len(p), [math.nan] * len(p)
     for name in fams:
-        idx = [i for i, o in enumerate(outcomes) if family_of(o.rule.id, fams) == name]
+        idx = [i for i, o in enumerate(outcomes) if family_of(o.rule.id, fams, labelled) == name]
         for src, dst in ((p, p_holm), (p_tost, p_tost_holm)):
             for i, adj in zip(idx, holm([src[i] for i in idx]), strict=True):
                 dst[i] = adj
     out = []
     for i, o in enumerate(outcomes):
-        verdict = _verdict(o, p_holm[i], p_tost_holm[i], margin)
-        family = family_of(o.rule.id, fams)
+        verdict = _verdict(o, p_holm[i], p_tost_holm[i], margin, labelled)
+        family = family_of(o.rule.id, fams, labelled)
         out.append(Decision(o, family, p[i], p_holm[i], p_tost[i], p_tost_holm[i], verdict))
     return out
 

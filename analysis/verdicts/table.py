@@ -140,7 +140,7 @@ def report(
     ``itt``; every check on ``arms``."""
     results, found = outcomes(arms)
     treated = {r.id for r in rv.RULES if any(rctp_arm(a) for a in r.arms)}
-    itt_all = fm.decide(outcomes(itt)[0]) if itt else []
+    itt_all = fm.decide(outcomes(itt)[0], fm.ITT_FAMILIES, labelled={}) if itt else []
     itt_decisions = {d.rule.id: d for d in itt_all if d.rule.id in treated}
     held = [r for r in rv.RULES if r.id in fm.HELD_OUT]
     return Report(

@@ -72,6 +72,14 @@ def test_a_rule_that_holds_by_construction_is_labelled_and_not_tested():
     assert d.verdict.startswith("holds (by construction")
 
 
+def test_in_the_itt_population_the_by_construction_rule_is_tested():
+    # C2 0.4 ± 0.05 against θ 0.3: z = 2 -> p .0455, alone in its family -> holds
+    c2 = rv.Outcome(rule("C2"), (3, 4, 5), outcome("C2", 0.4, 0.05).interval, "holds", "")
+    (d,) = fm.decide([c2], fm.ITT_FAMILIES, labelled={})
+    assert d.family == "checks" and d.p_holm == pytest.approx(0.0455003, rel=1e-4)
+    assert d.verdict == "holds"
+
+
 def test_equivalence_only_for_its_rules():
     # T3 (a main effect > 0) is not an equivalence rule: z 0 -> inconclusive, no TOST
     (t3,) = fm.decide([outcome("T3", 0.0, 0.01)])
