@@ -23,6 +23,7 @@ from analysis import REPO_ROOT
 from analysis.figures import style as fs
 from analysis.runs import load_run
 from analysis.runs.extractors import series
+from analysis.runs.folder import light_globs
 from analysis.theory.separation_dynamics import bandit, bandit_rewards, simulate
 from analysis.verdicts.half_life import separation_blocks
 
@@ -31,9 +32,7 @@ SEEDS, FIT_SEEDS = (3, 4, 5, 11, 15), (3, 4)
 BETA, GROUP, P, BLOCK, STEPS = 0.1, 8, 0.5, 10, 200
 LRS = np.round(np.exp(np.linspace(np.log(0.05), np.log(5.0), 21)), 6)
 INPUTS: tuple[str, ...] = tuple(
-    f"results/regime/regime-rcgrpo-s{s}/{f}"
-    for s in SEEDS
-    for f in ("metrics.jsonl", "config.json")
+    g for s in SEEDS for g in light_globs(f"results/regime/regime-rcgrpo-s{s}", REPO_ROOT)
 )
 CAPTION = (
     "Mode separation eps = success(high) - success(low) during RL of the committed RC-GRPO runs "

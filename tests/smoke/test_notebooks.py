@@ -20,6 +20,7 @@ from rl_smoke_helpers import SMALL_RUN, cli, coin_flip_checkpoint
 
 from analysis.notebook.explore import dashboard, pick_runs
 from analysis.notebook.runner import execute_notebook, output_problems
+from analysis.theory import STATEMENTS
 
 pytestmark = pytest.mark.slow  # ~35 s on one core (half of it the 2-step training run)
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -62,7 +63,7 @@ def test_01_theory():
     # equal) = 2 * 0.5^4 = 0.125 for iid goals, 0 for stratified
     nb = execute_notebook(NOTEBOOKS / "01_theory.ipynb", {"CONFIGS": 3, "G": 4, "P": 0.5})
     text = outputs_text(nb)
-    assert re.search(r"8 statements, \d+ comparisons, total violations: 0", text)
+    assert re.search(rf"{len(STATEMENTS)} statements, \d+ comparisons, total violations: 0", text)
     assert "G = 4, p = 0.5: kappa = 0.1875; stratified k = 2, k(G-k)/G^2 = 0.2500" in text
     assert "P(no goal diversity in a group): iid 0.1250, stratified 0.0000" in text
     assert images(nb) == 6  # five theory figures + the kappa / stratified plot
@@ -74,7 +75,7 @@ def test_01_defaults_are_clean():
     nb = execute_notebook(NOTEBOOKS / "01_theory.ipynb")
     assert output_problems(nb, EXPLAINED_NAN) == []
     text = outputs_text(nb)
-    assert re.search(r"8 statements, \d+ comparisons, total violations: 0", text)
+    assert re.search(rf"{len(STATEMENTS)} statements, \d+ comparisons, total violations: 0", text)
     assert "G = 5, p = 0.5: kappa = 0.2000; stratified k = 3, k(G-k)/G^2 = 0.2400" in text
     assert "P(no goal diversity in a group): iid 0.0625, stratified 0.0000" in text
 
