@@ -290,7 +290,7 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
     if cfg.decisions:
         demo_rng = random.Random(f"rcgrpo-synth-demo/{split}/{seed}/{index}")
         demo, points = demonstrate(
-            plan, cfg.decisions, cfg.expert_error, demo_rng, render_call, cfg.stop_on_swaps
+            plan, cfg.decisions, cfg.error_of, demo_rng, render_call, cfg.stop_on_swaps
         )
         meta = {"demonstration": demo, "decisions": points}
     return Task(

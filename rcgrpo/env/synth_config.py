@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from rcgrpo.env.synth_demo import DECISIONS, REGIME_DECISIONS
+from rcgrpo.env.synth_demo import DECISIONS, REGIME_DECISIONS, SWAP_DECISIONS
 from rcgrpo.env.synth_families import CLASS_TAGS, FAMILIES, FAMILY_BY_NAME, FS, MSG, TK, TW, Family
 
 SPLITS = ("train", "test")
@@ -61,6 +61,10 @@ class SynthConfig:
     with any, ``Task.meta`` holds its ``demonstration`` and ``decisions``."""
     expert_error: float = 0.0
     """Probability that the demonstrator takes the wrong option at a decision point."""
+    expert_error_by_kind: tuple[tuple[str, float], ...] = ()
+    """``(kind, probability)`` pairs that replace ``expert_error`` at the points of those kinds
+    (the collapse suite: one decision nearly always wrong in the demonstrations); empty: every
+    kind at ``expert_error``."""
     stop_on_swaps: bool = True
     """Plant ``stop_early`` on a task's last call also when that call carries a swap point
     (two decisions on one call); False: one decision per call (``synth_demo.decision_points``)."""
@@ -97,6 +101,15 @@ class SynthConfig:
             raise ValueError(f"decisions must be a subset of {DECISIONS}")
         if not 0.0 <= self.expert_error <= 1.0:
             raise ValueError("expert_error must be in [0, 1]")
+        by_kind = dict(self.expert_error_by_kind)
+        if set(by_kind) - set(self.decisions) or not all(0 <= e <= 1 for e in by_kind.values()):
+            raise ValueError(
+                "expert_error_by_kind: every kind one of decisions, every probability in [0, 1]"
+            )
+
+    def error_of(self, kind: str) -> float:
+        """The demonstrator's probability of the wrong option at a point of ``kind``."""
+        return dict(self.expert_error_by_kind).get(kind, self.expert_error)
 
 
 def active_families(cfg: SynthConfig) -> list[Family]:
@@ -130,6 +143,11 @@ _WIDE = dataclasses.replace(
     decisions=DECISIONS,
 )
 
+COLLAPSE_ERROR = 0.97
+"""The collapse suite's demonstrator error at every swap: an SFT that imitates it samples the
+right option ~3% of the time, inside gate H's [0.01, 0.10]
+(:mod:`analysis.diagnostics.regime.collapse_gates`)."""
+
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(
         turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
@@ -139,6 +157,9 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
     "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
     "regime-wide-d10": _WIDE,
     "regime-wide1-d10": dataclasses.replace(_WIDE, stop_on_swaps=False),
+    "collapse-d10": dataclasses.replace(
+        _WIDE, decisions=SWAP_DECISIONS, expert_error=COLLAPSE_ERROR, stop_on_swaps=False
+    ),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -158,4 +179,7 @@ template/family combinations only; ``tiny`` also holds out each family's last te
 distractors (design variant 3); ``regime-wide-d10``: ``regime-d10`` with a swap decision in every
 class (``comment_post``, ``delete_view`` added, their families drawn 5x; variant 14);
 ``regime-wide1-d10``: that with one decision per call (``stop_on_swaps`` False), variant 15.
+``collapse-d10``: the tasks of ``regime-wide-d10`` with the four swaps as its only decisions,
+each wrong in :data:`COLLAPSE_ERROR` of the demonstrations (no ``stop_early``): a peaked SFT
+whose groups are all-fail on most tasks (``docs/protocols/collapse-testbed.md``, variant 1).
 The variants: ``docs/lab-notes/2026-12-regime-design.md``; the suites: ``docs/regime.md``."""

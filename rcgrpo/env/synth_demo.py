@@ -60,6 +60,8 @@ _PAIRS: tuple[frozenset[str], ...] = tuple(
 """The function pair of each swap: {right, wrong}."""
 DECISIONS: tuple[str, ...] = (*_SWAPS, "stop_early")
 """Every decision kind (module docstring)."""
+SWAP_DECISIONS: tuple[str, ...] = tuple(_SWAPS)
+"""The swap kinds (every kind but ``stop_early``): the decisions of the collapse suite."""
 REGIME_DECISIONS: tuple[str, ...] = ("rename_copy", "resolve_close", "stop_early")
 """The kinds of the ``regime`` suites (variants 2-13), fixed so that those suites stay the same
 task for task as kinds are added."""
@@ -95,17 +97,20 @@ def wrong_functions(points: list[dict[str, Any]]) -> set[str]:
 def demonstrate(
     plan: list[list[Any]],
     kinds: tuple[str, ...],
-    error: float,
+    error: float | Callable[[str], float],
     rng: random.Random,
     render: Render,
     stop_on_swaps: bool = True,
 ) -> tuple[list[list[str]], list[dict[str, Any]]]:
     """(demonstration call strings per turn, decision records with ``erred``) of a task
-    (``stop_on_swaps``: :func:`decision_points`)."""
+    (``stop_on_swaps``: :func:`decision_points`). ``error``: the probability of the wrong
+    option, one for every kind or a function of the kind; one draw per point either way, so
+    a task's other draws do not depend on it."""
     points = decision_points(plan, kinds, stop_on_swaps)
+    error_of = error if callable(error) else (lambda _kind: error)
     calls: list[list[str | None]] = [[render(f.func, kw) for f, kw in turn] for turn in plan]
     for p in points:
-        p["erred"] = rng.random() < error
+        p["erred"] = rng.random() < error_of(p["kind"])
         if not p["erred"]:
             continue
         t, j = p["turn"], p["call"]

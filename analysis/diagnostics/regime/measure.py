@@ -17,6 +17,7 @@ import time
 import torch
 from tqdm import tqdm
 
+from analysis.diagnostics.regime.decisions import decision_section, tally
 from analysis.diagnostics.regime.kinds import Decision, failure_kind
 from analysis.diagnostics.regime.passk import summarise
 
@@ -68,8 +69,10 @@ def task_records(model, tokenizer, tasks, cond: str, cfg, n: int, seed: int) -> 
                 k = failure_kind(task, s, mode)
                 if k is not None:
                     kinds[k] = kinds.get(k, 0) + 1
+            points = tally(task, g, samples)
             records.append(
                 {
+                    **({"decisions": points} if points else {}),
                     "task_id": task.id,
                     "category": task.category,
                     "greedy": g.reward == 1.0,
@@ -144,7 +147,11 @@ def diagnose(args: argparse.Namespace) -> dict:
         for cond in args.conditions:
             start = time.perf_counter()
             rows = task_records(model, tokenizer, tasks, cond, cfg, args.samples, args.seed)
-            report["conditions"][cond] = {**summarise(rows, args.samples), "per_task": rows}
+            section = summarise(rows, args.samples)
+            kinds = decision_section(rows, args.samples)
+            if kinds:  # a suite with planted decision points (the collapse gates read it)
+                section["decision_kinds"] = kinds
+            report["conditions"][cond] = {**section, "per_task": rows}
             report["time_s"][cond] = time.perf_counter() - start
     if args.grad_steps > 0:
         start = time.perf_counter()

@@ -278,3 +278,50 @@ def test_decision_outcomes_by_hand():
     swapped = ["cp(source='a.txt', destination='b.txt')", "cp(source='c.txt', destination='d.txt')"]
     assert [o["right"] for o in decision_outcomes(task, swapped)] == [False, False]  # cp 2 > 1
     assert decision_outcomes(SimpleNamespace(ground_truth=(), meta={}), []) == []
+
+
+# ---- per-kind error rates and the collapse suite ----------------------------------------
+
+COLLAPSE = SYNTH_PRESETS["collapse-d10"]
+
+
+def test_collapse_suite_keeps_the_wide_tasks_and_plants_only_swaps():
+    # same generator draws as regime-wide1-d10 (the demonstrator has its own rng): same text,
+    # ground truth and offered functions; only the swaps are decision points
+    ours = generate_synth_tasks(300, split="train", seed=4, config=COLLAPSE)
+    wide = generate_synth_tasks(300, split="train", seed=4, config=WIDE1)
+    for a, b in zip(ours, wide, strict=True):
+        assert (a.turns, a.ground_truth, a.function_docs) == (
+            b.turns,
+            b.ground_truth,
+            b.function_docs,
+        )
+        assert all(p["kind"] != "stop_early" for p in a.meta.get("decisions", ()))
+
+
+def test_collapse_suite_errs_at_its_rate():
+    tasks = generate_synth_tasks(800, split="train", seed=1, config=COLLAPSE)
+    erred = [p["erred"] for t in tasks for p in t.meta.get("decisions", ())]
+    lo, hi = binomial_interval(len(erred), COLLAPSE.expert_error)
+    assert COLLAPSE.expert_error == 0.97 and lo <= sum(erred) <= hi
+
+
+def test_error_by_kind_replaces_the_rate_of_its_kind_only():
+    cfg = dataclasses.replace(WIDE1, expert_error_by_kind=(("resolve_close", 1.0),))
+    assert cfg.error_of("resolve_close") == 1.0 and cfg.error_of("rename_copy") == 0.6
+    ours = generate_synth_tasks(400, split="train", seed=2, config=cfg)
+    base = generate_synth_tasks(400, split="train", seed=2, config=WIDE1)
+    for a, b in zip(ours, base, strict=True):
+        for p, q in zip(a.meta.get("decisions", ()), b.meta.get("decisions", ()), strict=True):
+            # one draw per point either way: the other kinds keep their outcome
+            assert p["erred"] == (True if p["kind"] == "resolve_close" else q["erred"])
+
+
+@pytest.mark.parametrize(
+    "by_kind",
+    [(("no_such_kind", 0.5),), (("resolve_close", 1.5),)],
+    ids=["unknown kind", "probability > 1"],
+)
+def test_error_by_kind_rejects_bad_entries(by_kind):
+    with pytest.raises(ValueError, match="expert_error_by_kind"):
+        dataclasses.replace(WIDE1, expert_error_by_kind=by_kind)
