@@ -11,7 +11,7 @@ JOBS ?= 2
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
 AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs regime-runs theory lab lint format bench paper paper-deps lock clean-venv
+.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs regime-runs theory lab lint format bench paper paper-deps lock clean-venv restore
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -67,6 +67,10 @@ regime-runs: $(STAMP)  ## the regime suite's campaign: Stage 1, admission, the a
 
 figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)
 	$(PY) -m analysis.figures build $(FIGURES_ARGS)
+
+restore: $(STAMP)  ## bring back committed run folder RUN (or RUN=<run>/final, a Stage-1 checkpoint) removed from the working tree, from the last commit of main holding it
+	@[ -n "$(RUN)" ] || { echo "make restore: name the run, e.g. make restore RUN=regime-rcgrpo-s3" >&2; exit 2; }
+	$(PY) -m analysis.runs.restore $(RUN)
 
 lab: $(STAMP)  ## JupyterLab on notebooks/, on 127.0.0.1 only (LAB_ARGS="--port 8890 --no-browser")
 	$(PY) -m analysis.notebook lab $(LAB_ARGS)

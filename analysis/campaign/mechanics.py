@@ -28,7 +28,8 @@ checkpoint folders other runs start from (SFT ``final/`` and ``weak/``, RCTP-FT 
 Each checkpoint is ``save_pretrained`` of the tiny Qwen2: 1,821,888 fp32 parameters =
 7.29 MB ``model.safetensors`` + 61 kB tokenizer, chat template and configs = 7.35 MB on disk
 (measured on ``sft-s0/final``); a seed's Stage 1 is 3 checkpoints, 22 MB. An RL copy holds
-no checkpoint (about 0.6 MB at 30 steps).
+no checkpoint (about 0.6 MB at 30 steps), and its per-rollout table gzip-compressed
+(``rollouts.jsonl.gz``: regime-rcgrpo-s3's 5.67 MB table of 200 steps is 150 kB).
 :func:`run_all` exports a run's copy as soon as it completes, and a dependency resolves to
 wherever it is located (``runs/<home>`` first, then ``results/<home>``) when the command
 is built at launch, so a campaign killed at any point continues on another machine from
@@ -49,7 +50,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT as ROOT
 from analysis.campaign.spec import same_spec
-from analysis.runs.folder import COMPLETE, LIGHT_DIRS, LIGHT_FILES, is_finished
+from analysis.runs.folder import COMPLETE, LIGHT_DIRS, LIGHT_FILES, copy_light_file, is_finished
 from analysis.runs.sources import RUNS_ROOT
 
 CAMPAIGN = RUNS_ROOT / "campaign"
@@ -218,16 +219,16 @@ def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
 
 def export_run(camp: Campaign, name: str) -> Path:
     """Copy run ``name``'s light files (and the checkpoints others start from) from
-    runs/<home> to results/<home>; built aside and renamed, so a kill never leaves half
-    a copy that counts."""
+    runs/<home> to results/<home>, its per-rollout table gzip-compressed
+    (:func:`analysis.runs.folder.copy_light_file`); built aside and renamed, so a kill never
+    leaves half a copy that counts."""
     spec = camp.runs[name]
     src, dst = spec.folder, spec.copy
     tmp = dst.parent / f".{name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
-        if (src / f).is_file():
-            shutil.copy2(src / f, tmp / f)
+        copy_light_file(src, tmp, f)  # the per-rollout table compressed (rollouts.jsonl.gz)
     for d in (*LIGHT_DIRS, *camp.checkpoints(name)):
         if (src / d).is_dir():
             shutil.copytree(src / d, tmp / d)

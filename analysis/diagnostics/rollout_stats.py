@@ -107,7 +107,7 @@ def compare_with_logged(run: Run, metrics=RECOMPUTED) -> pd.DataFrame:
     """Long table ``step, metric, logged, recomputed, abs_err`` for the metrics both have
     (``abs_err`` is 0 where both are NaN, NaN where only one is)."""
     if run.rollouts.empty:
-        raise ValueError(f"run {run.name} has no rollout table (rollouts.jsonl)")
+        raise ValueError(f"run {run.name} has no rollout table (rollouts.jsonl[.gz])")
     recomputed = step_table(run.rollouts)
     logged = run.metrics.set_index("step")
     rows = []

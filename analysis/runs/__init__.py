@@ -8,6 +8,8 @@ module                            concern
                                   rollouts, evaluations, conversations), file digests
 :mod:`~analysis.runs.sources`     run folders below a root; experiment groups -> finished runs
 :mod:`~analysis.runs.extractors`  one run -> one number (tables, verdicts and figures)
+:mod:`~analysis.runs.pack`        compress a finished folder's per-rollout table in place
+:mod:`~analysis.runs.restore`     bring back a committed run folder from git (``make restore``)
 ================================  ===========================================================
 
 Every other module reads a run through this package (``from analysis.runs import load_run``)

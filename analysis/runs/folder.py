@@ -6,14 +6,19 @@ verdicts, the report, the campaign and the notebooks read a run's ``config.json`
 ``summary.json``, metrics, rollouts, evaluations and conversations through :class:`Run`,
 decide whether it finished with :func:`is_finished` and hash its files with
 :func:`digests`, so a change of the on-disk format touches this package only.
+
+The per-rollout table is ``rollouts.jsonl`` in a training folder and ``rollouts.jsonl.gz`` in
+a light copy (:func:`copy_light_file`; :mod:`analysis.runs.pack` converts an older copy);
+both are read with :func:`rcgrpo.train.runlog.open_table` and hashed as their JSONL text, so
+the two forms of one table have one digest.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -21,16 +26,29 @@ from typing import Any
 
 import pandas as pd
 
-from rcgrpo.train.runlog import RunPaths
+from rcgrpo.train.runlog import (
+    ROLLOUTS,
+    ROLLOUTS_GZ,
+    TABLE_FORMS,
+    RunPaths,
+    compress_table,
+    open_jsonl,
+    open_table,
+    table_file,
+)
 
 SUMMARY = "summary.json"
 """Written by the trainer (both stages) when the run ends, last of its files."""
 COMPLETE = ".complete"
 """Written by the campaign into a run's folder after its command exited 0
 (:func:`analysis.campaign.mechanics.run_all`); its light copy keeps it."""
-LIGHT_FILES = ("config.json", "metrics.jsonl", "rollouts.jsonl", SUMMARY, "data.json")
+LIGHT_FILES = ("config.json", "metrics.jsonl", ROLLOUTS, SUMMARY, "data.json")
 """The files of a run that :class:`Run` reads besides :data:`LIGHT_DIRS` and the full
-conversations: what a campaign light copy keeps and what a figure's sidecar hashes."""
+conversations: what a campaign light copy keeps and what a figure's sidecar hashes. The
+per-rollout table (``rollouts.jsonl``) may be stored as ``rollouts.jsonl.gz``
+(:data:`STORED_AS`)."""
+STORED_AS = {ROLLOUTS: TABLE_FORMS}
+"""The names a light file may be stored under, where there is more than its own."""
 LIGHT_DIRS = ("eval",)
 """The folders of a run whose every file :class:`Run` may read (held-out evaluations)."""
 SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
@@ -59,21 +77,38 @@ def light_globs(runs: str, root: Path) -> tuple[str, ...]:
     one per :data:`LIGHT_DIRS` folder (``eval/*``) — a figure's ``INPUTS`` that read run
     folders outside a campaign."""
     folders = sorted(p for p in Path(root).glob(runs) if p.is_dir())
-    names = [f for f in LIGHT_FILES if any((d / f).is_file() for d in folders)]
+    stored = [n for f in LIGHT_FILES for n in STORED_AS.get(f, (f,))]
+    names = [f for f in stored if any((d / f).is_file() for d in folders)]
     names += [f"{d}/*" for d in LIGHT_DIRS if any((f / d).is_dir() for f in folders)]
     return tuple(f"{runs}/{n}" for n in names)
 
 
 def file_digest(path: Path) -> str | None:
-    """The first 16 hex digits of the file's SHA-256, None when it does not exist."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
+    """The first 16 hex digits of the file's SHA-256, None when it does not exist; of a
+    compressed per-rollout table (``rollouts.jsonl.gz``), the SHA-256 of its JSONL text, so
+    compressing a table keeps its digest."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    if path.name == ROLLOUTS_GZ:
+        with open_jsonl(path) as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16]
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _stored(root: Path, name: str) -> Path:
+    """Where light file ``name`` of run folder ``root`` is (its own name when absent)."""
+    if name == ROLLOUTS:
+        return table_file(root) or root / name
+    return root / name
 
 
 def digests(root: str | Path, files: tuple[str, ...] = LIGHT_FILES) -> dict[str, str | None]:
     """:func:`file_digest` of each of ``files`` (None for one the run does not have) and of
-    every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``."""
+    every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``; the
+    per-rollout table under ``rollouts.jsonl`` whichever form the folder stores."""
     root = Path(root)
-    out: dict[str, str | None] = {f: file_digest(root / f) for f in files}
+    out: dict[str, str | None] = {f: file_digest(_stored(root, f)) for f in files}
     for folder in LIGHT_DIRS:
         for path in sorted((root / folder).glob("*")):
             if path.is_file():
@@ -81,17 +116,35 @@ def digests(root: str | Path, files: tuple[str, ...] = LIGHT_FILES) -> dict[str,
     return out
 
 
+def copy_light_file(src: Path, dst: Path, name: str) -> Path | None:
+    """Copy light file ``name`` of run folder ``src`` into folder ``dst``, as a light copy
+    stores it: the per-rollout table compressed (``rollouts.jsonl.gz``,
+    :func:`rcgrpo.train.runlog.compress_table`), any other file as it is. Returns the file
+    written, None when ``src`` has no such file."""
+    path = _stored(Path(src), name)
+    if not path.is_file():
+        return None
+    if path.name == ROLLOUTS:
+        return compress_table(path, Path(dst) / ROLLOUTS_GZ)
+    return Path(shutil.copy2(path, Path(dst) / path.name))
+
+
+def _rows(lines) -> pd.DataFrame:
+    rows = []
+    for line in lines:
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue  # torn last line of a killed run
+    return pd.DataFrame(rows)
+
+
 def _read_jsonl(path: Path) -> pd.DataFrame:
     """The rows of a JSONL file (``.gz``: gzip-compressed); empty when it does not exist."""
-    rows = []
-    if path.exists():
-        text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else None
-        for line in (text if text is not None else path.read_text()).splitlines():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # torn last line of a killed run
-    return pd.DataFrame(rows)
+    if not path.exists():
+        return pd.DataFrame()
+    with open_jsonl(path) as fh:
+        return _rows(fh.read().splitlines())
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -124,8 +177,12 @@ class Run:
 
     @cached_property
     def rollouts(self) -> pd.DataFrame:
-        """The per-rollout table (one row per rollout)."""
-        return _read_jsonl(self.paths.rollouts)
+        """The per-rollout table (one row per rollout), from ``rollouts.jsonl`` or
+        ``rollouts.jsonl.gz``; empty when the folder has neither."""
+        if table_file(Path(self.root)) is None:
+            return pd.DataFrame()
+        with open_table(Path(self.root)) as fh:
+            return _rows(fh.read().splitlines())
 
     @cached_property
     def conversations(self) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.runs.folder import is_finished
+from rcgrpo.train.runlog import table_file
 
 RUNS_ROOT = REPO_ROOT / "runs"
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
@@ -49,8 +50,8 @@ def is_run_folder(path: Path) -> bool:
 
 
 def run_kind(path: Path) -> str:
-    """``rl`` (has the per-rollout table) or ``sft`` (Stage 1)."""
-    return "rl" if (Path(path) / "rollouts.jsonl").is_file() else "sft"
+    """``rl`` (has the per-rollout table, plain or compressed) or ``sft`` (Stage 1)."""
+    return "rl" if table_file(Path(path)) is not None else "sft"
 
 
 def discover_runs(root: str | Path = RUNS_ROOT, kind: str = "any") -> list[Path]:

@@ -2,7 +2,7 @@
 
 - :mod:`rcgrpo.diagnose.groups`: the run as steps of [P, G] reward grids (validated).
 - :mod:`rcgrpo.diagnose.sources`: readers of this repository's run folders, verl rollout
-  dumps and generic tables (JSONL, CSV, Parquet).
+  dumps and generic tables (JSONL, gzip JSONL, CSV, Parquet).
 - :mod:`rcgrpo.diagnose.instruments`: the per-step metrics (one call into
   :func:`rcgrpo.group_diagnostics`) and the verdict rule.
 - :mod:`rcgrpo.diagnose.figures`, :mod:`rcgrpo.diagnose.report`: the page and its JSON.

@@ -1,7 +1,8 @@
 """Readers of a run's rollout records, each returning :class:`~rcgrpo.diagnose.groups.Rollout`
 records and the run's own settings (:class:`RunSettings`).
 
-- ``run``: a run folder of this repository (``config.json`` + ``rollouts.jsonl``), written
+- ``run``: a run folder of this repository (``config.json`` + ``rollouts.jsonl``, or
+  ``rollouts.jsonl.gz`` in a light copy: :func:`rcgrpo.train.runlog.open_table`), written
   by ``python -m rcgrpo train`` (:mod:`rcgrpo.train.rl.loop`) or by ``python -m rcgrpo trl``
   (:mod:`rcgrpo.integrations.trl_cli`). Group = (step, ``prompt``); goal = ``reward_token``;
   the settings (estimator, ε, ddof, p) come from ``config.json``. TRL rows are kept for
@@ -10,7 +11,8 @@ records and the run's own settings (:class:`RunSettings`).
 - ``verl``: a ``trainer.rollout_data_dir`` folder, one ``{step}.jsonl`` per step with
   ``input``, ``output``, ``score``, ``step`` and extra reward fields; group = the rollouts of
   one step with the same ``input``.
-- ``table``: one JSONL, CSV or Parquet file; :class:`Columns` maps its columns.
+- ``table``: one JSONL (``.jsonl.gz``: gzip-compressed), CSV or Parquet file; :class:`Columns`
+  maps its columns.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rcgrpo.diagnose.groups import Rollout
+from rcgrpo.train.runlog import ROLLOUTS, open_jsonl, open_table, table_file
 
 GOAL_VALUES = {"high": True, "<|high_reward|>": True, "low": False, "<|low_reward|>": False}
 """Goal spellings a table may use (besides booleans and 1 / 0)."""
@@ -77,8 +80,9 @@ def _goal(value: Any, where: str) -> bool:
 
 def _rows_of(path: Path) -> list[dict]:
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        lines = path.read_text().splitlines()
+    if suffix == ".jsonl" or path.name.lower().endswith(".jsonl.gz"):
+        with open_jsonl(path) as fh:
+            lines = fh.read().splitlines()
         return [json.loads(line) for line in lines if line.strip()]
     if suffix == ".csv":
         with path.open(newline="") as fh:
@@ -87,7 +91,9 @@ def _rows_of(path: Path) -> list[dict]:
         import pyarrow.parquet as pq
 
         return pq.read_table(path).to_pylist()
-    raise ValueError(f"{path}: unknown table format {suffix!r} (use .jsonl, .csv or .parquet)")
+    raise ValueError(
+        f"{path}: unknown table format {suffix!r} (use .jsonl, .jsonl.gz, .csv or .parquet)"
+    )
 
 
 def _record(row: dict, cols: Columns, where: str) -> Rollout:
@@ -148,7 +154,9 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
     settings = run_settings(config)
     trl = _trl_run(config)
     out = []
-    for i, line in enumerate((folder / "rollouts.jsonl").read_text().splitlines()):
+    with open_table(folder) as fh:
+        lines = fh.read().splitlines()
+    for i, line in enumerate(lines):
         row = json.loads(line)
         if trl and row.get("mode", "train") != "train":
             continue
@@ -157,7 +165,7 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
             Rollout(
                 step=int(row["step"]) + int(trl),
                 group=row["prompt"],
-                reward=_number(row["reward"], "reward", f"rollouts.jsonl line {i + 1}"),
+                reward=_number(row["reward"], "reward", f"{ROLLOUTS} line {i + 1}"),
                 advantage=row.get("advantage"),
                 high=None if token is None else token == "high",
                 kept=row.get("kept"),
@@ -169,7 +177,7 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
 def detect(path: Path) -> str:
     """``run``, ``verl`` or ``table`` (module docstring)."""
     if path.is_dir():
-        if (path / "rollouts.jsonl").is_file() and (path / "config.json").is_file():
+        if table_file(path) is not None and (path / "config.json").is_file():
             return "run"
         return "verl"
     if path.is_file():

@@ -5,6 +5,7 @@ A run folder::
     runs/<name>/config.json        resolved config (written once, at start)
                metrics.jsonl       one JSON object per logged step: {"step", "time", <metric>: float}
                rollouts.jsonl      one JSON object per rollout (the per-rollout table)
+               rollouts.jsonl.gz   the same table gzip-compressed (a committed light copy)
                conversations.jsonl each rollout's messages (not in the light copies)
                events.out.tfevents.*   TensorBoard scalars (same names as metrics.jsonl)
                checkpoints/step_N/ save_pretrained + trainer_state.pt + manifest.json
@@ -12,17 +13,38 @@ A run folder::
 
 Only the main process (rank 0) writes. On resume, lines logged after the resumed step are
 dropped, so a resumed run's files equal those of an uninterrupted run.
+
+The trainer appends to ``rollouts.jsonl``; a light copy stores the table as
+``rollouts.jsonl.gz`` (:func:`compress_table`: gzip of the same bytes, mtime 0, no file name,
+level :data:`GZIP_LEVEL`), ``pandas.read_json(path, lines=True)`` reads either. Every reader
+of a folder's table opens it with :func:`open_table`, which takes whichever form the folder
+holds.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import struct
 import time
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+ROLLOUTS = "rollouts.jsonl"
+"""The per-rollout table as the trainer writes it (one JSON object a line, appended)."""
+ROLLOUTS_GZ = ROLLOUTS + ".gz"
+"""The same table gzip-compressed (:func:`compress_table`), as a light copy stores it."""
+TABLE_FORMS = (ROLLOUTS, ROLLOUTS_GZ)
+"""The names a run folder's per-rollout table may have, at most one of them present."""
+GZIP_LEVEL = 9
+"""zlib level of :func:`gzip_bytes` (the level is part of the bytes, so it is fixed)."""
+GZIP_HEADER = bytes([0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 0xFF])
+"""RFC 1952 header of :func:`gzip_bytes`: deflate, no flags (no file name), mtime 0, XFL 2
+(the slowest level), OS 255 (unknown): no byte of it depends on the machine or Python."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +63,7 @@ class RunPaths:
 
     @property
     def rollouts(self) -> Path:
-        return self.root / "rollouts.jsonl"
+        return self.root / ROLLOUTS
 
     @property
     def conversations(self) -> Path:
@@ -153,3 +175,51 @@ class RunLogger:
         if self._tb is not None:
             self._tb.close()
             self._tb = None
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """``data`` as one gzip member, the same bytes on every run: the fixed
+    :data:`GZIP_HEADER` (Python's own ``gzip.compress`` writes OS 255 or 3 by version), a raw
+    deflate stream of zlib at level :data:`GZIP_LEVEL`, window 2^15, memLevel 8, then CRC-32
+    and length (RFC 1952). The deflate bytes are zlib's; another deflate library (zlib-ng)
+    may encode the same text differently, which every gzip reader decodes alike."""
+    deflate = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, 8)
+    body = deflate.compress(data) + deflate.flush()
+    return GZIP_HEADER + body + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def compress_table(src: Path, dst: Path) -> Path:
+    """Write :func:`gzip_bytes` of the file ``src`` to ``dst`` (aside, then renamed, so a
+    kill never leaves half a file); ``gzip.decompress`` of it gives the bytes of ``src``."""
+    data = Path(src).read_bytes()
+    tmp = Path(dst).with_name(Path(dst).name + ".tmp")
+    tmp.write_bytes(gzip_bytes(data))
+    tmp.replace(dst)
+    return Path(dst)
+
+
+def open_jsonl(path: Path) -> IO[bytes]:
+    """A JSONL file opened for reading bytes, decompressed when its name ends in ``.gz``."""
+    path = Path(path)
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
+
+
+def table_file(folder: Path) -> Path | None:
+    """The per-rollout table of run folder ``folder`` (``rollouts.jsonl`` or
+    ``rollouts.jsonl.gz``), None when it has neither; both present is an error."""
+    found = [Path(folder) / name for name in TABLE_FORMS if (Path(folder) / name).is_file()]
+    if len(found) > 1:
+        raise ValueError(
+            f"{folder} holds both {ROLLOUTS} and {ROLLOUTS_GZ}: keep one "
+            f"(python -m analysis.runs.pack {folder} compresses the plain one)"
+        )
+    return found[0] if found else None
+
+
+def open_table(folder: Path) -> IO[bytes]:
+    """The per-rollout table of run folder ``folder``, plain or compressed, as a stream of
+    JSONL bytes (the bytes the trainer wrote): the one way a reader opens it."""
+    path = table_file(folder)
+    if path is None:
+        raise FileNotFoundError(f"{folder} has no per-rollout table ({ROLLOUTS}[.gz])")
+    return open_jsonl(path)

@@ -33,10 +33,12 @@ from rcgrpo.env import score_trajectory
 from rcgrpo.integrations.goals import local_goals, round_seed
 from rcgrpo.metrics import METRICS
 from rcgrpo.policy.task_sources import load_tasks
+from rcgrpo.train.runlog import open_table
 
 G, P, STEPS, SEED = 4, 2, 2, 0
-TRAINER_ROLLOUTS = Path(__file__).parents[2] / "results/campaign/cpu-rcgrpo-s0/rollouts.jsonl"
-"""A rollouts.jsonl of ``python -m rcgrpo train`` (a committed campaign run)."""
+TRAINER_RUN = Path(__file__).parents[2] / "results/campaign/cpu-rcgrpo-s0"
+"""A run of ``python -m rcgrpo train`` (a committed campaign run; its per-rollout table plain
+or compressed, read with :func:`rcgrpo.train.runlog.open_table`)."""
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +90,8 @@ def test_rewards_are_score_trajectory_on_the_same_calls(run):
             "synth", "train", 0, 2, preset="tiny", turns=(1, 1), calls_per_turn=(1, 1)
         )
     }
-    trainer_row = json.loads(TRAINER_ROLLOUTS.read_text().splitlines()[0])
+    with open_table(TRAINER_RUN) as fh:
+        trainer_row = json.loads(fh.readline())
     for r in rollout_rows:
         assert set(trainer_row) <= set(r), set(trainer_row) - set(r)
         task, calls = tasks[r["task_id"]], r["calls_per_turn"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
 
 from rcgrpo.diagnose import cli
 from rcgrpo.diagnose.verdict import onset_index, rolling_means, verdict
+from rcgrpo.train.runlog import ROLLOUTS_GZ, gzip_bytes, open_table
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNS = ("sweep-diag-lr2e-4-16tasks", "cpu-rcgrpo-s0")
@@ -45,6 +47,25 @@ def test_a_committed_run_reproduces_its_logged_group_metrics_exactly(name):
                 compared += 1
     assert report["format"] == "run" and compared >= 20 * len(report["steps"])
     assert "theory/var_bound_iid" in report["steps"][0] or name.startswith("sweep")
+
+
+def test_a_light_copy_with_a_compressed_table_gives_the_same_report(tmp_path):
+    """A light copy stores ``rollouts.jsonl.gz`` (docs/experiments.md, storage): the folder
+    and the compressed table file read as the plain table does."""
+    plain, packed = ROOT / "results" / "campaign" / RUNS[0], tmp_path / RUNS[0]
+    packed.mkdir()
+    for name in ("config.json", "metrics.jsonl"):
+        shutil.copy(plain / name, packed / name)
+    with open_table(plain) as fh:  # plain or, once packed, compressed: the same bytes
+        text = fh.read()
+    (packed / ROLLOUTS_GZ).write_bytes(gzip_bytes(text))
+    first, second = _report(str(plain)), _report(str(packed))
+    assert second["format"] == "run" and len(second["steps"]) == 100
+    assert json.dumps(second["steps"]) == json.dumps(first["steps"])  # NaN compared as text
+    head = b"".join(text.splitlines(True)[:15])  # step 1: three groups of G = 5
+    (tmp_path / "t.jsonl.gz").write_bytes(gzip_bytes(head))
+    table = _report(str(tmp_path / "t.jsonl.gz"), "--group-col", "prompt")
+    assert table["format"] == "table" and [r["step"] for r in table["steps"]] == [1]
 
 
 def _verl_dump(folder: Path) -> Path:

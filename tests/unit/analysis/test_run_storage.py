@@ -1,0 +1,105 @@
+"""A light copy stores the per-rollout table compressed (``rollouts.jsonl.gz``): the export
+writes it, ``analysis.runs.pack`` converts an older copy in place, and every reader (the run,
+its kind, its digests, a figure's sidecar) gives for it what it gives for the plain table."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.campaign import experiments as ex
+from analysis.campaign import mechanics as cp
+from analysis.figures.save import file_entries, run_entry
+from analysis.runs import COMPLETE, load_run
+from analysis.runs.folder import digests, file_digest, light_globs
+from analysis.runs.pack import main as pack_main
+from analysis.runs.pack import pack
+from analysis.runs.sources import run_kind
+from rcgrpo.train.runlog import ROLLOUTS, ROLLOUTS_GZ
+
+GRPO = ex.rl("cpu-grpo", ex.stage1(0)["sft"], 0)
+STEPS, G = 20, 8
+
+
+def _table() -> str:
+    """STEPS steps of G rollouts in the trainer's row layout (json.dumps, one a line)."""
+    rows = [
+        {"step": s, "round": 0, "prompt": 0, "rollout": k, "task_id": f"multi_turn_base_{s}"}
+        | {"reward": float(k % 2), "advantage": (k % 2 - 0.5) * 2, "reward_token": "high"}
+        for s in range(1, STEPS + 1)
+        for k in range(G)
+    ]
+    return "".join(json.dumps(r) + "\n" for r in rows)
+
+
+def _run(folder, finished=True):
+    """A finished RL run folder as the trainer leaves it (checkpoints left out of a copy)."""
+    (folder / "eval").mkdir(parents=True)
+    (folder / "checkpoints" / "step_20").mkdir(parents=True)
+    (folder / "config.json").write_text(json.dumps({"algo": {"name": "grpo"}}))
+    (folder / "metrics.jsonl").write_text('{"step": 1, "reward/mean": 0.5}\n')
+    (folder / ROLLOUTS).write_text(_table())
+    (folder / "eval" / "step_0.json").write_text("{}")
+    (folder / cp.SPEC_FILE).write_text(json.dumps(GRPO.record()))
+    if finished:
+        (folder / "summary.json").write_text("{}")
+    return folder
+
+
+def test_export_writes_the_table_compressed_and_no_plain_copy(tmp_path, monkeypatch):
+    monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / "runs" / "campaign")
+    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results" / "campaign")
+    src = _run(cp.CAMPAIGN / GRPO.name)
+    copy = cp.export_run(ex.build_campaign(seeds=(0,)), GRPO.name)
+    assert sorted(p.name for p in copy.iterdir()) == sorted(
+        [cp.SPEC_FILE, "config.json", "eval", "metrics.jsonl", ROLLOUTS_GZ, "summary.json"]
+    )
+    plain, packed = src / ROLLOUTS, copy / ROLLOUTS_GZ
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    # 160 rows of ~190 bytes: repeated keys compress > 10 times
+    assert packed.stat().st_size * 10 < plain.stat().st_size
+    pd.testing.assert_frame_equal(load_run(copy).rollouts, load_run(src).rollouts)
+    assert len(load_run(copy).rollouts) == STEPS * G and run_kind(copy) == run_kind(src) == "rl"
+    # a figure's sidecar names the same digests for the copy as for the training folder
+    assert digests(copy) == digests(src) and digests(copy)[ROLLOUTS] is not None
+    assert run_entry(copy, tmp_path)["sha256_16"] == run_entry(src, tmp_path)["sha256_16"]
+    assert file_digest(packed) == file_digest(plain)
+    assert [e["sha256_16"] for e in file_entries(("results/*/*/rollouts.jsonl*",), tmp_path)] == [
+        file_digest(plain)
+    ]
+    assert not (copy / COMPLETE).exists() and not (copy / "checkpoints").exists()
+
+
+def test_light_globs_name_the_form_each_run_stores(tmp_path):
+    _run(tmp_path / "r" / "a-s0")
+    pack(_run(tmp_path / "r" / "a-s1"))
+    globs = light_globs("r/a-s*", tmp_path)
+    assert "r/a-s*/rollouts.jsonl" in globs and "r/a-s*/rollouts.jsonl.gz" in globs
+    assert light_globs("r/a-s1", tmp_path)[2] == "r/a-s1/rollouts.jsonl.gz"
+
+
+def test_pack_is_lossless_and_keeps_the_digests(tmp_path):
+    folder = _run(tmp_path / "r")
+    before, digest = load_run(folder).rollouts, digests(folder)
+    text = (folder / ROLLOUTS).read_bytes()
+    plain_size, packed_size = pack(folder)
+    assert not (folder / ROLLOUTS).exists() and plain_size == len(text) > packed_size
+    assert gzip.decompress((folder / ROLLOUTS_GZ).read_bytes()) == text
+    pd.testing.assert_frame_equal(load_run(folder).rollouts, before)
+    assert digests(folder) == digest
+    assert pack(folder) is None  # packed already: left as it is
+
+
+def test_pack_cli_refuses_an_unfinished_run_and_finishes_an_interrupted_pack(tmp_path, capsys):
+    going = _run(tmp_path / "going", finished=False)
+    assert pack_main([str(going)]) == 1 and (going / ROLLOUTS).is_file()
+    assert "not a finished run folder" in capsys.readouterr().err
+    done = _run(tmp_path / "done")
+    (done / ROLLOUTS_GZ).write_bytes(b"half")  # a pack killed before it removed the plain table
+    with pytest.raises(ValueError, match="holds both"):
+        _ = load_run(done).rollouts
+    assert pack_main([str(done)]) == 0 and "rollouts.jsonl.gz" in capsys.readouterr().out
+    assert gzip.decompress((done / ROLLOUTS_GZ).read_bytes()).decode() == _table()
