@@ -83,16 +83,16 @@ def test_table1_shows_a_baseline_only_once_it_has_runs(tmp_path):
 
 def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
     from analysis.report.regime_tables import README_RULES, readme_block
-    from analysis.verdicts import regime as rv
     from analysis.verdicts.family import BY_CONSTRUCTION
+    from analysis.verdicts.regime_rules import RULES
 
     block = readme_block(tmp_path).splitlines()  # no runs: every rule is inconclusive
     # C2 holds by construction: a sentence below the table, not a row
-    shown = [r.id for r in rv.RULES if r.id[0] in README_RULES and r.id not in BY_CONSTRUCTION]
+    shown = [r.id for r in RULES if r.id[0] in README_RULES and r.id not in BY_CONSTRUCTION]
     rows = [line.split("|")[1].strip() for line in block[2 : 2 + len(shown)]]
     assert rows == shown and all("inconclusive" in line for line in block[2 : 2 + len(shown)])
     assert block[-2].startswith("C2 (RCTP-FT: success under high ≫ under low) inconclusive")
-    other = sum(r.id[0] not in README_RULES for r in rv.RULES)
+    other = sum(r.id[0] not in README_RULES for r in RULES)
     assert block[-1].startswith(
         f"The other {other} rules (entropy-matched arms, DAPO and Dr. GRPO, stratified goals): "
         f"{other} inconclusive. p: two-sided t test"
