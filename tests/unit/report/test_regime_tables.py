@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.report import regime_tables as rt
 from analysis.report.regime_tables import cell, table1_block
 
 
@@ -136,13 +135,3 @@ def test_passk_rows_by_hand(tmp_path):
     assert grpo[2:] == ["5", "50.0", "50.0", "60.0", "70.0", "80.0"]
     empty = [c.strip() for c in rows[("SFT", "RC sampling")].strip("|").split("|")]
     assert empty[2:] == ["—"] * 6
-
-
-def test_the_admission_table_reads_each_seeds_report_in_the_preregistered_order():
-    head, rows = rt.admission_rows()
-    assert head[-2:] == ["separation", "admitted"]
-    by_seed = {int(r[0]): r for r in rows}
-    assert list(by_seed)[:6] == [0, 1, 2, 3, 4, 5]  # order of analysis.campaign.regime
-    assert by_seed[5][1:] == ["`results/campaign/sft-s3/final`", "0.405", "0.291", "+0.114", "yes"]
-    assert by_seed[0][1] == "`results/campaign/sft-s0/final`" and by_seed[0][4:] == ["−0.010", "no"]
-    assert rt.admission_block().splitlines()[1] == "|---|---|--:|--:|--:|--:|"
