@@ -4,6 +4,10 @@
 longer than the hard limit the *Size* rule of ``docs/contributing.md`` states; the number is
 read from there, never repeated here.
 
+**Ruff owns the layout.** No module of those folders turns the formatter off for a line or a
+block (the ``fmt`` skip / off comments, :data:`FORMATTER_OFF`): a table ruff lays out badly
+becomes data it lays out well.
+
 **Docstring references resolve.** Every docstring of ``rcgrpo/`` and ``analysis/`` (module,
 class, function, and the attribute docstring under an assignment) is read with ``ast``; what
 it names must exist:
@@ -51,6 +55,8 @@ LITERAL = re.compile(r"``([^`]+)``|(?<![`\w:])`([^`]+)`(?![`_])")
 DOTTED = re.compile(r"(?:rcgrpo|analysis)(?:\.\w+)+")
 PATH = re.compile(r"(?<![\w./<>{}*…-])((?:[\w.<>{}*?…-]+/)+[\w.<>{}*?…\[\]-]*)")
 PLACEHOLDER = re.compile(r"[<>{}*?\[\]…]|\.\.\.")
+FORMATTER_OFF = re.compile(r"#\s*fmt:\s*(?:skip|off)\b")
+"""A comment that turns ruff format (or black) off."""
 
 
 # --- module size ---------------------------------------------------------------------------
@@ -79,6 +85,18 @@ def test_no_module_is_longer_than_the_hard_limit():
         if (n := len(p.read_text().splitlines())) > limit
     }
     assert len(paths) > 100 and long == {}, f"over {limit} lines: {long}"
+
+
+def test_no_module_turns_the_formatter_off():
+    assert FORMATTER_OFF.search("x = 1  # fmt" + ": skip") and not FORMATTER_OFF.search("# fmt")
+    paths = sorted(p for folder in SIZED for p in (ROOT / folder).rglob("*.py"))
+    off = [
+        f"{p.relative_to(ROOT).as_posix()}:{i}"
+        for p in paths
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if FORMATTER_OFF.search(line)
+    ]
+    assert off == []
 
 
 # --- docstring references ------------------------------------------------------------------
