@@ -38,7 +38,8 @@ test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; 
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
 	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
 
-figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, then make figures natively and emulated (AVX2) give the committed bytes, git status clean
+figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, the tests marked results, then make figures natively and emulated (AVX2) give the committed bytes, git status clean
+	$(PY) -m pytest -q -m results tests
 	$(PY) -m analysis.figures build
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
 	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --out .figures-avx2
@@ -53,8 +54,8 @@ report-check: $(STAMP)  ## the report from the committed runs is byte-identical 
 report-reference: $(STAMP)  ## rewrite tests/reference/paper_generated from the committed runs (after an intended change; review its diff)
 	RCGRPO_UPDATE_REFERENCE=1 $(PY) -m pytest -q tests/unit/report/test_report_reference.py -k byte_identical
 
-test-fast: $(STAMP)  ## everything except tests marked slow
-	$(PY) -m pytest -n $(JOBS) -q -m "not slow" tests
+test-fast: $(STAMP)  ## everything except tests marked slow or results
+	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not results" tests
 
 theory: $(STAMP)  ## check every theory statement of the paper
 	$(PY) -m analysis.theory check --json figures/theory_report.json

@@ -109,8 +109,8 @@ def title(recs: list[dict]) -> str:
 
 
 def committed() -> dict[str, list[dict]]:
-    """Suite -> its proof records, for every suite of :data:`~analysis.diagnostics.regime.proof.
-    PROOF_RUNS` with a committed run."""
+    """Suite -> its proof records, for every suite of
+    :data:`~analysis.diagnostics.regime.proof.PROOF_RUNS` with a committed run."""
     return {
         suite: proof.committed_records(REPO_ROOT, suite)
         for suite in proof.PROOF_RUNS

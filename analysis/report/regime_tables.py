@@ -33,6 +33,7 @@ from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci
 from analysis.verdicts import regime as rv
+from analysis.verdicts.regime_rules import RULES
 from rcgrpo.train.arms import Arm, arms
 
 DASH = "—"
@@ -140,7 +141,7 @@ def regime_report(root: Path):
     from analysis.verdicts import table as vt
 
     resolve = layout_resolver(root)
-    found = {p: resolve(p) for p in sorted({a for r in rv.RULES for a in r.arms})}
+    found = {p: resolve(p) for p in sorted({a for r in RULES for a in r.arms})}
     return vt.report(rv.load_arms(found, "admitted"), rv.load_arms(found, "itt"))
 
 

@@ -1,8 +1,9 @@
 r"""Verdicts of the new regime (issue 27), by rules committed before its first campaign run.
 
 The pool regime's rules stay in :mod:`analysis.verdicts.pool` (its table, labelled as the pool
-regime's). Here each :class:`Rule` of :data:`RULES` maps run data to *holds*, *does not hold*
-or *inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
+regime's). Here each :class:`Rule` (the table of them is
+:data:`analysis.verdicts.regime_rules.RULES`) maps run data to *holds*, *does not hold* or
+*inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
 :mod:`analysis.verdicts.checks` holds what held by construction in the pool regime, as labelled
 bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (B4, B5).
 
@@ -227,7 +228,7 @@ class Rule:
     weights: tuple[float, ...] | None = None
     """Task × seed design: the contrast's w_k, one per arm."""
     gate: str | None = None
-    """A check (:func:`checks`) that must pass, else inconclusive."""
+    """A check (:mod:`analysis.verdicts.checks`) that must pass, else inconclusive."""
 
     def __post_init__(self) -> None:
         if self.side not in SIDES:
@@ -241,72 +242,6 @@ class Rule:
     @property
     def design(self) -> str:
         return "seed" if self.seed_value is not None else "task × seed"
-
-
-def _success_rule(id_, claim, quantity, arms, weights, why, threshold=0.0, gate=None) -> Rule:
-    cells = tuple(success() for _ in arms)
-    return Rule(id_, claim, quantity, arms, threshold, "above", why, None, cells, weights, gate)
-
-
-def _entropy_rules(arm: str, tag: str, k: int) -> tuple[Rule, ...]:
-    gate, name = f"B4 {arm}", f"GRPO at a calibrated {tag}"
-    why = "'not mere entropy': at matched entropy RC-GRPO still does better (paper §1, §3)"
-    return (
-        Rule(f"E{k}", f"{name} collapses more groups than RC-GRPO", "collapse share, arm − RC",
-             (arm, RCTP_RC), 0.0, "above", why, diff(collapse), gate=gate),
-        Rule(f"E{k + 1}", f"RC-GRPO keeps more informative groups than {name}",
-             "informative share, RC − arm", (RCTP_RC, arm), 0.0, "above",
-             "our reading of Fig. 1: reward conditioning, not entropy, gives informative groups",
-             diff(informative), gate=gate),
-        _success_rule(f"E{k + 2}", f"RC-GRPO beats {name} on held-out success",
-                      "final success, RC − arm", (RCTP_RC, arm), (1.0, -1.0), why, gate=gate),
-    )  # fmt: skip
-
-
-RULES: tuple[Rule, ...] = (
-    Rule("C1", "SFT + GRPO: many zero-variance groups", "collapse share over training",
-         (SFT_GRPO,), COLLAPSE_MANY, "above", "paper §1; 'many' read as most", one(collapse)),
-    Rule("C2", "RCTP-FT: success under high ≫ under low",
-         "step-0 held-out success of RC-GRPO's start, high − low", (RCTP_RC, RCTP_RC),
-         HIGH_LOW_GAP, "above", "'≫' read as 30 points (the pool's rule 2)",
-         None, (success("first", "high"), success("first", "low")), (1.0, -1.0)),
-    Rule("C3", "RC-GRPO: no increased entropy", "high-goal token entropy, RC / RCTP+GRPO − 1",
-         (RCTP_RC, RCTP_GRPO), ENTROPY_RISE, "below", "the pool's rule 4a", rel(entropy)),
-    Rule("I1", "RC-GRPO's groups are more often informative than RCTP-FT + GRPO's",
-         "share of groups with mixed same-goal rewards, RC − GRPO", (RCTP_RC, RCTP_GRPO), 0.0,
-         "above", "Fig. 1: informative advantages; same checkpoint, only sampling differs",
-         diff(informative)),
-    Rule("I2", "RC-GRPO carries more within-goal variance than RCTP-FT + GRPO",
-         "within-goal part of σ_g², RC − GRPO", (RCTP_RC, RCTP_GRPO), 0.0, "above",
-         "law of total variance split by goal (Lemma A.3)", diff(within)),
-    _success_rule("T1", "RCTP-FT + RC-GRPO > RCTP-FT + GRPO", "final success, difference",
-                  (RCTP_RC, RCTP_GRPO), (1.0, -1.0), "Table 1: +11.25 / +2.50 points"),
-    _success_rule("T2", "RCTP-FT + GRPO > SFT + GRPO", "final success, difference",
-                  (RCTP_GRPO, SFT_GRPO), (1.0, -1.0), "Table 1: +25.0 / +11.25 points"),
-    _success_rule("T3", "init main effect > 0", "½ Σ (RCTP-FT − SFT) over sampling", FACTORIAL,
-                  (0.5, 0.5, -0.5, -0.5), "Table 1: +31.9 / +12.5 points"),
-    _success_rule("T4", "sampling main effect > 0", "½ Σ (RC − GRPO) over init", FACTORIAL,
-                  (0.5, -0.5, 0.5, -0.5), "Table 1: +4.4 / +1.25 points"),
-    _success_rule("T5", "init matters more than sampling", "init − sampling effect "
-                  "(= RCTP+GRPO − SFT+RC)", (RCTP_GRPO, SFT_RC), (1.0, -1.0),
-                  "Table 1: +27.5 / +11.25 points"),
-    *_entropy_rules(TEMP_MATCHED, "temperature", 1),
-    *_entropy_rules(COEF_MATCHED, "entropy coefficient", 4),
-    _success_rule("D1", "RC-GRPO beats DAPO dynamic sampling on held-out success",
-                  "final success, RC − DAPO", (RCTP_RC, DAPO), (1.0, -1.0),
-                  "paper §1: reward conditioning, not discarding collapsed groups, fixes GRPO"),
-    _success_rule("D2", "RC-GRPO beats Dr. GRPO on held-out success",
-                  "final success, RC − Dr. GRPO", (RCTP_RC, DRGRPO), (1.0, -1.0),
-                  "paper §1: reward conditioning, not the advantage's normalisation, fixes GRPO"),
-    Rule("S1", "stratified goals collapse fewer groups", "collapse share, i.i.d. − stratified",
-         (RCTP_RC, RCTP_STRAT), 0.0, "above", "Jensen: P(collapse | n_high) is convex in n_high",
-         diff(collapse), gate="B5"),
-    _success_rule("S2", "stratified goals lose no held-out success",
-                  "final success, stratified − i.i.d.", (RCTP_STRAT, RCTP_RC), (1.0, -1.0),
-                  "non-inferiority at the 5-point MDE the design is powered for",
-                  NONINFERIORITY, "B5"),
-)  # fmt: skip
-"""The pre-registered rules (docs/protocols/regime-d10.md)."""
 
 
 @dataclass(frozen=True)
@@ -339,8 +274,10 @@ def task_matrix(per_seed: Sequence[Sequence[dict[str, float]]], weights: Sequenc
     """d[s, t] = Σ_k w_k y_k over the tasks every run has; returns (d, task ids)."""
     common = set.intersection(*(set(y) for runs in per_seed for y in runs))
     tasks = sorted(common)
-    d = [[math.fsum(w * y[t] for w, y in zip(weights, runs, strict=True)) for t in tasks]
-         for runs in per_seed]  # fmt: skip
+    d = [
+        [math.fsum(w * y[t] for w, y in zip(weights, runs, strict=True)) for t in tasks]
+        for runs in per_seed
+    ]
     return np.asarray(d, dtype=np.float64).reshape(len(per_seed), len(tasks)), tasks
 
 

@@ -1,6 +1,6 @@
 r"""The regime's verdict table and the MDE plan (issue 27), from committed runs; never trains.
 
-``table``: every rule of :data:`analysis.verdicts.regime.RULES` decided by
+``table``: every rule of :data:`analysis.verdicts.regime_rules.RULES` decided by
 :mod:`analysis.verdicts.family` (p against θ, Holm within its family, TOST for the
 equivalence rules) on the registered (admitted) population, beside its intention-to-treat
 decision; per held-out rule its learning speed, the bound its interval gives, the CPU kinds of
@@ -38,6 +38,7 @@ from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import checks as rc
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
+from analysis.verdicts.regime_rules import RULES
 from rcgrpo.train.arms import arm as arm_of
 
 
@@ -62,7 +63,7 @@ def outcomes(arms: Mapping[str, Mapping[int, Run]]) -> tuple[list[rv.Outcome], l
     """Every rule and check on ``arms`` (:func:`analysis.verdicts.regime.load_arms`)."""
     found = checks(arms)
     gates = {c.id: c.passed for c in found}
-    return [rv.evaluate(rule, arms, gates) for rule in rv.RULES], found
+    return [rv.evaluate(rule, arms, gates) for rule in RULES], found
 
 
 def _num(x: float, digits: int = 3) -> str:
@@ -139,16 +140,16 @@ def report(
     """Every rule decided on ``arms`` (the registered population) and, when given, on
     ``itt``; every check on ``arms``."""
     results, found = outcomes(arms)
-    treated = {r.id for r in rv.RULES if any(rctp_arm(a) for a in r.arms)}
+    treated = {r.id for r in RULES if any(rctp_arm(a) for a in r.arms)}
     itt_all = fm.decide(outcomes(itt)[0], fm.ITT_FAMILIES, labelled={}) if itt else []
     itt_decisions = {d.rule.id: d for d in itt_all if d.rule.id in treated}
-    held = [r for r in rv.RULES if r.id in fm.HELD_OUT]
+    held = [r for r in RULES if r.id in fm.HELD_OUT]
     return Report(
         fm.decide(results),
         itt_decisions,
-        {r.id: itt_missing(r, itt) for r in rv.RULES if r.id in treated and itt},
+        {r.id: itt_missing(r, itt) for r in RULES if r.id in treated and itt},
         {r.id: fm.speed(r, arms) for r in held},
-        {r.id: host_mix(r, arms) for r in rv.RULES},
+        {r.id: host_mix(r, arms) for r in RULES},
         {r.id: fm.same_host(r, arms, cpu_kind) for r in held},
         found,
     )
@@ -275,7 +276,7 @@ def scaled(comps: Components, weights: Sequence[float]) -> Components:
 def planned(comps: Components, tasks: int, seeds: int) -> list[tuple[str, float, dict]]:
     """Per task × seed rule: (id, MDE at tasks × seeds, {seeds: fewest tasks})."""
     out = []
-    for rule in rv.RULES:
+    for rule in RULES:
         if rule.weights is not None:
             c = scaled(comps, rule.weights)
             out.append((rule.id, planned_mde(c, tasks, seeds), plan(c)))
@@ -297,7 +298,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     resolve = layout_resolver(args.runs_root)
     if args.command == "table":
-        names = sorted({a for r in rv.RULES for a in r.arms})
+        names = sorted({a for r in RULES for a in r.arms})
         found = {n: resolve(n) for n in names}
         arms, itt = rv.load_arms(found, "admitted"), rv.load_arms(found, "itt")
         print(markdown(report(arms, itt)))

@@ -1,4 +1,4 @@
-"""The synth suite's data: initial-state builders and the table of request families.
+"""The synth suite's data: initial-state builders, argument samplers and the request families.
 
 A *family* is one kind of user request answered by one call of a real BFCL backend method.
 Its sampler reads the LIVE backend instance (the generator executes every ground-truth call
@@ -6,7 +6,9 @@ on it, so the instance is the state model: later requests see earlier effects) a
 the call's keyword arguments, or ``None`` when the request does not apply to the current
 state (e.g. ``rm`` in an empty folder). Keys starting with ``_`` are text-only slots.
 Templates are paraphrases formatted with the arguments; the last ``heldout_templates`` of
-each family are reserved for the test split (see ``rcgrpo.env.synth``).
+each family are reserved for the test split (see ``rcgrpo.env.synth``). The templates and
+one-line descriptions are text, in :mod:`rcgrpo.env.synth_texts`; :data:`CALLS` holds the
+rest of each family, :data:`FAMILIES` joins the two.
 
 Samplers take ``v``, a :class:`rcgrpo.env.synth.Values` (fresh split-specific names, words,
 numbers and ids; ``v.rng`` for choices among existing items) and the backend instance.
@@ -18,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from rcgrpo.env.synth_texts import DOCS, TEMPLATES
 
 FS, MATH, TW, MSG, TK = "GorillaFileSystem", "MathAPI", "TwitterAPI", "MessageAPI", "TicketAPI"
 CLASS_TAGS = {FS: "file_system", MATH: "math", TW: "twitter", MSG: "message", TK: "ticket"}
@@ -43,6 +47,10 @@ class Family:
     False: it is result-producing only (checked by R_action and BFCL's response check)."""
     doc: str
     """One-line description (the family table of ``docs/synth.md``)."""
+
+
+Sampler = Callable[[Any, Any], dict[str, Any] | None]
+"""A family's argument sampler (:attr:`Family.sample`)."""
 
 
 def _pick(v: Any, items: list[Any]) -> Any:
@@ -219,161 +227,114 @@ def _numbers(v: Any) -> list[int | float]:
     return [v.number() for _ in range(v.rng.randint(3, 4))]
 
 
+def _file_name(v: Any) -> str:
+    return v.file_name()
+
+
+def _dir_name(v: Any) -> str:
+    return v.dir_name()
+
+
+def _person(v: Any) -> str:
+    return v.person()
+
+
+def _handle(v: Any) -> str:
+    return v.handle()
+
+
+def _tags(v: Any) -> list[str]:
+    return ["#" + v.word()]
+
+
+def _mentions(v: Any) -> list[str]:
+    return [v.handle()]
+
+
+def _ticket_priority(v: Any) -> int:
+    return v.rng.randint(1, 5)
+
+
+def _followed(tw: Any) -> list[str]:
+    return list(tw.following_list)
+
+
+def _other_users(m: Any) -> list[str]:
+    return [i for i in m.user_map.values() if i != m.current_user]
+
+
+def _ticket_ids(tk: Any) -> list[int]:
+    return [t["id"] for t in tk.ticket_queue]
+
+
 # ---------------------------------------------------------------- the family table
 
-# fmt: off
-FAMILIES: tuple[Family, ...] = (
-    Family("fs_touch", FS, "touch", _new(file_name=lambda v: v.file_name()), (
-        "Create a file named {file_name}.", "Make an empty file called {file_name}.",
-        "I need a new file {file_name}.", "Please add a blank file {file_name} here."),
-        True, "create an empty file with a fresh name in the current folder"),
-    Family("fs_mkdir", FS, "mkdir", _new(dir_name=lambda v: v.dir_name()), (
-        "Create a folder named {dir_name}.", "Make a new directory called {dir_name}.",
-        "Add a directory {dir_name} here.", "I need a new folder {dir_name}."),
-        True, "create a folder with a fresh name in the current folder"),
-    Family("fs_echo", FS, "echo", _existing("file_name", _files, content=_phrase), (
-        "Write '{content}' into {file_name}.", "Put the text '{content}' in {file_name}.",
-        "Set the content of {file_name} to '{content}'.", "Save '{content}' to the file {file_name}."),
-        True, "overwrite an existing file with a fresh phrase"),
-    Family("fs_rename", FS, "mv", _existing("source", _files, destination=lambda v: v.file_name()), (
-        "Rename {source} to {destination}.", "Change the name of {source} to {destination}.",
-        "Give {source} the new name {destination}.", "Please call the file {source} {destination} now."),
-        True, "rename an existing file to a fresh name"),
-    Family("fs_move", FS, "mv", _move, (
-        "Move {source} into the {destination} folder.", "Put {source} inside {destination}.",
-        "Transfer {source} to the folder {destination}.", "Place {source} into the folder {destination}."),
-        True, "move an existing file into an existing sub-folder"),
-    Family("fs_copy", FS, "cp", _existing("source", _files, destination=lambda v: v.file_name()), (
-        "Copy {source} to {destination}.", "Make a copy of {source} named {destination}.",
-        "Duplicate {source} as {destination}.", "I want a copy of {source} called {destination}."),
-        True, "copy an existing file to a fresh name"),
-    Family("fs_rm", FS, "rm", _existing("file_name", _files), (
-        "Delete {file_name}.", "Remove the file {file_name}.", "Get rid of {file_name}.",
-        "Please erase {file_name}."),
-        True, "delete an existing file"),
-    Family("fs_cd", FS, "cd", _existing("folder", _dirs), (
-        "Go into the {folder} folder.", "Change directory to {folder}.", "Open the folder {folder}.",
-        "Switch to the directory {folder}."),
-        False, "enter an existing sub-folder (later requests act there)"),
-    Family("fs_cat", FS, "cat", _existing("file_name", _files), (
-        "Show me what is in {file_name}.", "Print the contents of {file_name}.",
-        "Read {file_name} for me.", "Display the file {file_name}."),
-        False, "print an existing file"),
-    Family("fs_grep", FS, "grep", _grep, (
-        "Find lines with '{pattern}' in {file_name}.", "Search {file_name} for '{pattern}'.",
-        "Which lines of {file_name} contain '{pattern}'?", "Look for '{pattern}' inside {file_name}."),
-        False, "search an existing file for a word it contains"),
-    Family("tw_post", TW, "post_tweet", _new(content=_phrase), (
-        "Post a tweet saying '{content}'.", "Tweet '{content}'.", "Share '{content}' on Twitter.",
-        "Publish a tweet with the text '{content}'."),
-        True, "post a tweet with a fresh phrase"),
-    Family("tw_post_tag", TW, "post_tweet",
-        _new(content=_phrase, tags=lambda v: ["#" + v.word()]), (
-        "Tweet '{content}' with the tag {tags}.", "Post '{content}' tagged {tags}.",
-        "Share a tweet '{content}' and tag it {tags}.", "Publish '{content}' using the hashtag {tags}."),
-        True, "post a tweet with a fresh phrase and one fresh #tag"),
-    Family("tw_comment", TW, "comment",
-        _existing("tweet_id", _others_tweets, comment_content=_phrase), (
-        "Comment '{comment_content}' on tweet {tweet_id}.",
-        "Reply to tweet {tweet_id} with '{comment_content}'.",
-        "Add the comment '{comment_content}' to tweet {tweet_id}.",
-        "Under tweet {tweet_id}, write '{comment_content}'."),
-        True, "comment a fresh phrase on another user's tweet"),
-    Family("tw_retweet", TW, "retweet", _retweet, (
-        "Retweet tweet {tweet_id}.", "Share tweet {tweet_id} again as a retweet.",
-        "Please retweet post {tweet_id}.", "Repost tweet {tweet_id}."),
-        True, "retweet another user's tweet not yet retweeted"),
-    Family("tw_follow", TW, "follow_user", _new(username_to_follow=lambda v: v.handle()), (
-        "Follow {username_to_follow}.", "Start following the user {username_to_follow}.",
-        "Add {username_to_follow} to the people I follow.", "I want to follow {username_to_follow}."),
-        True, "follow a fresh user name"),
-    Family("tw_unfollow", TW, "unfollow_user",
-        _existing("username_to_unfollow", lambda tw: list(tw.following_list)), (
-        "Unfollow {username_to_unfollow}.", "Stop following {username_to_unfollow}.",
-        "Remove {username_to_unfollow} from the people I follow.",
-        "I no longer want to follow {username_to_unfollow}."),
-        True, "unfollow a followed user"),
-    Family("tw_mention", TW, "mention",
-        _existing("tweet_id", _others_tweets, mentioned_usernames=lambda v: [v.handle()]), (
-        "Mention {mentioned_usernames} in tweet {tweet_id}.",
-        "Tag the user {mentioned_usernames} on tweet {tweet_id}.",
-        "Add a mention of {mentioned_usernames} to tweet {tweet_id}.",
-        "In tweet {tweet_id}, mention {mentioned_usernames}."),
-        True, "mention a fresh user name in another user's tweet"),
-    Family("msg_send", MSG, "send_message", _existing(
-        "receiver_id", lambda m: [i for i in m.user_map.values() if i != m.current_user],
-        message=_phrase), (
-        "Send '{message}' to {receiver_id}.", "Message {receiver_id}: '{message}'.",
-        "Text user {receiver_id} the words '{message}'.", "Tell {receiver_id} '{message}' by message."),
-        True, "send a fresh phrase to an existing user id"),
-    Family("msg_add_contact", MSG, "add_contact", _new(user_name=lambda v: v.person()), (
-        "Add {user_name} as a contact.", "Create a contact for {user_name}.",
-        "Save {user_name} to my contacts.", "Put {user_name} in the contact list."),
-        True, "add a fresh contact name"),
-    Family("msg_delete", MSG, "delete_message", _existing("receiver_id", _receivers), (
-        "Delete my last message to {receiver_id}.",
-        "Remove the latest message I sent to {receiver_id}.",
-        "Take back my newest message to {receiver_id}.",
-        "Erase the most recent message for {receiver_id}."),
-        True, "delete the latest message to a user id that has one"),
-    Family("msg_search", MSG, "search_messages", _existing("keyword", _inbox_words), (
-        "Search my messages for '{keyword}'.", "Find messages that mention '{keyword}'.",
-        "Which messages contain '{keyword}'?", "Look up '{keyword}' in my messages."),
-        False, "search the inbox for a word it contains"),
-    Family("tk_create", TK, "create_ticket",
-        _new(title=_phrase, priority=lambda v: v.rng.randint(1, 5)), (
-        "Open a ticket titled '{title}' with priority {priority}.",
-        "Create a priority {priority} ticket called '{title}'.",
-        "File a new ticket '{title}', priority {priority}.",
-        "Raise a ticket named '{title}' at priority {priority}."),
-        True, "create a ticket with a fresh title and a priority 1-5"),
-    Family("tk_close", TK, "close_ticket", _existing("ticket_id", _tickets_not("Closed")), (
-        "Close ticket {ticket_id}.", "Mark ticket {ticket_id} as closed.",
-        "Please shut ticket {ticket_id}.", "Ticket {ticket_id} is done, close it."),
-        True, "close a ticket that is not closed"),
-    Family("tk_resolve", TK, "resolve_ticket",
-        _existing("ticket_id", _tickets_not("Resolved"), resolution=_phrase), (
-        "Resolve ticket {ticket_id} with '{resolution}'.",
-        "Mark ticket {ticket_id} resolved: '{resolution}'.",
-        "Close out ticket {ticket_id} as resolved, noting '{resolution}'.",
-        "Set ticket {ticket_id} to resolved with the note '{resolution}'."),
-        True, "resolve a ticket with a fresh resolution phrase"),
-    Family("tk_priority", TK, "edit_ticket", _priority, (
-        "Set the priority of ticket {ticket_id} to {_priority}.",
-        "Change ticket {ticket_id} to priority {_priority}.",
-        "Make ticket {ticket_id} priority {_priority}.",
-        "Update ticket {ticket_id} so its priority is {_priority}."),
-        True, "change a ticket's priority (edit_ticket updates={'priority': p})"),
-    Family("tk_get", TK, "get_ticket", _existing("ticket_id", lambda tk: [t["id"] for t in tk.ticket_queue]), (
-        "Show me ticket {ticket_id}.", "Get the details of ticket {ticket_id}.",
-        "Look up ticket {ticket_id}.", "What does ticket {ticket_id} say?"),
-        False, "fetch an existing ticket"),
-    Family("m_add", MATH, "add", _new(a=_number, b=_number), (
-        "Add {a} and {b}.", "What is {a} plus {b}?", "Compute the sum of {a} and {b}.",
-        "Calculate {a} + {b}."),
-        False, "add two fresh numbers"),
-    Family("m_sub", MATH, "subtract", _new(a=_number, b=_number), (
-        "Subtract {b} from {a}.", "What is {a} minus {b}?", "Compute {a} - {b}.",
-        "Take {b} away from {a}."),
-        False, "subtract two fresh numbers (argument order matters)"),
-    Family("m_mul", MATH, "multiply", _new(a=_number, b=_number), (
-        "Multiply {a} by {b}.", "What is {a} times {b}?", "Compute the product of {a} and {b}.",
-        "Calculate {a} * {b}."),
-        False, "multiply two fresh numbers"),
-    Family("m_div", MATH, "divide", _new(a=_number, b=_number), (
-        "Divide {a} by {b}.", "What is {a} divided by {b}?", "Compute {a} / {b}.",
-        "How much is {a} over {b}?"),
-        False, "divide two fresh numbers (argument order matters)"),
-    Family("m_mean", MATH, "mean", _new(numbers=_numbers), (
-        "What is the mean of {numbers}?", "Average these numbers: {numbers}.",
-        "Compute the average of {numbers}.", "Find the mean value of {numbers}."),
-        False, "mean of 3-4 fresh numbers"),
-    Family("m_max", MATH, "max_value", _new(numbers=_numbers), (
-        "What is the largest of {numbers}?", "Find the maximum of {numbers}.",
-        "Which is biggest: {numbers}?", "Give me the max of {numbers}."),
-        False, "maximum of 3-4 fresh numbers"),
+CALLS: tuple[tuple[str, str, str, Sampler, bool], ...] = (
+    ("fs_touch", FS, "touch", _new(file_name=_file_name), True),
+    ("fs_mkdir", FS, "mkdir", _new(dir_name=_dir_name), True),
+    ("fs_echo", FS, "echo", _existing("file_name", _files, content=_phrase), True),
+    ("fs_rename", FS, "mv", _existing("source", _files, destination=_file_name), True),
+    ("fs_move", FS, "mv", _move, True),
+    ("fs_copy", FS, "cp", _existing("source", _files, destination=_file_name), True),
+    ("fs_rm", FS, "rm", _existing("file_name", _files), True),
+    ("fs_cd", FS, "cd", _existing("folder", _dirs), False),
+    ("fs_cat", FS, "cat", _existing("file_name", _files), False),
+    ("fs_grep", FS, "grep", _grep, False),
+    ("tw_post", TW, "post_tweet", _new(content=_phrase), True),
+    ("tw_post_tag", TW, "post_tweet", _new(content=_phrase, tags=_tags), True),
+    (
+        "tw_comment",
+        TW,
+        "comment",
+        _existing("tweet_id", _others_tweets, comment_content=_phrase),
+        True,
+    ),
+    ("tw_retweet", TW, "retweet", _retweet, True),
+    ("tw_follow", TW, "follow_user", _new(username_to_follow=_handle), True),
+    ("tw_unfollow", TW, "unfollow_user", _existing("username_to_unfollow", _followed), True),
+    (
+        "tw_mention",
+        TW,
+        "mention",
+        _existing("tweet_id", _others_tweets, mentioned_usernames=_mentions),
+        True,
+    ),
+    (
+        "msg_send",
+        MSG,
+        "send_message",
+        _existing("receiver_id", _other_users, message=_phrase),
+        True,
+    ),
+    ("msg_add_contact", MSG, "add_contact", _new(user_name=_person), True),
+    ("msg_delete", MSG, "delete_message", _existing("receiver_id", _receivers), True),
+    ("msg_search", MSG, "search_messages", _existing("keyword", _inbox_words), False),
+    ("tk_create", TK, "create_ticket", _new(title=_phrase, priority=_ticket_priority), True),
+    ("tk_close", TK, "close_ticket", _existing("ticket_id", _tickets_not("Closed")), True),
+    (
+        "tk_resolve",
+        TK,
+        "resolve_ticket",
+        _existing("ticket_id", _tickets_not("Resolved"), resolution=_phrase),
+        True,
+    ),
+    ("tk_priority", TK, "edit_ticket", _priority, True),
+    ("tk_get", TK, "get_ticket", _existing("ticket_id", _ticket_ids), False),
+    ("m_add", MATH, "add", _new(a=_number, b=_number), False),
+    ("m_sub", MATH, "subtract", _new(a=_number, b=_number), False),
+    ("m_mul", MATH, "multiply", _new(a=_number, b=_number), False),
+    ("m_div", MATH, "divide", _new(a=_number, b=_number), False),
+    ("m_mean", MATH, "mean", _new(numbers=_numbers), False),
+    ("m_max", MATH, "max_value", _new(numbers=_numbers), False),
 )
-# fmt: on
+"""(family, backend class, method, argument sampler, changes_state), one row per family in
+the order of the family table; the family's words are in :mod:`rcgrpo.env.synth_texts`."""
+
+FAMILIES: tuple[Family, ...] = tuple(
+    Family(name, cls, func, sample, TEMPLATES[name], changes_state, DOCS[name])
+    for name, cls, func, sample, changes_state in CALLS
+)
+"""The request families: :data:`CALLS` with each family's templates and description."""
 
 FAMILY_BY_NAME: dict[str, Family] = {f.name: f for f in FAMILIES}
 

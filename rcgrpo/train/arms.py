@@ -7,7 +7,8 @@ trains it and the role the verdict rules read it under. Each record is typed onc
 
 - :mod:`rcgrpo.train.presets` builds each arm's preset from its regime's base, the Stage-1
   checkpoint of ``start`` and the arm's changes (``_CHANGES`` there);
-- :mod:`analysis.experiments` trains the ``pool`` arms, one run per seed, in ``experiment``;
+- :mod:`analysis.campaign.experiments` trains the ``pool`` arms, one run per seed, in
+  ``experiment``;
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by

@@ -8,8 +8,9 @@ Layout of ``checkpoints/step_N/``::
 
 A checkpoint is written into a temporary sibling folder and renamed into place, so a run
 killed mid-write (even SIGKILL) leaves either the previous checkpoint set or the complete
-new one — never a half-written ``step_N``. :func:`load_checkpoint` verifies the manifest
-and raises :class:`CheckpointError` naming the bad file instead of loading garbage.
+new one — never a half-written ``step_N``. :func:`load_trainer_state` verifies the manifest
+(:func:`verify_checkpoint`) and raises :class:`CheckpointError` naming the bad file instead
+of loading garbage.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Every option takes ``--key value`` or ``--key=value``: ``--preset`` and ``--conf
 by argparse, the rest by tyro.
 
 Errors exit alike in every command (:func:`run_command`): :class:`ConfigError` -> 2,
-:class:`NonFiniteError` -> 3, one line on stderr and no traceback.
+:class:`~rcgrpo.train.errors.NonFiniteError` -> 3, one line on stderr and no traceback.
 """
 
 from __future__ import annotations
@@ -259,8 +259,9 @@ def parse_cli(command: str, argv: list[str]) -> Any:
 
 
 def run_command(command: str, body: Callable[[], int | None]) -> int:
-    """``body()``'s exit code; a :class:`ConfigError` or :class:`NonFiniteError` prints
-    ``rcgrpo <command>: <message>`` (one line) and returns its code (2 or 3)."""
+    """``body()``'s exit code; a :class:`ConfigError` or
+    :class:`~rcgrpo.train.errors.NonFiniteError` prints ``rcgrpo <command>: <message>`` (one
+    line) and returns its code (2 or 3)."""
     try:
         return int(body() or 0)
     except tuple(EXIT_CODES) as err:

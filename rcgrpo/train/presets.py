@@ -58,12 +58,13 @@ preset                      change                         what it changes
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
 ``NAME-sS`` (a test checks every one): the setting the pre-registered RL recipe sweep chose
-on SFT + GRPO (``analysis/recipe_sweep.py``; a test checks they agree), lr 1e-4 on a pool of
-16 training tasks, 200 steps. On the full 6,000-task training set no setting of the sweep
-learned (``docs/lab-notes/2026-12-rl-recipe.md``). ``paper-qwen7b`` (and ``paper-qwen7b-grpo``,
-``trl-paper``) carry the paper's values, read from their one record :data:`rcgrpo.paper.PAPER`
-(§4: G, β, clip, lr, prompts per step, steps). Values the paper leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the
-documented defaults of :mod:`rcgrpo.train.config`.
+on SFT + GRPO (:mod:`analysis.campaign.recipe_sweep`; a test checks they agree), lr 1e-4 on a
+pool of 16 training tasks, 200 steps. On the full 6,000-task training set no setting of the
+sweep learned (``docs/lab-notes/2026-12-rl-recipe.md``). ``paper-qwen7b`` (and
+``paper-qwen7b-grpo``, ``trl-paper``) carry the paper's values, read from their one record
+:data:`rcgrpo.paper.PAPER` (§4: G, β, clip, lr, prompts per step, steps). Values the paper
+leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the documented
+defaults of :mod:`rcgrpo.train.config`.
 
 ``run.name`` may hold ``{preset}`` and ``{seed}``; the CLI fills them in, so
 ``--preset cpu-grpo --run.seed 2`` writes ``runs/cpu-grpo-s2``.

@@ -7,8 +7,9 @@ module                                     concern
                                            (``train``, also run by ``rctp``)
 :mod:`~rcgrpo.train.stage1.rctp`           ``python -m rcgrpo rctp``: the failure mix, then
                                            the SFT loop under both reward goals
-:mod:`~rcgrpo.train.stage1.config`         :class:`SFTConfig`, :class:`RCTPConfig` and the
-                                           Stage-1 presets
+:mod:`~rcgrpo.train.stage1.config`         :class:`~.config.SFTConfig`,
+                                           :class:`~.config.RCTPConfig` and the Stage-1
+                                           presets
 :mod:`~rcgrpo.train.stage1.setup`          open a run (validate, precision, folder, tasks,
                                            policy, resume) and write its summary
 :mod:`~rcgrpo.train.stage1.data`           the starting policy, tokenized examples,

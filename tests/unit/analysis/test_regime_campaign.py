@@ -34,15 +34,6 @@ def test_every_committed_regime_run_is_its_current_spec():
         assert cc.config_differences(have, spec, lambda r: ELSEWHERE / r) == [], name
 
 
-def test_the_committed_admissions_are_the_documented_ones():
-    """docs/results.md (admission): seeds 0-2 not admitted (separation -0.010, +0.001, -0.024),
-    3-5 admitted (+0.352, +0.346, +0.114)."""
-    assert [regime.admitted(s) for s in range(6)] == [False] * 3 + [True] * 3
-    report = json.loads(regime.admission_path(5).read_text())
-    assert regime.separation(report) == pytest.approx(0.405 - 0.290625)
-    assert regime.rl_seeds()[:3] == (3, 4, 5)
-
-
 def _reports(tmp_path, monkeypatch, separations: dict[int, float]) -> None:
     monkeypatch.setattr(regime, "DIAGNOSTICS", tmp_path / "diagnostics")
     for seed, sep in separations.items():

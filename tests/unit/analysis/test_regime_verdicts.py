@@ -1,4 +1,4 @@
-"""The new regime's verdict rules (analysis/verdicts/: regime.py, checks.py,
+"""The new regime's verdict rules (analysis/verdicts/: regime.py, regime_rules.py, checks.py,
 calibration.py, table.py): the decision, the seed interval and the calibration
 rule by hand, and fake run folders that make every rule come out holds / does not hold /
 inconclusive, and every gate fail."""
@@ -16,6 +16,7 @@ from analysis.verdicts import calibration as cal
 from analysis.verdicts import checks as rc
 from analysis.verdicts import regime as rv
 from analysis.verdicts import table as rt
+from analysis.verdicts.regime_rules import RULES
 
 TASKS = ("t0", "t1", "t2")
 HHLL = ("high", "high", "low", "low")
@@ -213,7 +214,7 @@ def verdict_of(tmp_path: Path, rule: rv.Rule, oks: tuple[bool, ...]) -> rv.Outco
     return next(o for o in results if o.rule.id == rule.id)
 
 
-@pytest.mark.parametrize("rule", rv.RULES, ids=[r.id for r in rv.RULES])
+@pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 @pytest.mark.parametrize(
     "oks, expected",
     [
@@ -234,13 +235,13 @@ def test_every_rule(tmp_path, rule, oks, expected):
 
 def test_reserved_seeds_never_count(tmp_path):
     found = {rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s, k=1) for s in (0, 1, 7, 9)]}
-    out = rv.evaluate(rv.RULES[0], rv.load_arms(found), {})
+    out = rv.evaluate(RULES[0], rv.load_arms(found), {})
     assert out.seeds == (0, 1) and out.verdict == "inconclusive" and out.note == "2 seeds < 3"
 
 
 def test_missing_arm_is_named(tmp_path):
     found = {rv.RCTP_RC: [write_run(tmp_path, rv.RCTP_RC, s) for s in range(3)]}
-    out = rv.evaluate(next(r for r in rv.RULES if r.id == "T1"), rv.load_arms(found), {})
+    out = rv.evaluate(next(r for r in RULES if r.id == "T1"), rv.load_arms(found), {})
     assert out.verdict == "inconclusive" and out.note == "not yet run: regime-rctp-grpo"
 
 
@@ -251,7 +252,7 @@ def test_arms_on_disjoint_seeds_are_named_as_such(tmp_path):
         rv.RCTP_GRPO: [write_run(tmp_path, rv.RCTP_GRPO, s) for s in (3, 4)],
         rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s) for s in (0, 1, 2)],
     }
-    out = rv.evaluate(next(r for r in rv.RULES if r.id == "T2"), rv.load_arms(found), {})
+    out = rv.evaluate(next(r for r in RULES if r.id == "T2"), rv.load_arms(found), {})
     assert out.seeds == () and out.interval is None
     assert out.verdict == "inconclusive" and out.note == "no seed has a run of every arm"
 
@@ -314,7 +315,7 @@ def test_bookkeeping_checks(tmp_path):
 def test_markdown_lists_every_rule_and_check(tmp_path):
     found = {rv.RCTP_RC: [write_run(tmp_path, rv.RCTP_RC, s) for s in range(3)]}
     text = rt.markdown(rt.report(rv.load_arms(found)))
-    for rule in rv.RULES:
+    for rule in RULES:
         assert f"| {rule.id} |" in text
     assert "| B1 |" in text and "| B3 |" in text
 

@@ -15,12 +15,13 @@ from analysis.runs import load_run
 from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
+from analysis.verdicts.regime_rules import RULES
 
 BIG_DF = 1e9  # the t reference is the normal
 
 
 def rule(rule_id: str) -> rv.Rule:
-    return next(r for r in rv.RULES if r.id == rule_id)
+    return next(r for r in RULES if r.id == rule_id)
 
 
 def outcome(rule_id: str, mean: float, se: float, seeds: int = 5, note: str = "") -> rv.Outcome:

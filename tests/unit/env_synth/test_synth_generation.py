@@ -22,7 +22,8 @@ from rcgrpo.env.synth import (
     render_call,
     suite_stats,
 )
-from rcgrpo.env.synth_families import FAMILIES, FAMILY_BY_NAME, FS
+from rcgrpo.env.synth_families import CALLS, FAMILIES, FAMILY_BY_NAME, FS
+from rcgrpo.env.synth_texts import DOCS, TEMPLATES
 from rcgrpo.env.tasks import Task
 
 WORD = re.compile(r"^(?:[bdfgklmnprstvz][aeiou]){2,3}$")
@@ -101,6 +102,14 @@ def test_family_table_is_consistent_with_bfcl():
         assert len(f.templates) >= 4 and len(set(f.templates)) == len(f.templates)
         # a template never starts with a value slot (values keep their case)
         assert all(t[0].isupper() for t in f.templates), f.name
+
+
+def test_every_family_has_its_words_and_every_text_its_family():
+    # FAMILIES joins CALLS with synth_texts by name: a family without templates would fail at
+    # import, but a text whose family was renamed or removed would be silently dropped
+    names = [f.name for f in FAMILIES]
+    assert names == [row[0] for row in CALLS]
+    assert list(TEMPLATES) == names and list(DOCS) == names
 
 
 def test_task_form_matches_the_bfcl_loader():

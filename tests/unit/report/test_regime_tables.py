@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.report import regime_tables as rt
 from analysis.report.regime_tables import cell, table1_block
 
 
@@ -83,16 +82,16 @@ def test_table1_shows_a_baseline_only_once_it_has_runs(tmp_path):
 
 def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
     from analysis.report.regime_tables import README_RULES, readme_block
-    from analysis.verdicts import regime as rv
     from analysis.verdicts.family import BY_CONSTRUCTION
+    from analysis.verdicts.regime_rules import RULES
 
     block = readme_block(tmp_path).splitlines()  # no runs: every rule is inconclusive
     # C2 holds by construction: a sentence below the table, not a row
-    shown = [r.id for r in rv.RULES if r.id[0] in README_RULES and r.id not in BY_CONSTRUCTION]
+    shown = [r.id for r in RULES if r.id[0] in README_RULES and r.id not in BY_CONSTRUCTION]
     rows = [line.split("|")[1].strip() for line in block[2 : 2 + len(shown)]]
     assert rows == shown and all("inconclusive" in line for line in block[2 : 2 + len(shown)])
     assert block[-2].startswith("C2 (RCTP-FT: success under high ≫ under low) inconclusive")
-    other = sum(r.id[0] not in README_RULES for r in rv.RULES)
+    other = sum(r.id[0] not in README_RULES for r in RULES)
     assert block[-1].startswith(
         f"The other {other} rules (entropy-matched arms, DAPO and Dr. GRPO, stratified goals): "
         f"{other} inconclusive. p: two-sided t test"
@@ -136,13 +135,3 @@ def test_passk_rows_by_hand(tmp_path):
     assert grpo[2:] == ["5", "50.0", "50.0", "60.0", "70.0", "80.0"]
     empty = [c.strip() for c in rows[("SFT", "RC sampling")].strip("|").split("|")]
     assert empty[2:] == ["—"] * 6
-
-
-def test_the_admission_table_reads_each_seeds_report_in_the_preregistered_order():
-    head, rows = rt.admission_rows()
-    assert head[-2:] == ["separation", "admitted"]
-    by_seed = {int(r[0]): r for r in rows}
-    assert list(by_seed)[:6] == [0, 1, 2, 3, 4, 5]  # order of analysis.campaign.regime
-    assert by_seed[5][1:] == ["`results/campaign/sft-s3/final`", "0.405", "0.291", "+0.114", "yes"]
-    assert by_seed[0][1] == "`results/campaign/sft-s0/final`" and by_seed[0][4:] == ["−0.010", "no"]
-    assert rt.admission_block().splitlines()[1] == "|---|---|--:|--:|--:|--:|"
