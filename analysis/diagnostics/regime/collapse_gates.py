@@ -37,8 +37,9 @@ collapse decision (a kind of :data:`rcgrpo.env.synth_demo.DECISIONS`, or
   removes the collapse and RC sampling has nothing left to add; 0.10 is the admission threshold
   of the regime campaign (goals that separate), here read on the decision itself, where
   regime-d10's goals did not differ (0/284 right under both).
-- **G0 fit** and **G5 SFT + RC cell**: the regime gates' (:func:`gates.g0_fit`,
-  :func:`gates.g5_sft_rc`), unchanged.
+- **G0 fit** and **G5 SFT + RC cell**: the regime gates', unchanged
+  (:func:`analysis.diagnostics.regime.gates.g0_fit`,
+  :func:`analysis.diagnostics.regime.gates.g5_sft_rc`).
 
 A design *holds* when every gate but H′ holds at its design seed and at a fresh confirmation
 seed; H′ is decided by the first long pilot.
