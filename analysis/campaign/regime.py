@@ -11,8 +11,8 @@ regime`` trains what is not done (``make regime-runs``). Experiments:
   sampled from that SFT model, the ``resolve_close`` decision left out of them);
 - ``proof``: SFT + GRPO on :data:`PROOF_SEEDS` (issue 25's proof runs; evaluated every 100
   steps);
-- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("new")``: each arm's preset as
-  it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
+- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("regime-d10")``: each arm's
+  preset as it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
   (:func:`rl_seeds`), the SFT arms on every seed after the proof seeds with a Stage 1;
 - ``itt``: the RCTP-FT arms on :data:`ITT_SEEDS`, the seeds whose RCTP-FT was *not* admitted
   (the intention-to-treat runs of ``docs/protocols/regime-d10-reanalysis.md``);
@@ -129,7 +129,12 @@ def build() -> Campaign:
     """Every run of the campaign as far as the admissions so far decide; each experiment is
     there even when it has no run yet."""
     camp = Campaign()
-    experiments = ("pool", "stage1", "proof", *dict.fromkeys(a.experiment for a in arms("new")))
+    experiments = (
+        "pool",
+        "stage1",
+        "proof",
+        *dict.fromkeys(a.experiment for a in arms("regime-d10")),
+    )
     for e in (*experiments, "itt"):
         camp.experiments[e] = []
     starts = {s: stage1(s) for s in stage1_seeds()}
@@ -142,10 +147,10 @@ def build() -> Campaign:
         camp.add("proof", rl("regime-grpo", starts[s]["sft"], s, "--run.eval-every", "100"))
     for kind, seeds in (("rctp", rl_seeds()), ("sft", [s for s in starts if s not in PROOF_SEEDS])):
         for s in seeds:  # the RCTP-FT arms of every seed first: T1 pairs them by seed
-            for arm in (a for a in arms("new") if a.start == kind):
+            for arm in (a for a in arms("regime-d10") if a.start == kind):
                 camp.add(arm.experiment, rl(arm.preset, starts[s][arm.start], s))
     for s in (s for s in ITT_SEEDS if s in starts and s not in rl_seeds()):
-        for arm in arms("new", "regime-factorial"):
+        for arm in arms("regime-d10", "regime-factorial"):
             if arm.start == "rctp":
                 camp.add("itt", rl(arm.preset, starts[s]["rctp"], s))
     return camp

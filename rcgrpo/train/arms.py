@@ -12,8 +12,8 @@ trains it and the role the verdict rules read it under. Each record is typed onc
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``new``) read
-  their arms by ``role``.
+- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
+  read their arms by ``role``.
 
 Adding an arm is one record here plus its changes in ``presets._CHANGES``; a verdict on it
 needs a rule written before its runs.
@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-REGIMES = ("pool", "new")
-"""``pool``: the CPU campaign on the ``cpu`` synth suite (16-task training pool); ``new``:
-the ``regime`` suite of docs/regime.md."""
+REGIMES = ("pool", "regime-d10")
+"""The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
+ID``: ``pool``, the CPU campaign on the ``cpu`` synth suite (16-task training pool);
+``regime-d10``, the regime campaign on ``regime-d10`` (docs/regime.md)."""
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
@@ -119,7 +120,16 @@ ARMS: tuple[Arm, ...] = (
         "stratified",
         "rctp_strat",
     ),
-    Arm("regime-grpo", "sft", "SFT + GRPO", "GRPO", "black", "regime-factorial", "sft_grpo", "new"),
+    Arm(
+        "regime-grpo",
+        "sft",
+        "SFT + GRPO",
+        "GRPO",
+        "black",
+        "regime-factorial",
+        "sft_grpo",
+        "regime-d10",
+    ),
     Arm(
         "regime-sft-rc",
         "sft",
@@ -128,7 +138,7 @@ ARMS: tuple[Arm, ...] = (
         "orange",
         "regime-factorial",
         "sft_rc",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo",
@@ -138,7 +148,7 @@ ARMS: tuple[Arm, ...] = (
         "sky",
         "regime-factorial",
         "rctp_grpo",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo",
@@ -148,7 +158,7 @@ ARMS: tuple[Arm, ...] = (
         "vermilion",
         "regime-factorial",
         "rctp_rc",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo-strat",
@@ -158,7 +168,7 @@ ARMS: tuple[Arm, ...] = (
         "green",
         "regime-stratified",
         "rctp_strat",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-temp",
@@ -168,7 +178,7 @@ ARMS: tuple[Arm, ...] = (
         "yellow",
         "regime-matched",
         "temp_matched",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-entcoef",
@@ -178,7 +188,7 @@ ARMS: tuple[Arm, ...] = (
         "purple",
         "regime-matched",
         "coef_matched",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-dapo",
@@ -188,7 +198,7 @@ ARMS: tuple[Arm, ...] = (
         "black",
         "regime-baselines",
         "dapo",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-drgrpo",
@@ -198,7 +208,7 @@ ARMS: tuple[Arm, ...] = (
         "blue",
         "regime-baselines",
         "drgrpo",
-        "new",
+        "regime-d10",
         tex="Dr.~GRPO (high goal)",
     ),
     Arm(
@@ -209,7 +219,7 @@ ARMS: tuple[Arm, ...] = (
         "blue",
         "regime-separation",
         "rc_beta1",
-        "new",
+        "regime-d10",
         tex="RC-GRPO, $\\beta=1$",
     ),
     Arm(
@@ -220,7 +230,7 @@ ARMS: tuple[Arm, ...] = (
         "purple",
         "regime-separation",
         "rc_beta3",
-        "new",
+        "regime-d10",
         tex="RC-GRPO, $\\beta=3$",
     ),
     Arm(
@@ -231,7 +241,7 @@ ARMS: tuple[Arm, ...] = (
         "black",
         "regime-separation",
         "rc_anchored",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo-goalnorm",
@@ -241,7 +251,7 @@ ARMS: tuple[Arm, ...] = (
         "green",
         "regime-separation",
         "rc_goalnorm",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-g4",
@@ -251,7 +261,7 @@ ARMS: tuple[Arm, ...] = (
         "sky",
         "regime-separation",
         "rctp_grpo_g4",
-        "new",
+        "regime-d10",
     ),
 )
 """Every arm; within a regime, the order of legends, bars and table rows."""

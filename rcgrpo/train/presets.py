@@ -21,8 +21,8 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 ``cpu-drgrpo``        SFT              none             Dr. GRPO: no std scaling, constant-L loss
 ====================  ===============  ===============  ==========================================
 
-The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpoints
-(``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
+The ``regime-*`` arms (regime ``regime-d10``) run on the synth suite ``regime-d10`` from its
+Stage-1 checkpoints (``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
 ``regime-sft-rc``, ``regime-rctp-grpo`` and ``regime-rcgrpo-strat`` differ from
 ``regime-grpo`` as the ``cpu-*`` arms differ from ``cpu-grpo``; ``regime-grpo`` differs from
 ``cpu-grpo`` in the suite, the checkpoint, G 8, 10,000 training tasks drawn fresh (no pool) /
@@ -155,10 +155,12 @@ _REGIME = _merge(
     optim={"lr": 1e-4},
     run={"steps": 200, "eval_every": 25, "checkpoint_every": 50},
 )
-"""The regime suite at its design variant 3 (docs/lab-notes/2026-12-regime-design.md: synth ``regime-d10``): its
-Stage-1 checkpoints, G 8 (stratified goals need no rounding), 200 steps x 8 prompts drawn
-fresh from 10,000 training tasks (no task twice), 1,000 held-out tasks; lr 1e-4, the first
-recipe in the pre-registered order, qualified on the design seed 7 (+0.594 held-out)."""
+"""The base of the ``regime-d10`` arms: the synth suite ``regime-d10`` from its Stage-1
+checkpoints (the regime-d10 campaign's: variant 3's SFT, variant 11's RCTP-FT;
+docs/lab-notes/2026-12-regime-design.md), G 8 (stratified goals need no rounding), 200 steps x
+8 prompts drawn fresh from 10,000 training tasks (no task twice), 1,000 held-out tasks; lr
+1e-4, the first recipe in the pre-registered order, qualified on the design seed 7 (+0.594
+held-out)."""
 
 _PAPER = {
     "init": PAPER_INIT,
@@ -193,11 +195,11 @@ MATCHED_ENTROPY_COEF = 0.0106
 RC-GRPO's 0.2062, g +0.078; ``results/regime/calib-entropy_coef.json``). Rule 2's
 interpolation between 0.0 (g −0.177) and 0.02 (g +0.155) was 0.010646, run to four decimals."""
 
-_BASES = {"pool": _CPU, "new": _REGIME}
-"""Each regime's base: GRPO from its SFT checkpoint."""
+_BASES = {"pool": _CPU, "regime-d10": _REGIME}
+"""Each regime's base (:data:`rcgrpo.train.arms.REGIMES`): GRPO from its SFT checkpoint."""
 _INITS = {
     "pool": {"sft": SFT_INIT, "rctp": RCTP_INIT},
-    "new": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
+    "regime-d10": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
 }
 """Each regime's Stage-1 checkpoints, by an arm's ``start``."""
 _CHANGES: dict[str, dict[str, dict[str, Any]]] = {

@@ -61,8 +61,8 @@ def test_without_the_throwaway_the_readers_see_the_committed_arms():
     assert ex.build_campaign().experiments["factorial"][:4] == [f"{c}-s0" for c in cells]
     rule_7a = next(r for r in vd.RULES if r.claim.startswith("7a"))
     assert rule_7a.arms == ("cpu-entropy", "cpu-rcgrpo")
-    new = am.roles("new")
-    assert tuple(new[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == rv.FACTORIAL
+    d10 = am.roles("regime-d10")
+    assert tuple(d10[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == rv.FACTORIAL
     assert (rv.RCTP_STRAT, rv.TEMP_MATCHED, rv.COEF_MATCHED) == (
         "regime-rcgrpo-strat",
         "regime-rctp-grpo-temp",
@@ -77,13 +77,13 @@ def test_every_arm_is_a_preset_and_every_campaign_preset_an_arm():
     for regime in am.REGIMES:
         assert len(am.roles(regime)) == len(am.arms(regime))  # a role held once
     assert {a.colour for a in am.ARMS} <= set(fs.PALETTE) == set(am.COLOURS)
+    inits = {
+        "pool": {"sft": ps.SFT_INIT, "rctp": ps.RCTP_INIT},
+        "regime-d10": {"sft": ps.REGIME_SFT_INIT, "rctp": ps.REGIME_RCTP_INIT},
+    }
+    assert set(inits) == set(am.REGIMES)
     for a in am.ARMS:
-        cfg = ps.PRESETS[a.preset]
-        inits = {
-            "sft": (ps.SFT_INIT, ps.REGIME_SFT_INIT),
-            "rctp": (ps.RCTP_INIT, ps.REGIME_RCTP_INIT),
-        }
-        assert cfg.init == inits[a.start][a.regime == "new"], a.preset
+        assert ps.PRESETS[a.preset].init == inits[a.regime][a.start], a.preset
 
 
 def test_the_presets_docstring_table_lists_the_pool_arms():
