@@ -7,7 +7,9 @@ trains it and the role the verdict rules read it under. Each record is typed onc
 
 - :mod:`rcgrpo.train.presets` builds each arm's preset from its regime's base, the Stage-1
   checkpoint of ``start`` and the arm's changes (``_CHANGES`` there);
-- :mod:`analysis.experiments` trains the ``pool`` arms, one run per seed, in ``experiment``;
+- the campaign of its regime trains it, one run per seed, in ``experiment``
+  (:mod:`analysis.campaign.experiments`, :mod:`~analysis.campaign.regime`,
+  :mod:`~analysis.campaign.wide1`);
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
@@ -21,12 +23,13 @@ needs a rule written before its runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-REGIMES = ("pool", "regime-d10")
+REGIMES = ("pool", "regime-d10", "regime-wide1")
 """The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
-ID``: ``pool``, the CPU campaign on the ``cpu`` synth suite (16-task training pool);
-``regime-d10``, the regime campaign on ``regime-d10`` (docs/regime.md)."""
+ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`` synth suite
+(16-task training pool); ``regime-d10``, the regime campaign on ``regime-d10``;
+``regime-wide1``, the factorial on ``regime-wide1-d10``, the current design (docs/regime.md)."""
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
@@ -264,7 +267,23 @@ ARMS: tuple[Arm, ...] = (
         "regime-d10",
     ),
 )
-"""Every arm; within a regime, the order of legends, bars and table rows."""
+"""Every arm (the ``regime-wide1`` ones are added below from :data:`WIDE1_FACTORIAL`); within a
+regime, the order of legends, bars and table rows."""
+WIDE1_FACTORIAL = (
+    "regime-wide1-grpo",
+    "regime-wide1-sft-rc",
+    "regime-wide1-rctp-grpo",
+    "regime-wide1-rcgrpo",
+)
+"""The ``regime-wide1`` arms: the cells of the ``regime-d10`` factorial, in its order, with their
+labels, colours and roles, on the synth suite ``regime-wide1-d10`` (the presets differ only in
+the suite and the Stage-1 checkpoints)."""
+ARMS += tuple(
+    replace(a, preset=p, experiment="regime-wide1-factorial", regime="regime-wide1")
+    for a, p in zip(
+        (a for a in ARMS if a.experiment == "regime-factorial"), WIDE1_FACTORIAL, strict=True
+    )
+)
 
 
 def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:
