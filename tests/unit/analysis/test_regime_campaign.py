@@ -176,9 +176,9 @@ def test_an_unknown_experiment_is_refused_before_anything_runs(fakes):
 def test_runs_trains_the_named_runs_and_their_starts_then_their_passk(fakes):
     from analysis.campaign.__main__ import main
 
-    assert main(["--campaign", "regime", "--runs", "regime-grpo-s3", "--jobs", "1"]) == 0
+    assert main(["--campaign", "regime-d10", "--runs", "regime-grpo-s3", "--jobs", "1"]) == 0
     trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]
     assert trained == ["sft-v3-s3", "regime-grpo-s3"]  # no RCTP-FT, no admission
     assert regime.passk_path("regime-grpo-s3").is_file() and regime.admitted(3) is None
     assert regime.proof_path("regime-grpo-s3").is_file()
-    assert main(["--campaign", "regime", "--runs", "regime-grpo-s4"]) == 1  # not in it
+    assert main(["--campaign", "regime-d10", "--runs", "regime-grpo-s4"]) == 1  # not in it
