@@ -112,8 +112,9 @@ def test_the_wide1_dry_run_is_the_command_of_every_run_not_done(fakes, capsys):
     """Seed 3's Stage 1 and seed 4's SFT committed (trained, exported, then runs/ wiped): the
     dry run is seed 4's RCTP-FT, the Stage 1 of seeds 5, 6, 11, then the four arms of every
     seed, each with its checkpoint where it is or will be."""
-    assert main(["--campaign", "regime-wide1", "--runs", "rctp-wide1-s3", "sft-wide1-s4"]) == 0
-    assert _trained(fakes) == ["sft-wide1-s3", "sft-wide1-s4", "rctp-wide1-s3"]
+    committed = ["sft-wide1-s3", "rctp-wide1-s3", "sft-wide1-s4"]
+    assert main(["--campaign", "regime-wide1", "--jobs", "1", "--runs", *committed[1:]]) == 0
+    assert _trained(fakes) == committed
     for name in _trained(fakes):
         shutil.rmtree(cp.runs_dir("regime") / name)
     capsys.readouterr()
@@ -147,12 +148,12 @@ def test_the_wide1_dry_run_is_the_command_of_every_run_not_done(fakes, capsys):
             want.append(cmd("train", preset, s, "--init", init))
     assert lines == want
     assert len(lines) == 1 + 2 * 3 + 4 * 5 == 27
-    assert _trained(fakes) == ["sft-wide1-s3", "sft-wide1-s4", "rctp-wide1-s3"]  # nothing ran
+    assert _trained(fakes) == committed  # nothing ran
 
 
 def test_one_command_trains_the_wide1_campaign_and_reports_each_rl_run(fakes, monkeypatch):
     monkeypatch.setattr(wide1, "SEEDS", (3,))
-    assert main(["--campaign", "regime-wide1", "--jobs", "2"]) == 0
+    assert main(["--campaign", "regime-wide1", "--jobs", "1"]) == 0  # one at a time: in order
     arms = [f"{p}-s3" for p in am.WIDE1_FACTORIAL]
     assert _trained(fakes) == ["sft-wide1-s3", "rctp-wide1-s3", *arms]  # no admission between
     diag = [json.loads(r) for r in (fakes / "diag.jsonl").read_text().splitlines()]
