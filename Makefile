@@ -11,7 +11,7 @@ JOBS ?= 2
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
 AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs regime-runs theory lab lint format bench paper paper-deps lock clean-venv restore
+.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs campaign theory lab lint format bench paper paper-deps lock clean-venv restore
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -60,11 +60,12 @@ test-fast: $(STAMP)  ## everything except tests marked slow or results
 theory: $(STAMP)  ## check every theory statement of the paper
 	$(PY) -m analysis.theory check --json figures/theory_report.json
 
-runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/)
+runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/): make campaign C=pool
 	$(PY) -m analysis.campaign
 
-regime-runs: $(STAMP)  ## the regime suite's campaign: Stage 1, admission, the arms, pass@k (runs/regime)
-	$(PY) -m analysis.campaign --campaign regime
+campaign: $(STAMP)  ## one campaign by id, trains what is not done: make campaign C=regime-wide1 [ARGS=--dry-run | ARGS=--list]
+	$(if $(C),,$(error make campaign needs C=<id>; the ids: $(shell $(PY) -m analysis.campaign --ids) (e.g. make campaign C=regime-wide1 ARGS=--dry-run)))
+	$(PY) -m analysis.campaign --campaign $(C) $(ARGS)
 
 figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)
 	$(PY) -m analysis.figures build $(FIGURES_ARGS)

@@ -3,19 +3,22 @@
 ==============================================  =============================================
 module                                          concern
 ==============================================  =============================================
-:mod:`~analysis.campaign.experiments`           the campaign's runs by experiment; resolving
-                                                experiment groups to done runs
+:mod:`~analysis.campaign.registry`              the campaigns by id (``--campaign``)
+:mod:`~analysis.campaign.experiments`           the pool campaign's runs by experiment;
+                                                resolving experiment groups to done runs
 :mod:`~analysis.campaign.recipe_sweep`          the RL recipe sweep and its criterion
-:mod:`~analysis.campaign.regime`                the regime suite's campaign: its runs, each
+:mod:`~analysis.campaign.regime`                the regime-d10 campaign: its runs, each
                                                 seed's admission, pass@k of every RL run
+:mod:`~analysis.campaign.wide1`                 the regime-wide1 campaign: the factorial on
+                                                the current design
 :mod:`~analysis.campaign.mechanics`             run specs, locating a done run, launching,
                                                 light copies in ``results/<home>``
 :mod:`~analysis.campaign.spec`                  whether a recorded spec is the current one
 :mod:`~analysis.campaign.config`                what a spec resolves to; adopting hand runs
 :mod:`~analysis.campaign.conversation_sample`   a committed run's conversations, re-run and
                                                 checked
-``python -m analysis.campaign``                 trains what is not done (``make runs``,
-                                                ``make regime-runs``)
+``python -m analysis.campaign``                 trains what is not done (``make campaign
+                                                C=<id>``; ``make runs`` is ``pool``)
 ==============================================  =============================================
 
 The campaign sits right above run data (:mod:`analysis.runs`), through which it reads run

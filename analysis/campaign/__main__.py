@@ -1,21 +1,23 @@
-"""``python -m analysis.campaign [--campaign pool|regime] [--only EXP ...] [--jobs N] [--dry-run]
-[--list]`` (``make runs``; ``make regime-runs`` is ``--campaign regime``).
+"""``python -m analysis.campaign [--campaign ID] [--only EXP ...] [--jobs N] [--dry-run]
+[--list]`` (``make campaign C=ID ARGS=...``; ``make runs`` is the default campaign, ``pool``).
 
-Trains every run of the named experiments of :func:`analysis.campaign.experiments.build_campaign`
-(default: all) that is not done, at most ``--jobs`` at a time, each as a real
-``python -m rcgrpo ...`` subprocess (one torch thread each, ``nice``), Stage 1 before the RL
-runs that start from it. How a run is found, resumed, judged stale and exported (each light
-copy, with the Stage-1 checkpoints, goes to ``results/campaign`` as soon as the run
-completes) is :mod:`analysis.campaign.mechanics`. ``--list`` shows every run's status
-(done and where, stale, partial or missing); ``--force-train`` ignores the committed copies;
-``--export`` copies every finished run of ``runs/campaign`` again; ``--runs NAME ...`` trains
-those runs only (and what they start from; in the regime campaign the campaign as the
-admissions so far decide, each run followed by its pass@k and proof report); ``--adopt NAME ...``
-records the spec of runs trained by hand with the campaign's command
-(:func:`analysis.campaign.config.adopt`). ``--campaign regime`` is the regime suite's campaign
-(:mod:`analysis.campaign.regime`, ``runs/regime`` and ``results/regime``): Stage 1 first,
-then each new seed's admission, then the RL runs of the admitted seeds, each followed by the
-pass@k of its final checkpoint and, for SFT + GRPO, its proof report.
+``--campaign`` takes an id of :data:`analysis.campaign.registry.CAMPAIGNS` (``--ids`` prints
+them): ``pool`` (:mod:`analysis.campaign.experiments`, ``runs/campaign`` and
+``results/campaign``), ``regime-d10`` (:mod:`analysis.campaign.regime`) and ``regime-wide1``
+(:mod:`analysis.campaign.wide1`), both in ``runs/regime`` and ``results/regime``. Trains every
+run of the named experiments (default: the campaign's) that is not done, at most ``--jobs`` at
+a time, each as a real ``python -m rcgrpo ...`` subprocess (one torch thread each, ``nice``),
+Stage 1 before the RL runs that start from it: in the regime-d10 campaign each new seed's
+admission comes between them, and in both regime campaigns each RL run is followed by the
+pass@k of its final checkpoint and, for SFT + GRPO, its proof report. How a run is found,
+resumed, judged stale and exported (each light copy, with the Stage-1 checkpoints, goes to
+``results/<home>`` as soon as the run completes) is :mod:`analysis.campaign.mechanics`.
+``--list`` shows every run's status (done and where, stale, partial or missing); ``--dry-run``
+prints the command of every run that would train; ``--force-train`` ignores the committed
+copies; ``--export`` copies every finished run of ``runs/<home>`` again; ``--runs NAME ...``
+trains those runs only (and what they start from; in the regime-d10 campaign the campaign as
+the admissions so far decide); ``--adopt NAME ...`` records the spec of runs trained by hand
+with the campaign's command (:func:`analysis.campaign.config.adopt`).
 """
 
 from __future__ import annotations
@@ -24,56 +26,60 @@ import argparse
 import os
 import sys
 
-from analysis.campaign import regime
 from analysis.campaign.config import adopt
-from analysis.campaign.experiments import build_campaign, run_names
 from analysis.campaign.mechanics import Campaign, export_results, run_all, status
+from analysis.campaign.registry import CAMPAIGNS, campaign
 
 
 def _list(camp: Campaign, force_train: bool) -> None:
+    width = max(18, *map(len, camp.experiments))
     for exp, names in camp.experiments.items():
         for n in names:
             state, where = status(camp.runs[n], force_train)
-            print(f"{exp:18s} {n:28s} {state}{': ' + str(where) if where else ''}")
+            print(f"{exp:{width}s} {n:28s} {state}{': ' + str(where) if where else ''}")
+
+
+def _known(camp: Campaign, names: list[str]) -> list[str]:
+    unknown = sorted(set(names) - set(camp.runs))
+    if unknown:
+        raise ValueError(f"unknown run(s) {unknown}")
+    return names
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.campaign")
-    parser.add_argument("--campaign", choices=("pool", "regime"), default="pool")
+    parser.add_argument("--campaign", default="pool", help=f"one of {', '.join(CAMPAIGNS)}")
+    parser.add_argument("--ids", action="store_true", help="print the campaign ids and exit")
     parser.add_argument("--only", nargs="*", default=None, help="experiments to run (default: all)")
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="train these runs (and deps)")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("RCGRPO_JOBS", "2")))
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     parser.add_argument("--list", action="store_true", help="list experiments, runs and status")
-    parser.add_argument("--force-train", action="store_true", help="ignore results/campaign")
+    parser.add_argument("--force-train", action="store_true", help="ignore results/<home>")
     parser.add_argument("--export", action="store_true", help="copy finished runs to results/")
     parser.add_argument("--adopt", nargs="+", metavar="RUN", help="record the spec of hand runs")
     args = parser.parse_args(argv)
+    if args.ids:
+        print("\n".join(CAMPAIGNS))
+        return 0
     try:
-        camp = regime.build() if args.campaign == "regime" else build_campaign()
+        entry = campaign(args.campaign)
+        camp = entry.build()
         if args.list:
             _list(camp, args.force_train)
         elif args.adopt:
-            unknown = sorted(set(args.adopt) - set(camp.runs))
-            if unknown:
-                raise ValueError(f"unknown run(s) {unknown}")
-            for p in adopt(camp, args.adopt):
+            for p in adopt(camp, _known(camp, args.adopt)):
                 print(f"adopted {p}")
         elif args.export:
             for p in export_results(camp):
                 print(f"exported {p}")
         elif args.runs:
-            unknown = sorted(set(args.runs) - set(camp.runs))
-            if unknown:
-                raise ValueError(f"unknown run(s) {unknown}")
-            done = regime.finished if args.campaign == "regime" else None
-            run_all(camp, args.runs, args.jobs, args.force_train, args.dry_run, on_done=done)
-        elif args.campaign == "regime":
-            names = args.only or regime.experiments(camp)
-            regime.run(names, args.jobs, args.force_train, args.dry_run)
+            names = _known(camp, args.runs)
+            run_all(camp, names, args.jobs, args.force_train, args.dry_run, on_done=entry.on_done)
         else:
-            names = run_names(camp, args.only or list(camp.experiments))
-            run_all(camp, names, args.jobs, args.force_train, args.dry_run)
+            entry.run(
+                args.only or entry.experiments(camp), args.jobs, args.force_train, args.dry_run
+            )
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

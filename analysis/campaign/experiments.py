@@ -1,7 +1,8 @@
 """The CPU experiment campaign that the figures and the report read.
 
-:func:`build_campaign` is every run of the campaign, by experiment; ``python -m
-analysis.campaign`` (``make runs``, :mod:`analysis.campaign.__main__`) trains those not done.
+:func:`build_campaign` is every run of the campaign (id ``pool``), by experiment; ``python -m
+analysis.campaign`` (``make runs``, ``make campaign C=pool``; :mod:`analysis.campaign.__main__`)
+trains those not done.
 How a run is found, resumed, judged stale and exported is :mod:`analysis.campaign.mechanics`.
 :func:`find_runs` (the figures) and :func:`campaign_resolver` (verdicts and the report) find
 the done runs of experiments and never train.
@@ -30,7 +31,7 @@ from pathlib import Path
 
 from analysis.campaign import recipe_sweep as sw
 from analysis.campaign.config import pinned
-from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate, run_all
 from analysis.runs.sources import Resolver, layout_resolver, matches
 from rcgrpo.train.arms import arms
 
@@ -96,6 +97,13 @@ def run_names(camp: Campaign, experiments: Iterable[str]) -> list[str]:
     if unknown:
         raise ValueError(f"unknown experiment(s) {unknown}; have {sorted(camp.experiments)}")
     return [n for e in experiments for n in camp.experiments[e]]
+
+
+def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
+    """Train the runs of the experiments ``names`` that are not done (and what they start
+    from), at most ``jobs`` at a time (:func:`analysis.campaign.mechanics.run_all`)."""
+    camp = build_campaign()
+    run_all(camp, run_names(camp, names), jobs, force_train, dry_run)
 
 
 def find_runs(experiments: Iterable[str]) -> dict[str, dict[str, Path | None]]:

@@ -2,8 +2,8 @@
 admission, the pass@k of every final RL checkpoint and the proof report of every SFT + GRPO run.
 
 Its runs train in ``runs/regime`` and are committed to ``results/regime`` (home
-:data:`HOME`, :mod:`analysis.campaign.mechanics`); ``python -m analysis.campaign --campaign
-regime`` trains what is not done (``make regime-runs``). Experiments:
+:data:`HOME`, :mod:`analysis.campaign.mechanics`); ``make campaign C=regime-d10`` (``python -m
+analysis.campaign --campaign regime-d10``) trains what is not done. Experiments:
 
 - ``stage1``: per seed, the regime SFT ``sft-v3-s<seed>`` (``sft-synth-regime`` from the
   pool's SFT of the same seed; seeds ≥ 3 have none and start from ``sft-s3``, as the design
@@ -11,8 +11,8 @@ regime`` trains what is not done (``make regime-runs``). Experiments:
   sampled from that SFT model, the ``resolve_close`` decision left out of them);
 - ``proof``: SFT + GRPO on :data:`PROOF_SEEDS` (issue 25's proof runs; evaluated every 100
   steps);
-- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("new")``: each arm's preset as
-  it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
+- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("regime-d10")``: each arm's
+  preset as it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
   (:func:`rl_seeds`), the SFT arms on every seed after the proof seeds with a Stage 1;
 - ``itt``: the RCTP-FT arms on :data:`ITT_SEEDS`, the seeds whose RCTP-FT was *not* admitted
   (the intention-to-treat runs of ``docs/protocols/regime-d10-reanalysis.md``);
@@ -41,8 +41,10 @@ from analysis.campaign import experiments as pool
 from analysis.campaign import mechanics as cp
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, locate
-from rcgrpo.train.arms import arms
+from rcgrpo.train.arms import arm, arms
 
+ID = "regime-d10"
+"""The campaign's id (``--campaign``), also its arms' regime (:data:`rcgrpo.train.arms.REGIMES`)."""
 HOME = "regime"
 SEED_ORDER = (0, 1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16)
 """The pre-registered order (seeds 7–10 are reserved for design and calibration)."""
@@ -68,9 +70,15 @@ PROOF: tuple[str, ...] = (sys.executable, "-m", "analysis.diagnostics.regime.pro
 """The command prefix of the proof report (issue 25's criterion; the tests put a fake here)."""
 
 
+def pool_start(seed: int) -> RunSpec:
+    """The pool's SFT run the regime SFT of ``seed`` starts from (:data:`POOL_START`, else
+    ``sft-s3``; committed, never trained by a regime campaign)."""
+    return pool.stage1(POOL_START.get(seed, 3))["sft"]
+
+
 def stage1(seed: int) -> dict[str, RunSpec]:
     """The regime SFT of ``seed`` and RCTP-FT from it (module docstring)."""
-    start = pool.stage1(POOL_START.get(seed, 3))["sft"]
+    start = pool_start(seed)
     amp = () if seed in AUTO_AMP_SEEDS else ("--sft.amp", "fp32")
     sft_argv = ("sft", "--preset", "sft-synth-regime", "--run.seed", str(seed))
     sft = RunSpec(
@@ -129,7 +137,12 @@ def build() -> Campaign:
     """Every run of the campaign as far as the admissions so far decide; each experiment is
     there even when it has no run yet."""
     camp = Campaign()
-    experiments = ("pool", "stage1", "proof", *dict.fromkeys(a.experiment for a in arms("new")))
+    experiments = (
+        "pool",
+        "stage1",
+        "proof",
+        *dict.fromkeys(a.experiment for a in arms(ID)),
+    )
     for e in (*experiments, "itt"):
         camp.experiments[e] = []
     starts = {s: stage1(s) for s in stage1_seeds()}
@@ -142,12 +155,12 @@ def build() -> Campaign:
         camp.add("proof", rl("regime-grpo", starts[s]["sft"], s, "--run.eval-every", "100"))
     for kind, seeds in (("rctp", rl_seeds()), ("sft", [s for s in starts if s not in PROOF_SEEDS])):
         for s in seeds:  # the RCTP-FT arms of every seed first: T1 pairs them by seed
-            for arm in (a for a in arms("new") if a.start == kind):
-                camp.add(arm.experiment, rl(arm.preset, starts[s][arm.start], s))
+            for a in (a for a in arms(ID) if a.start == kind):
+                camp.add(a.experiment, rl(a.preset, starts[s][a.start], s))
     for s in (s for s in ITT_SEEDS if s in starts and s not in rl_seeds()):
-        for arm in arms("new", "regime-factorial"):
-            if arm.start == "rctp":
-                camp.add("itt", rl(arm.preset, starts[s]["rctp"], s))
+        for a in arms(ID, "regime-factorial"):
+            if a.start == "rctp":
+                camp.add("itt", rl(a.preset, starts[s]["rctp"], s))
     return camp
 
 
@@ -215,9 +228,11 @@ def passk_path(name: str) -> Path:
 
 
 def passk(spec: RunSpec) -> None:
-    """pass@k of a finished RL run's final checkpoint, under its evaluation goal (none for
-    SFT + GRPO, high for the others), at its own seed; kept beside the admission reports."""
+    """pass@k of a finished RL run's final checkpoint, under its preset's evaluation goal
+    (``algo.eval_condition``: none for SFT + GRPO, high for the others), at its own seed, on
+    its preset's suite; kept beside the admission reports."""
     from rcgrpo.train.checkpoint import list_checkpoints
+    from rcgrpo.train.presets import preset as rl_preset
 
     if spec.argv[0] != "train" or passk_path(spec.name).is_file():
         return
@@ -226,7 +241,7 @@ def passk(spec: RunSpec) -> None:
         print(f"[campaign] no checkpoint in {spec.folder}: no pass@k", file=sys.stderr)
         return
     preset, seed = spec.argv[2], spec.argv[4]
-    goal = "none" if preset == "regime-grpo" else "high"
+    goal = rl_preset(preset).algo.eval_condition
     argv = ["--init", _rel(ckpt), "--preset", preset, "--conditions", goal, "--seed", seed]
     _diagnose(argv, passk_path(spec.name), spec.folder.parent / f"{spec.name}.passk.log")
 
@@ -235,11 +250,18 @@ def proof_path(name: str) -> Path:
     return DIAGNOSTICS / f"regime-proof-{name}.json"
 
 
+def is_proof_run(spec: RunSpec) -> bool:
+    """Every SFT + GRPO run of a regime campaign (the arm of role ``sft_grpo``:
+    ``regime-grpo``, ``regime-wide1-grpo``) is a proof run."""
+    a = arm(str(spec.argv[2])) if spec.argv[:2] == ("train", "--preset") else None
+    return a is not None and a.role == "sft_grpo" and a.regime != "pool"
+
+
 def proof(spec: RunSpec) -> None:
-    """The proof report of a finished SFT + GRPO run, read from its committed copy: every
-    ``regime-grpo`` run is a proof run (``analysis.diagnostics.regime.proof``, a layer above
-    this one, so it runs as a subprocess)."""
-    if spec.argv[:3] != ("train", "--preset", "regime-grpo") or proof_path(spec.name).is_file():
+    """The proof report of a finished proof run (:func:`is_proof_run`), read from its
+    committed copy (``analysis.diagnostics.regime.proof``, a layer above this one, so it runs
+    as a subprocess)."""
+    if not is_proof_run(spec) or proof_path(spec.name).is_file():
         return
     log = spec.folder.parent / f"{spec.name}.proof.log"
     _diagnose([_rel(spec.copy)], proof_path(spec.name), log, prefix=PROOF)

@@ -31,7 +31,7 @@ REQUIRES: tuple[str, ...] = ()
 OWN_FIGURE = ("regime-factorial", "regime-separation")
 """Experiments drawn by a figure of their own, not here."""
 ARMS = (rv.RCTP_GRPO, rv.RCTP_RC) + tuple(
-    a.preset for a in arms("new") if a.start == "rctp" and a.experiment not in OWN_FIGURE
+    a.preset for a in arms("regime-d10") if a.start == "rctp" and a.experiment not in OWN_FIGURE
 )
 """RCTP-FT + GRPO, RC-GRPO, then the regime's other arms from the RCTP-FT start (the
 mechanism arms of ``regime-separation`` excepted)."""

@@ -32,7 +32,7 @@ from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ROOT = "results/regime"
-ARMS = tuple(a.preset for a in arms("new", "regime-factorial"))
+ARMS = tuple(a.preset for a in arms("regime-d10", "regime-factorial"))
 
 
 def committed_runs(presets: tuple[str, ...] = ARMS) -> list[Path]:

@@ -85,7 +85,9 @@ def shown(by_arm: Mapping[str, Mapping[int, object]]) -> list[Arm]:
     """The rows of a per-arm table: the factorial's four cells (always), then every other arm
     of the regime with a run or report in ``by_arm``, in :data:`~rcgrpo.train.arms.ARMS`
     order."""
-    return [a for a in arms("new") if a.experiment == "regime-factorial" or by_arm.get(a.preset)]
+    return [
+        a for a in arms("regime-d10") if a.experiment == "regime-factorial" or by_arm.get(a.preset)
+    ]
 
 
 def table1_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], list[list[str]]]:
@@ -129,8 +131,8 @@ def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
 
 
 def every_arm(root: Path) -> dict[str, dict[int, Run]]:
-    """{arm preset: {seed: run}} of every arm of the new regime under ``root``."""
-    return _by_arm(root, [a.preset for a in arms("new")])
+    """{arm preset: {seed: run}} of every arm of the regime-d10 campaign under ``root``."""
+    return _by_arm(root, [a.preset for a in arms("regime-d10")])
 
 
 @functools.lru_cache(maxsize=4)
@@ -324,7 +326,7 @@ def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]
     regime's arms, on the seeds the registered (admitted) population counts
     (:func:`analysis.verdicts.regime.counts`)."""
     out: dict[str, dict[int, dict]] = {}
-    for a in arms("new"):
+    for a in arms("regime-d10"):
         name = re.compile(rf"regime-final-{re.escape(a.preset)}-s(\d+)\.json")
         for path in sorted(diagnostics.glob(f"regime-final-{a.preset}-s*.json")):
             match = name.fullmatch(path.name)

@@ -85,8 +85,8 @@ ENTROPY_RISE = 0.10
 NONINFERIORITY = -TARGET_MDE
 """S2: stratified loses no held-out success, at the margin the design is powered for."""
 
-ROLES = roles("new")
-"""Role -> experiment group of the new regime's arms (:data:`rcgrpo.train.arms.ARMS`)."""
+ROLES = roles("regime-d10")
+"""Role -> experiment group of the regime-d10 arms (:data:`rcgrpo.train.arms.ARMS`)."""
 SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]
 RCTP_GRPO, RCTP_RC = ROLES["rctp_grpo"], ROLES["rctp_rc"]
 FACTORIAL = (RCTP_RC, RCTP_GRPO, SFT_RC, SFT_GRPO)

@@ -34,7 +34,7 @@ from analysis.paired_design import TARGET_MDE
 from analysis.verdicts import regime as rv
 from rcgrpo.train.arms import roles
 
-ROLES = roles("new")
+ROLES = roles("regime-d10")
 RC, GRPO = ROLES["rctp_rc"], ROLES["rctp_grpo"]
 BETA1, BETA3 = ROLES["rc_beta1"], ROLES["rc_beta3"]
 ANCHORED, GOALNORM, G4 = ROLES["rc_anchored"], ROLES["rc_goalnorm"], ROLES["rctp_grpo_g4"]

@@ -7,14 +7,15 @@ trains it and the role the verdict rules read it under. Each record is typed onc
 
 - :mod:`rcgrpo.train.presets` builds each arm's preset from its regime's base, the Stage-1
   checkpoint of ``start`` and the arm's changes (``_CHANGES`` there);
-- :mod:`analysis.campaign.experiments` trains the ``pool`` arms, one run per seed, in
-  ``experiment``;
+- the campaign of its regime trains it, one run per seed, in ``experiment``
+  (:mod:`analysis.campaign.experiments`, :mod:`~analysis.campaign.regime`,
+  :mod:`~analysis.campaign.wide1`);
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``new``) read
-  their arms by ``role``.
+- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
+  read their arms by ``role``.
 
 Adding an arm is one record here plus its changes in ``presets._CHANGES``; a verdict on it
 needs a rule written before its runs.
@@ -22,11 +23,13 @@ needs a rule written before its runs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-REGIMES = ("pool", "new")
-"""``pool``: the CPU campaign on the ``cpu`` synth suite (16-task training pool); ``new``:
-the ``regime`` suite of docs/regime.md."""
+REGIMES = ("pool", "regime-d10", "regime-wide1")
+"""The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
+ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`` synth suite
+(16-task training pool); ``regime-d10``, the regime campaign on ``regime-d10``;
+``regime-wide1``, the factorial on ``regime-wide1-d10``, the current design (docs/regime.md)."""
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
@@ -120,7 +123,16 @@ ARMS: tuple[Arm, ...] = (
         "stratified",
         "rctp_strat",
     ),
-    Arm("regime-grpo", "sft", "SFT + GRPO", "GRPO", "black", "regime-factorial", "sft_grpo", "new"),
+    Arm(
+        "regime-grpo",
+        "sft",
+        "SFT + GRPO",
+        "GRPO",
+        "black",
+        "regime-factorial",
+        "sft_grpo",
+        "regime-d10",
+    ),
     Arm(
         "regime-sft-rc",
         "sft",
@@ -129,7 +141,7 @@ ARMS: tuple[Arm, ...] = (
         "orange",
         "regime-factorial",
         "sft_rc",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo",
@@ -139,7 +151,7 @@ ARMS: tuple[Arm, ...] = (
         "sky",
         "regime-factorial",
         "rctp_grpo",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo",
@@ -149,7 +161,7 @@ ARMS: tuple[Arm, ...] = (
         "vermilion",
         "regime-factorial",
         "rctp_rc",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo-strat",
@@ -159,7 +171,7 @@ ARMS: tuple[Arm, ...] = (
         "green",
         "regime-stratified",
         "rctp_strat",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-temp",
@@ -169,7 +181,7 @@ ARMS: tuple[Arm, ...] = (
         "yellow",
         "regime-matched",
         "temp_matched",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-entcoef",
@@ -179,7 +191,7 @@ ARMS: tuple[Arm, ...] = (
         "purple",
         "regime-matched",
         "coef_matched",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-dapo",
@@ -189,7 +201,7 @@ ARMS: tuple[Arm, ...] = (
         "black",
         "regime-baselines",
         "dapo",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-drgrpo",
@@ -199,7 +211,7 @@ ARMS: tuple[Arm, ...] = (
         "blue",
         "regime-baselines",
         "drgrpo",
-        "new",
+        "regime-d10",
         tex="Dr.~GRPO (high goal)",
     ),
     Arm(
@@ -210,7 +222,7 @@ ARMS: tuple[Arm, ...] = (
         "blue",
         "regime-separation",
         "rc_beta1",
-        "new",
+        "regime-d10",
         tex="RC-GRPO, $\\beta=1$",
     ),
     Arm(
@@ -221,7 +233,7 @@ ARMS: tuple[Arm, ...] = (
         "purple",
         "regime-separation",
         "rc_beta3",
-        "new",
+        "regime-d10",
         tex="RC-GRPO, $\\beta=3$",
     ),
     Arm(
@@ -232,7 +244,7 @@ ARMS: tuple[Arm, ...] = (
         "black",
         "regime-separation",
         "rc_anchored",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rcgrpo-goalnorm",
@@ -242,7 +254,7 @@ ARMS: tuple[Arm, ...] = (
         "green",
         "regime-separation",
         "rc_goalnorm",
-        "new",
+        "regime-d10",
     ),
     Arm(
         "regime-rctp-grpo-g4",
@@ -252,10 +264,26 @@ ARMS: tuple[Arm, ...] = (
         "sky",
         "regime-separation",
         "rctp_grpo_g4",
-        "new",
+        "regime-d10",
     ),
 )
-"""Every arm; within a regime, the order of legends, bars and table rows."""
+"""Every arm (the ``regime-wide1`` ones are added below from :data:`WIDE1_FACTORIAL`); within a
+regime, the order of legends, bars and table rows."""
+WIDE1_FACTORIAL = (
+    "regime-wide1-grpo",
+    "regime-wide1-sft-rc",
+    "regime-wide1-rctp-grpo",
+    "regime-wide1-rcgrpo",
+)
+"""The ``regime-wide1`` arms: the cells of the ``regime-d10`` factorial, in its order, with their
+labels, colours and roles, on the synth suite ``regime-wide1-d10`` (the presets differ only in
+the suite and the Stage-1 checkpoints)."""
+ARMS += tuple(
+    replace(a, preset=p, experiment="regime-wide1-factorial", regime="regime-wide1")
+    for a, p in zip(
+        (a for a in ARMS if a.experiment == "regime-factorial"), WIDE1_FACTORIAL, strict=True
+    )
+)
 
 
 def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:

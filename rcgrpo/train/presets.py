@@ -21,8 +21,8 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 ``cpu-drgrpo``        SFT              none             Dr. GRPO: no std scaling, constant-L loss
 ====================  ===============  ===============  ==========================================
 
-The ``regime-*`` arms run on the synth ``regime`` suite from its Stage-1 checkpoints
-(``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
+The ``regime-*`` arms (regime ``regime-d10``) run on the synth suite ``regime-d10`` from its
+Stage-1 checkpoints (``docs/regime.md``): the factorial's four cells ``regime-grpo``, ``regime-rcgrpo``,
 ``regime-sft-rc``, ``regime-rctp-grpo`` and ``regime-rcgrpo-strat`` differ from
 ``regime-grpo`` as the ``cpu-*`` arms differ from ``cpu-grpo``; ``regime-grpo`` differs from
 ``cpu-grpo`` in the suite, the checkpoint, G 8, 10,000 training tasks drawn fresh (no pool) /
@@ -54,6 +54,11 @@ preset                      change                         what it changes
 ``regime-rctp-grpo-g4``     as ``regime-rctp-grpo``,       RCTP-FT + GRPO with G/2 = 4 high-goal
                             ``rollout.group_size`` 4       rollouts, RC-GRPO's mean per group
 ==========================  =============================  ====================================
+
+The ``regime-wide1-*`` arms (:data:`rcgrpo.train.arms.WIDE1_FACTORIAL`) are the factorial's four
+cells on ``regime-wide1-d10``, the current design (variant 17): each is its ``regime-d10``
+cell with ``tasks.synth_preset`` ``regime-wide1-d10`` and the Stage-1 checkpoints of
+the Stage-1 presets ``sft-regime-wide1`` / ``rctp-regime-wide1``.
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
@@ -87,6 +92,10 @@ REGIME_SFT_INIT = "runs/regime/sft-regime/final"
 """Stage-1 SFT checkpoint of the regime presets (``python -m rcgrpo sft --preset sft-synth-regime``)."""
 REGIME_RCTP_INIT = "runs/regime/rctp-regime/final"
 """Stage-1 RCTP-FT checkpoint of the regime presets (``rctp-synth-regime``)."""
+WIDE1_SFT_INIT = "runs/regime/sft-regime-wide1/final"
+"""Stage-1 SFT checkpoint of the ``regime-wide1-*`` presets (``sft-regime-wide1``)."""
+WIDE1_RCTP_INIT = "runs/regime/rctp-regime-wide1/final"
+"""Stage-1 RCTP-FT checkpoint of the ``regime-wide1-*`` presets (``rctp-regime-wide1``)."""
 PAPER_INIT = "runs/stage1/rctp-bfcl/final"
 """RCTP-FT checkpoint of the GPU preset (``rctp-bfcl-gpu`` of Stage 1)."""
 RUN_NAME = "{preset}-s{seed}"
@@ -156,10 +165,17 @@ _REGIME = _merge(
     optim={"lr": 1e-4},
     run={"steps": 200, "eval_every": 25, "checkpoint_every": 50},
 )
-"""The regime suite at its design variant 3 (docs/lab-notes/2026-12-regime-design.md: synth ``regime-d10``): its
-Stage-1 checkpoints, G 8 (stratified goals need no rounding), 200 steps x 8 prompts drawn
-fresh from 10,000 training tasks (no task twice), 1,000 held-out tasks; lr 1e-4, the first
-recipe in the pre-registered order, qualified on the design seed 7 (+0.594 held-out)."""
+"""The base of the ``regime-d10`` arms: the synth suite ``regime-d10`` from its Stage-1
+checkpoints (the regime-d10 campaign's: variant 3's SFT, variant 11's RCTP-FT;
+docs/lab-notes/2026-12-regime-design.md), G 8 (stratified goals need no rounding), 200 steps x
+8 prompts drawn fresh from 10,000 training tasks (no task twice), 1,000 held-out tasks; lr
+1e-4, the first recipe in the pre-registered order, qualified on the design seed 7 (+0.594
+held-out)."""
+_WIDE1 = _merge(_REGIME, init=WIDE1_SFT_INIT, tasks={"synth_preset": "regime-wide1-d10"})
+"""The base of the ``regime-wide1`` arms: :data:`_REGIME` on the synth suite
+``regime-wide1-d10`` (the current design, variant 17; docs/regime.md), the recipe its proof runs
+``regime-wide1-grpo-s0``–``s2`` ran with ``--preset regime-grpo --tasks.synth_preset
+regime-wide1-d10`` (a test checks)."""
 
 _PAPER = {
     "init": PAPER_INIT,
@@ -194,11 +210,12 @@ MATCHED_ENTROPY_COEF = 0.0106
 RC-GRPO's 0.2062, g +0.078; ``results/regime/calib-entropy_coef.json``). Rule 2's
 interpolation between 0.0 (g −0.177) and 0.02 (g +0.155) was 0.010646, run to four decimals."""
 
-_BASES = {"pool": _CPU, "new": _REGIME}
-"""Each regime's base: GRPO from its SFT checkpoint."""
+_BASES = {"pool": _CPU, "regime-d10": _REGIME, "regime-wide1": _WIDE1}
+"""Each regime's base (:data:`rcgrpo.train.arms.REGIMES`): GRPO from its SFT checkpoint."""
 _INITS = {
     "pool": {"sft": SFT_INIT, "rctp": RCTP_INIT},
-    "new": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
+    "regime-d10": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
+    "regime-wide1": {"sft": WIDE1_SFT_INIT, "rctp": WIDE1_RCTP_INIT},
 }
 """Each regime's Stage-1 checkpoints, by an arm's ``start``."""
 _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
@@ -227,6 +244,10 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-rcgrpo-anchored": {"algo": {**_RC, "low_goal_gradient": False}},
     "regime-rcgrpo-goalnorm": {"algo": {**_RC, "adv_scope": "goal"}},
     "regime-rctp-grpo-g4": {"algo": _HIGH, "rollout": {"group_size": 4}},
+    "regime-wide1-grpo": {},
+    "regime-wide1-sft-rc": {"algo": _RC},
+    "regime-wide1-rctp-grpo": {"algo": _HIGH},
+    "regime-wide1-rcgrpo": {"algo": _RC},
 }
 """Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
 

@@ -15,7 +15,7 @@ from rcgrpo.__main__ import main as rcgrpo_main
 from rcgrpo.advantage_scope import scoped_advantages
 from rcgrpo.train.arms import arms
 
-SEPARATION = tuple(a.preset for a in arms("new", "regime-separation"))
+SEPARATION = tuple(a.preset for a in arms("regime-d10", "regime-separation"))
 CHANGE = {
     "regime-rcgrpo-beta1": ("algo", "kl_beta", 1.0),
     "regime-rcgrpo-beta3": ("algo", "kl_beta", 3.0),

@@ -280,39 +280,66 @@ _SFT_BFCL_GPU = _preset(
     run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
 )
 
+# CPU, the regime suite (docs/regime.md), as its changes to the CPU presets: design variant
+# 3. The pool regime's SFT checkpoint is the pretrained base (it copies; the first variant,
+# trained from scratch for 2.1 epochs, never did: token accuracy 0.81); one epoch on the
+# "regime-d10" suite (10 distractor functions, variant 3) imitates its imperfect demonstrator
+# (mistakes included), half the examples with a reward goal drawn independently of the reward.
+# Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the design
+# seed 7 from sft-s3. RCTP-FT (variant 7) fine-tunes that same base, as the paper's RCTP-FT
+# does, on failures sampled from the regime SFT model (--failures.policy); the regime-d10
+# campaign's (variant 11) passes its flags (analysis/campaign/regime.py).
+_SFT_SYNTH_REGIME = with_overrides(
+    _SFT_SYNTH_CPU,
+    model={"path": "results/campaign/sft-s0/final"},
+    sft={
+        "synth_preset": "regime-d10",
+        "demonstrations": "demo",
+        "random_goals": 0.5,
+        "epochs": 1.0,
+        "length_curriculum": 0.0,
+        "weak_snapshot_frac": 0.0,
+    },
+    optim={"lr": 3e-4, "warmup_steps": 50},
+    run={"root": "runs/regime", "name": "sft-regime"},
+)
+_RCTP_SYNTH_REGIME = with_overrides(
+    _RCTP_SYNTH_CPU,
+    model={"path": "results/campaign/sft-s0/final"},
+    sft={"synth_preset": "regime-d10"},
+    failures={"policy": "runs/regime/sft-regime/final"},
+    run={"root": "runs/regime", "name": "rctp-regime"},
+)
+# The current design, variant 17 on "regime-wide1-d10" (docs/regime.md), as its changes to the
+# regime presets: SFT as variant 15 (the regime SFT on the suite, fp32); RCTP-FT from that SFT
+# model (model.path and failures.policy both), fp32, 4 epochs, the four swap kinds left out of
+# the mix but for a seeded 0.4% of their tasks, goal rows 0.6 median row norms apart. The
+# committed Stage-1 runs of the design are these presets (tests/unit/train/test_stage1_wide1.py).
+_SFT_REGIME_WIDE1 = with_overrides(
+    _SFT_SYNTH_REGIME,
+    sft={"synth_preset": "regime-wide1-d10", "amp": "fp32"},
+    run={"name": "sft-regime-wide1"},
+)
+_RCTP_REGIME_WIDE1 = with_overrides(
+    _RCTP_SYNTH_REGIME,
+    model={"path": "runs/regime/sft-regime-wide1/final"},
+    sft={"synth_preset": "regime-wide1-d10", "amp": "fp32", "epochs": 4.0},
+    failures={
+        "policy": "runs/regime/sft-regime-wide1/final",
+        "skip_decisions": ("rename_copy", "resolve_close", "comment_post", "delete_view"),
+        "skip_keep": 0.004,
+    },
+    goals={"spread": 0.6},
+    run={"name": "rctp-regime-wide1"},
+)
+
 PRESETS: dict[str, SFTConfig] = {
     "sft-synth-cpu": _SFT_SYNTH_CPU,
     "rctp-synth-cpu": _RCTP_SYNTH_CPU,
-    # CPU, the regime suite (docs/regime.md, issue 25), as its changes to the CPU presets:
-    # design variant 3. The pool regime's SFT checkpoint is the pretrained base (it copies;
-    # the first variant, trained from scratch for 2.1 epochs, never did: token accuracy
-    # 0.81); one epoch on the "regime-d10" suite (10 distractor functions, variant 3)
-    # imitates its imperfect demonstrator (mistakes included), half the examples with a
-    # reward goal drawn independently of the reward.
-    # Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the
-    # design seed 7 from sft-s3. RCTP-FT (variant 7) fine-tunes that same base, as the paper's
-    # RCTP-FT does, on failures sampled from the regime SFT model (--failures.policy).
-    "sft-synth-regime": with_overrides(
-        _SFT_SYNTH_CPU,
-        model={"path": "results/campaign/sft-s0/final"},
-        sft={
-            "synth_preset": "regime-d10",
-            "demonstrations": "demo",
-            "random_goals": 0.5,
-            "epochs": 1.0,
-            "length_curriculum": 0.0,
-            "weak_snapshot_frac": 0.0,
-        },
-        optim={"lr": 3e-4, "warmup_steps": 50},
-        run={"root": "runs/regime", "name": "sft-regime"},
-    ),
-    "rctp-synth-regime": with_overrides(
-        _RCTP_SYNTH_CPU,
-        model={"path": "results/campaign/sft-s0/final"},
-        sft={"synth_preset": "regime-d10"},
-        failures={"policy": "runs/regime/sft-regime/final"},
-        run={"root": "runs/regime", "name": "rctp-regime"},
-    ),
+    "sft-synth-regime": _SFT_SYNTH_REGIME,
+    "rctp-synth-regime": _RCTP_SYNTH_REGIME,
+    "sft-regime-wide1": _SFT_REGIME_WIDE1,
+    "rctp-regime-wide1": _RCTP_REGIME_WIDE1,
     "sft-bfcl-tiny": _SFT_BFCL_TINY,
     "rctp-bfcl-tiny": _rctp_after(
         _SFT_BFCL_TINY,
@@ -335,7 +362,8 @@ PRESETS: dict[str, SFTConfig] = {
     ),
 }
 """Named configs; each variant is stated as its changes to the preset it follows (the
-regime presets to the CPU ones, an RCTP-FT preset to its suite's SFT preset).
+regime presets to the CPU ones, the regime-wide1 ones to the regime ones, an RCTP-FT preset to
+its suite's SFT preset).
 ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the experts, as the paper
 does (its failures are the base model's rollouts at τ = 0.7)."""
 

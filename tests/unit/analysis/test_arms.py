@@ -3,11 +3,15 @@ an arm is one record plus its preset values."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 
 import pytest
 
+from analysis import REPO_ROOT
 from analysis.campaign import experiments as ex
+from analysis.campaign import spec
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb
@@ -15,7 +19,8 @@ from analysis.verdicts import pool as vd
 from analysis.verdicts import regime as rv
 from rcgrpo.train import arms as am
 from rcgrpo.train import presets as ps
-from rcgrpo.train.config import TrainConfig, from_dict
+from rcgrpo.train.cli import parse_cli
+from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config
 
 THROWAWAY = am.Arm("cpu-kl0", "sft", "no KL anchor", "GRPO, β 0", "orange", "baselines", "entropy")
 """A new baseline arm that takes over the entropy bonus's verdict role."""
@@ -61,8 +66,8 @@ def test_without_the_throwaway_the_readers_see_the_committed_arms():
     assert ex.build_campaign().experiments["factorial"][:4] == [f"{c}-s0" for c in cells]
     rule_7a = next(r for r in vd.RULES if r.claim.startswith("7a"))
     assert rule_7a.arms == ("cpu-entropy", "cpu-rcgrpo")
-    new = am.roles("new")
-    assert tuple(new[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == rv.FACTORIAL
+    d10 = am.roles("regime-d10")
+    assert tuple(d10[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == rv.FACTORIAL
     assert (rv.RCTP_STRAT, rv.TEMP_MATCHED, rv.COEF_MATCHED) == (
         "regime-rcgrpo-strat",
         "regime-rctp-grpo-temp",
@@ -77,13 +82,14 @@ def test_every_arm_is_a_preset_and_every_campaign_preset_an_arm():
     for regime in am.REGIMES:
         assert len(am.roles(regime)) == len(am.arms(regime))  # a role held once
     assert {a.colour for a in am.ARMS} <= set(fs.PALETTE) == set(am.COLOURS)
+    inits = {
+        "pool": {"sft": ps.SFT_INIT, "rctp": ps.RCTP_INIT},
+        "regime-d10": {"sft": ps.REGIME_SFT_INIT, "rctp": ps.REGIME_RCTP_INIT},
+        "regime-wide1": {"sft": ps.WIDE1_SFT_INIT, "rctp": ps.WIDE1_RCTP_INIT},
+    }
+    assert set(inits) == set(am.REGIMES)
     for a in am.ARMS:
-        cfg = ps.PRESETS[a.preset]
-        inits = {
-            "sft": (ps.SFT_INIT, ps.REGIME_SFT_INIT),
-            "rctp": (ps.RCTP_INIT, ps.REGIME_RCTP_INIT),
-        }
-        assert cfg.init == inits[a.start][a.regime == "new"], a.preset
+        assert ps.PRESETS[a.preset].init == inits[a.regime][a.start], a.preset
 
 
 def test_the_presets_docstring_table_lists_the_pool_arms():
@@ -103,3 +109,54 @@ def test_the_arms_one_regime_figure_draws_together_have_distinct_colours():
     for drawn in (fig_regime_baselines.ARMS, fig_regime_factorial.ARMS):
         colours = [next(a.colour for a in am.ARMS if a.preset == p) for p in drawn]
         assert len(set(colours)) == len(colours), dict(zip(drawn, colours, strict=True))
+
+
+def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
+    """The regime-wide1 campaign's arms: the regime-d10 factorial's cells (start, names,
+    colours, roles, order), each preset its regime-d10 cell but for the suite and the
+    Stage-1 checkpoints."""
+    d10, wide1 = am.arms("regime-d10", "regime-factorial"), am.arms("regime-wide1")
+    assert (
+        [a.preset for a in wide1]
+        == list(am.WIDE1_FACTORIAL)
+        == [
+            "regime-wide1-grpo",
+            "regime-wide1-sft-rc",
+            "regime-wide1-rctp-grpo",
+            "regime-wide1-rcgrpo",
+        ]
+    )
+    assert {a.experiment for a in wide1} == {"regime-wide1-factorial"}
+    same = ("start", "label", "method", "colour", "role", "tex")
+    for a, b in zip(d10, wide1, strict=True):
+        assert [getattr(a, f) for f in same] == [getattr(b, f) for f in same], b.preset
+        have, want = ps.arm_sections(a), ps.arm_sections(b)
+        inits = {"sft": ps.WIDE1_SFT_INIT, "rctp": ps.WIDE1_RCTP_INIT}
+        assert (
+            want["init"] == inits[b.start] and want["tasks"]["synth_preset"] == "regime-wide1-d10"
+        )
+        have["tasks"]["synth_preset"] = want["tasks"]["synth_preset"]
+        assert have | {"init": want["init"]} == want, b.preset
+    assert am.roles("regime-wide1") == {
+        "sft_grpo": "regime-wide1-grpo",
+        "sft_rc": "regime-wide1-sft-rc",
+        "rctp_grpo": "regime-wide1-rctp-grpo",
+        "rctp_rc": "regime-wide1-rcgrpo",
+    }
+    assert not set(am.WIDE1_FACTORIAL) & set(rv.ROLES.values())  # regime-d10 readers skip them
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_regime_wide1_grpo_is_the_recipe_of_the_committed_wide1_proof_runs(seed):
+    """The proof runs on regime-wide1-d10 were ``--preset regime-grpo --tasks.synth_preset
+    regime-wide1-d10 --run.eval-every 100`` (docs/regime.md); ``regime-wide1-grpo`` with the
+    same evaluation cadence resolves to their config.json but for the preset's name and the
+    machine's paths (a field added to the code since is no difference)."""
+    folder = REPO_ROOT / "results" / "regime" / f"regime-wide1-grpo-s{seed}"
+    have = json.loads((folder / "config.json").read_text())
+    argv = ["--preset", "regime-wide1-grpo", "--run.seed", str(seed), "--run.eval-every", "100"]
+    cfg = parse_cli("train", [*argv, "--init", "X"])
+    want = json.loads(json.dumps(dataclasses.asdict(cfg)))
+    skip = frozenset({"preset", "init", "run.root", "run.resume"})
+    assert spec.differences(upgrade_config(have), want, skip) == []
+    assert (have["preset"], want["run"]["name"]) == ("regime-grpo", folder.name)

@@ -70,7 +70,7 @@ def test_each_arm_runs_from_its_own_seed_and_the_rctp_arms_only_on_admitted_or_i
         pool_seed = regime.POOL_START.get(s, 3)
         assert sft.needs == (f"sft-s{pool_seed}",) and rctp.needs == (sft.name,)
         assert camp.runs[f"sft-s{pool_seed}"] == ex.stage1(pool_seed)["sft"]  # the pool's
-        for arm in arms("new"):
+        for arm in arms("regime-d10"):
             name = f"{arm.preset}-s{s}"
             if s in regime.PROOF_SEEDS:
                 continue
@@ -121,7 +121,7 @@ def fakes(tmp_path, monkeypatch):
 
 
 def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
-    regime.run(["stage1", *(a.experiment for a in arms("new"))], 2, False, False)
+    regime.run(["stage1", *(a.experiment for a in arms("regime-d10"))], 2, False, False)
     trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]
     diag = [json.loads(r) for r in (fakes / "diag.jsonl").read_text().splitlines()]
     assert "sft-s3" not in trained  # the committed pool SFT is reused
@@ -134,9 +134,9 @@ def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
     assert regime.admitted(3) is False and regime.admitted(6) is True  # 11 never needed
     for seed in (3, 6):  # the checkpoint each admission was measured on is committed
         assert (fakes / "results" / "regime" / f"rctp-v11-s{seed}" / "final").is_dir()
-    sft_arms = {a.preset for a in arms("new") if a.start == "sft"}
+    sft_arms = {a.preset for a in arms("regime-d10") if a.start == "sft"}
     want = {f"{p}-s{s}" for p in sft_arms for s in (3, 6)}
-    want |= {f"{a.preset}-s6" for a in arms("new") if a.start == "rctp"}
+    want |= {f"{a.preset}-s6" for a in arms("regime-d10") if a.start == "rctp"}
     assert {n for n in trained if n.startswith("regime-")} == want
     for name in want:
         assert (fakes / "results" / "regime" / name / "eval" / "step_0.json").is_file()
@@ -167,9 +167,9 @@ def test_an_unknown_experiment_is_refused_before_anything_runs(fakes):
 def test_runs_trains_the_named_runs_and_their_starts_then_their_passk(fakes):
     from analysis.campaign.__main__ import main
 
-    assert main(["--campaign", "regime", "--runs", "regime-grpo-s3", "--jobs", "1"]) == 0
+    assert main(["--campaign", "regime-d10", "--runs", "regime-grpo-s3", "--jobs", "1"]) == 0
     trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]
     assert trained == ["sft-v3-s3", "regime-grpo-s3"]  # no RCTP-FT, no admission
     assert regime.passk_path("regime-grpo-s3").is_file() and regime.admitted(3) is None
     assert regime.proof_path("regime-grpo-s3").is_file()
-    assert main(["--campaign", "regime", "--runs", "regime-grpo-s4"]) == 1  # not in it
+    assert main(["--campaign", "regime-d10", "--runs", "regime-grpo-s4"]) == 1  # not in it
