@@ -14,6 +14,7 @@ module                             concern
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
 :mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts.pool` as tables
+:mod:`~analysis.report.separation_tables`  the separation study's verdicts and half-lives
 =================================  ==========================================================
 
 Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run

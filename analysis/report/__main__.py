@@ -13,6 +13,8 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
   of the final checkpoints and its verdicts from ``results/regime`` and
   ``results/diagnostics`` (:mod:`analysis.report.regime_tables`), and ``regime_entropy.tex``,
   each arm's high-goal token entropy (:mod:`analysis.report.regime_entropy`);
+- ``separation_verdicts.tex``, the separation study's verdicts from ``results/regime``
+  (:mod:`analysis.report.separation_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -33,7 +35,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign.experiments import default_resolver
-from analysis.report import regime_tables
+from analysis.report import regime_tables, separation_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import REGIME_RESULTS, readme_main
@@ -108,6 +110,9 @@ def generate(
     (out_dir / "regime_passk.tex").write_text(regime_tables.passk_latex())
     (out_dir / "regime_verdicts.tex").write_text(regime_tables.verdicts_latex(REGIME_RESULTS))
     (out_dir / "regime_entropy.tex").write_text(entropy_latex(REGIME_RESULTS))
+    (out_dir / "separation_verdicts.tex").write_text(
+        separation_tables.verdicts_latex(REGIME_RESULTS)
+    )
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
@@ -159,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
-    print(f"[report] wrote {len(TABLES) + 9} files into {args.out}")
+    print(f"[report] wrote {len(TABLES) + 11} files into {args.out}")
     return 0
 
 

@@ -235,7 +235,9 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/results.md``: every rule and check of the regime-d10
     campaign on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
     admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
-    entropy and calibration tables (:mod:`analysis.report.regime_entropy`)."""
+    entropy and calibration tables (:mod:`analysis.report.regime_entropy`), and the separation
+    study's verdicts and half-lives (:mod:`analysis.report.separation_tables`)."""
+    from analysis.report import separation_tables as st
     from analysis.report.regime_entropy import calibration_block, entropy_block
     from analysis.report.regime_tables import (
         admission_block,
@@ -252,6 +254,8 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "regime-passk": passk_block(),
         "regime-entropy": entropy_block(root),
         "regime-calibration": calibration_block(root),
+        "separation-verdicts": st.verdicts_markdown(root),
+        "separation-half-life": st.half_life_markdown(root),
     }
 
 

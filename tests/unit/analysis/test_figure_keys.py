@@ -10,7 +10,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from analysis.figures import dynamics as dyn  # noqa: E402
-from analysis.figures import fig_regime_factorial, fig_regime_g4, fig_rl_collapse  # noqa: E402
+from analysis.figures import (  # noqa: E402
+    fig_regime_decision_kinds,
+    fig_regime_factorial,
+    fig_regime_g4,
+    fig_rl_collapse,
+)
 
 
 def _texts(legend) -> list[str]:
@@ -64,3 +69,16 @@ def test_regime_g4_defines_its_point_labels_and_thresholds(close):
     dotted = [ln.get_ydata()[0] for ln in fig.axes[0].lines if ln.get_linestyle() == ":"]
     assert dotted == [0.10, 0.15]
     assert _texts(fig.axes[2].get_legend()) == ["successes (± 1 SE)", "failures (± 1 SE)"]
+
+
+def test_regime_decision_kinds_keys_its_arms_goals_and_band(close):
+    mod = fig_regime_decision_kinds
+    fig = mod.make_figure({})
+    # every arm drawn is in panel (a)'s key with its n; RC-GRPO (committed on the five
+    # admitted seeds, both goals evaluated) has a solid and a dotted curve in every panel
+    arms = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert arms[0] == f"RCTP-FT + RC-GRPO (n={len(mod.rv.ADMITTED)})"
+    assert len(arms) == len(mod.dyn.by_preset(mod.committed_runs(mod.ARMS)))
+    for ax in fig.axes[:3]:
+        assert [ln.get_linestyle() for ln in ax.lines][:2] == ["-", ":"]
+    assert _texts(fig.legends[0]) == ["high goal", "low goal", mod.BAND_KEY]
