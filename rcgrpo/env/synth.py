@@ -179,9 +179,13 @@ def _plan_turn(
     live: dict[str, Any],
     n_calls: int,
     weights: dict[str, float] | None = None,
+    single: frozenset[str] | None = None,
+    taken: set[str] | None = None,
 ) -> list[Request]:
     """Draw and execute up to ``n_calls`` distinct applicable requests (class, then family,
-    uniformly or by ``weights``)."""
+    uniformly or by ``weights``). With ``single`` (``SynthConfig.single_swap``: the swap
+    families), a draw of one of them is refused once ``taken`` (the task's families so far,
+    updated here) holds one."""
     requests: list[Request] = []
     seen: set[str] = set()
     for _ in range(20 * n_calls):
@@ -190,12 +194,16 @@ def _plan_turn(
         fams = by_cls[rng.choice(sorted(by_cls))]
         w = [weights.get(f.name, 1.0) for f in fams] if weights else None
         fam = rng.choices(fams, w)[0] if w else rng.choice(fams)
+        if single and fam.name in single and single & taken:
+            continue
         kwargs = fam.sample(v, live[fam.cls])
         if kwargs is None or render_call(fam.func, kwargs) in seen:
             continue
         _execute(fam, live[fam.cls], kwargs)
         seen.add(render_call(fam.func, kwargs))
         requests.append((fam, kwargs))
+        if taken is not None:
+            taken.add(fam.name)
     return requests
 
 
@@ -273,9 +281,10 @@ def _make_task(cfg: SynthConfig, fams: list[Family], split: str, seed: int, inde
     live = fresh_backends(classes, config)
     by_cls = {c: [f for f in fams if f.cls == c] for c in gt}
     plan: list[list[Request]] = []
+    single, taken = (cfg.swap_families(), set()) if cfg.single_swap else (None, None)
     for _ in range(rng.randint(*cfg.turns)):
         n = rng.randint(*cfg.calls_per_turn)
-        turn = _plan_turn(rng, v, by_cls, live, n, dict(cfg.family_weights))
+        turn = _plan_turn(rng, v, by_cls, live, n, dict(cfg.family_weights), single, taken)
         if not turn:
             break
         plan.append(turn)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from rcgrpo.env.synth_demo import DECISIONS, REGIME_DECISIONS, SWAP_DECISIONS
+from rcgrpo.env.synth_demo import DECISIONS, REGIME_DECISIONS, SWAP_DECISIONS, SWAP_FAMILIES
 from rcgrpo.env.synth_families import CLASS_TAGS, FAMILIES, FAMILY_BY_NAME, FS, MSG, TK, TW, Family
 
 SPLITS = ("train", "test")
@@ -65,6 +65,10 @@ class SynthConfig:
     """``(kind, probability)`` pairs that replace ``expert_error`` at the points of those kinds
     (the collapse suite: one decision nearly always wrong in the demonstrations); empty: every
     kind at ``expert_error``."""
+    single_swap: bool = False
+    """At most one swap point per task: once a task holds a request of a swap family of its
+    ``decisions``, no other request of such a family is drawn (the collapse suites: a task's
+    success then turns on one choice)."""
     stop_on_swaps: bool = True
     """Plant ``stop_early`` on a task's last call also when that call carries a swap point
     (two decisions on one call); False: one decision per call (``synth_demo.decision_points``)."""
@@ -107,6 +111,10 @@ class SynthConfig:
                 "expert_error_by_kind: every kind one of decisions, every probability in [0, 1]"
             )
 
+    def swap_families(self) -> frozenset[str]:
+        """The families that carry a swap point of ``decisions``."""
+        return frozenset(SWAP_FAMILIES[k] for k in self.decisions if k in SWAP_FAMILIES)
+
     def error_of(self, kind: str) -> float:
         """The demonstrator's probability of the wrong option at a point of ``kind``."""
         return dict(self.expert_error_by_kind).get(kind, self.expert_error)
@@ -148,6 +156,10 @@ COLLAPSE_ERROR = 0.97
 right option ~3% of the time, inside gate H's [0.01, 0.10]
 (:mod:`analysis.diagnostics.regime.collapse_gates`)."""
 
+_COLLAPSE = dataclasses.replace(
+    _WIDE, decisions=SWAP_DECISIONS, expert_error=COLLAPSE_ERROR, stop_on_swaps=False
+)
+
 SYNTH_PRESETS: dict[str, SynthConfig] = {
     "tiny": SynthConfig(
         turns=(1, 2), calls_per_turn=(1, 2), classes_per_task=(1, 1), distractor_functions=1
@@ -157,9 +169,8 @@ SYNTH_PRESETS: dict[str, SynthConfig] = {
     "regime-d10": dataclasses.replace(_REGIME, distractor_functions=10),
     "regime-wide-d10": _WIDE,
     "regime-wide1-d10": dataclasses.replace(_WIDE, stop_on_swaps=False),
-    "collapse-d10": dataclasses.replace(
-        _WIDE, decisions=SWAP_DECISIONS, expert_error=COLLAPSE_ERROR, stop_on_swaps=False
-    ),
+    "collapse-d10": _COLLAPSE,
+    "collapse1-d10": dataclasses.replace(_COLLAPSE, single_swap=True, expert_error=0.98),
     "default": SynthConfig(),
     "hard": SynthConfig(
         turns=(2, 4),
@@ -181,5 +192,7 @@ class (``comment_post``, ``delete_view`` added, their families drawn 5x; variant
 ``regime-wide1-d10``: that with one decision per call (``stop_on_swaps`` False), variant 15.
 ``collapse-d10``: the tasks of ``regime-wide-d10`` with the four swaps as its only decisions,
 each wrong in :data:`COLLAPSE_ERROR` of the demonstrations (no ``stop_early``): a peaked SFT
-whose groups are all-fail on most tasks (``docs/protocols/collapse-testbed.md``, variant 1).
+whose groups are all-fail on most tasks (``docs/protocols/collapse-testbed.md``, variant 1);
+``collapse1-d10``: one swap per task (``single_swap``), each wrong in 0.98 of the
+demonstrations (variant 2).
 The variants: ``docs/lab-notes/2026-12-regime-design.md``; the suites: ``docs/regime.md``."""

@@ -325,3 +325,14 @@ def test_error_by_kind_replaces_the_rate_of_its_kind_only():
 def test_error_by_kind_rejects_bad_entries(by_kind):
     with pytest.raises(ValueError, match="expert_error_by_kind"):
         dataclasses.replace(WIDE1, expert_error_by_kind=by_kind)
+
+
+def test_single_swap_plants_at_most_one_swap_per_task():
+    one = SYNTH_PRESETS["collapse1-d10"]
+    assert one.single_swap and one.expert_error == 0.98 and not COLLAPSE.single_swap
+    tasks = generate_synth_tasks(600, split="train", seed=3, config=one)
+    points = [len(t.meta.get("decisions", ())) for t in tasks]
+    assert max(points) == 1 and sum(points) > 0.6 * len(tasks)
+    # ... while the same suite without the option has tasks with two
+    two = generate_synth_tasks(600, split="train", seed=3, config=COLLAPSE)
+    assert max(len(t.meta.get("decisions", ())) for t in two) >= 2
