@@ -26,13 +26,12 @@ from analysis.runs import load_run
 
 
 def eval_series(run_folder: Path, read) -> dict[int, float]:
-    """{step: read(condition 'none' block)} over a run's ``eval/step_N.json``."""
+    """{step: read(condition 'none' block)} over a run's held-out evaluations."""
     out = {}
-    for p in sorted((run_folder / "eval").glob("step_*.json")):
-        block = json.loads(p.read_text())["conditions"]["none"]
-        value = read(block)
+    for step, ev in load_run(run_folder).step_evals.items():
+        value = read(ev["conditions"]["none"])
         if value is not None:
-            out[int(p.stem.removeprefix("step_"))] = value
+            out[step] = value
     return out
 
 
@@ -54,7 +53,7 @@ def collapse_gates(args: argparse.Namespace) -> list[Gate]:
         out.append(g0_fit(rows[["sft/token_acc"]].dropna().to_dict("records")))
     if args.pilot:
         run = load_run(args.pilot)
-        group = json.loads((args.pilot / "config.json").read_text())["rollout"]["group_size"]
+        group = run.config["rollout"]["group_size"]
         rows = run.metrics.to_dict("records")
         out.append(cg.c_collapse(rows, eval_series(args.pilot, _success), group))
     else:
