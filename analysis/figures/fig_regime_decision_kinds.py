@@ -34,7 +34,7 @@ from rcgrpo.env.synth_demo import REGIME_DECISIONS
 from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
-ARMS = (rv.RCTP_RC, *(a.preset for a in arms("new", "regime-separation")))
+ARMS = (rv.RCTP_RC, *(a.preset for a in arms("regime-d10", "regime-separation")))
 """RC-GRPO, then the separation study's arms (those with a committed run are drawn)."""
 INPUTS: tuple[str, ...] = tuple(
     g

@@ -288,7 +288,10 @@ ARMS += tuple(
 
 def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:
     """The arms of ``regime`` and/or ``experiment`` (default: all), in :data:`ARMS` order;
-    read at call time, so an arm registered later is included."""
+    read at call time, so an arm registered later is included. An unknown ``regime`` is an
+    error (a renamed regime must not select nothing)."""
+    if regime is not None and regime not in REGIMES:
+        raise ValueError(f"unknown regime {regime!r}; one of {REGIMES}")
     return tuple(
         a
         for a in ARMS

@@ -160,3 +160,11 @@ def test_regime_wide1_grpo_is_the_recipe_of_the_committed_wide1_proof_runs(seed)
     skip = frozenset({"preset", "init", "run.root", "run.resume"})
     assert spec.differences(upgrade_config(have), want, skip) == []
     assert (have["preset"], want["run"]["name"]) == ("regime-grpo", folder.name)
+
+
+def test_an_unknown_regime_is_refused_not_empty():
+    from rcgrpo.train.arms import arms
+
+    assert arms("regime-d10", "regime-separation")  # the separation study's arms
+    with pytest.raises(ValueError, match="unknown regime 'new'"):
+        arms("new")
