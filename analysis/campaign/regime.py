@@ -133,6 +133,16 @@ def rl_seeds() -> tuple[int, ...]:
     return tuple(s for s in SEED_ORDER if admitted(s))[:TARGET]
 
 
+def add_stage1(camp: Campaign, starts: dict[int, dict[str, RunSpec]]) -> None:
+    """Add each seed's Stage 1 (experiment ``stage1``) and the pool SFTs they start from
+    (``pool``, once each) to ``camp``; ``starts``: seed -> a :func:`stage1`-shaped dict."""
+    for start in starts.values():
+        if start["pool"].name not in camp.runs:
+            camp.add("pool", start["pool"])
+        camp.add("stage1", start["sft"])
+        camp.add("stage1", start["rctp"])
+
+
 def build() -> Campaign:
     """Every run of the campaign as far as the admissions so far decide; each experiment is
     there even when it has no run yet."""
@@ -146,11 +156,7 @@ def build() -> Campaign:
     for e in (*experiments, "itt"):
         camp.experiments[e] = []
     starts = {s: stage1(s) for s in stage1_seeds()}
-    for start in starts.values():
-        if start["pool"].name not in camp.runs:
-            camp.add("pool", start["pool"])
-        camp.add("stage1", start["sft"])
-        camp.add("stage1", start["rctp"])
+    add_stage1(camp, starts)
     for s in PROOF_SEEDS:
         camp.add("proof", rl("regime-grpo", starts[s]["sft"], s, "--run.eval-every", "100"))
     for kind, seeds in (("rctp", rl_seeds()), ("sft", [s for s in starts if s not in PROOF_SEEDS])):

@@ -53,11 +53,7 @@ def build() -> Campaign:
     """Every run of the campaign: Stage 1 of every seed, then the four arms of every seed."""
     camp = Campaign()
     starts = {s: stage1(s) for s in SEEDS}
-    for start in starts.values():
-        if start["pool"].name not in camp.runs:
-            camp.add("pool", start["pool"])
-        camp.add("stage1", start["sft"])
-        camp.add("stage1", start["rctp"])
+    regime.add_stage1(camp, starts)
     for s in SEEDS:
         for a in arms(ID):
             camp.add(a.experiment, regime.rl(a.preset, starts[s][a.start], s))
