@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from analysis.campaign import collapse, regime, wide1
 from analysis.campaign import experiments as pool
-from analysis.campaign import regime, wide1
 from analysis.campaign.mechanics import Campaign, RunSpec
 
 
@@ -64,6 +64,14 @@ CAMPAIGNS: dict[str, Entry] = {
             wide1.experiments,
             wide1.run,
             regime.finished,
+        ),
+        Entry(
+            collapse.ID,
+            "the collapse1-d10 factorial and mechanism arms, where SFT + GRPO collapses: "
+            "Stage 1, the seven arms (runs/collapse)",
+            collapse.build,
+            collapse.experiments,
+            collapse.run,
         ),
     )
 }

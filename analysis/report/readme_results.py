@@ -236,7 +236,10 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     campaign on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
     admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
     entropy and calibration tables (:mod:`analysis.report.regime_entropy`), and the separation
-    study's verdicts and half-lives (:mod:`analysis.report.separation_tables`)."""
+    study's verdicts and half-lives (:mod:`analysis.report.separation_tables`), and the
+    collapse campaign's verdicts (:mod:`analysis.report.collapse_tables`, its runs under
+    ``results/collapse``)."""
+    from analysis.report import collapse_tables as ct
     from analysis.report import separation_tables as st
     from analysis.report.regime_entropy import calibration_block, entropy_block
     from analysis.report.regime_tables import (
@@ -256,6 +259,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "regime-calibration": calibration_block(root),
         "separation-verdicts": st.verdicts_markdown(root),
         "separation-half-life": st.half_life_markdown(root),
+        "collapse-verdicts": ct.verdicts_markdown(),
     }
 
 

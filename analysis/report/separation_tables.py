@@ -120,7 +120,8 @@ NOTE = (
 )
 
 
-def _table(head: tuple[str, ...], body: list[list[str]], align: list[str]) -> list[str]:
+def markdown_table(head: tuple[str, ...], body: list[list[str]], align: list[str]) -> list[str]:
+    """A Markdown table: header, alignment row, one line per body row (a | in a cell escaped)."""
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
     return lines + ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in body]
 
@@ -129,7 +130,7 @@ def verdicts_markdown(root: Path) -> str:
     """The ``separation-verdicts`` block on the runs under ``root``."""
     body = [list(r.values()) for r in rows(decisions(separation_arms(root)))]
     align = ["---"] * 4 + ["--:"] * 7 + ["---"]
-    return "\n".join([*_table(HEADER, body, align), "", NOTE]) + "\n"
+    return "\n".join([*markdown_table(HEADER, body, align), "", NOTE]) + "\n"
 
 
 def verdicts_latex(root: Path) -> str:
@@ -251,4 +252,4 @@ def half_life_markdown(root: Path) -> str:
         "not tested (the protocol's secondary outcome). Admitted seeds only."
     )
     align = ["---", "---", "--:", "--:", "--:", "---"]
-    return "\n".join([*_table(HALF_LIFE_HEADER, body, align), "", note]) + "\n"
+    return "\n".join([*markdown_table(HALF_LIFE_HEADER, body, align), "", note]) + "\n"

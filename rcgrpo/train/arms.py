@@ -25,11 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-REGIMES = ("pool", "regime-d10", "regime-wide1")
+REGIMES = ("pool", "regime-d10", "regime-wide1", "collapse")
 """The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
 ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`` synth suite
 (16-task training pool); ``regime-d10``, the regime campaign on ``regime-d10``;
-``regime-wide1``, the factorial on ``regime-wide1-d10``, the current design (docs/regime.md)."""
+``regime-wide1``, the factorial on ``regime-wide1-d10``, the current design (docs/regime.md);
+``collapse``, the factorial and the mechanism arms on ``collapse1-d10``, where SFT + GRPO
+collapses (docs/protocols/collapse-campaign.md)."""
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
@@ -267,7 +269,8 @@ ARMS: tuple[Arm, ...] = (
         "regime-d10",
     ),
 )
-"""Every arm (the ``regime-wide1`` ones are added below from :data:`WIDE1_FACTORIAL`); within a
+"""Every arm (the ``regime-wide1`` and ``collapse`` ones are added below from
+:data:`WIDE1_FACTORIAL` and :data:`COLLAPSE_ARMS`); within a
 regime, the order of legends, bars and table rows."""
 WIDE1_FACTORIAL = (
     "regime-wide1-grpo",
@@ -283,6 +286,45 @@ ARMS += tuple(
     for a, p in zip(
         (a for a in ARMS if a.experiment == "regime-factorial"), WIDE1_FACTORIAL, strict=True
     )
+)
+
+COLLAPSE_ARMS = {
+    "regime-grpo": "collapse-grpo",
+    "regime-sft-rc": "collapse-sft-rc",
+    "regime-rctp-grpo": "collapse-rctp-grpo",
+    "regime-rcgrpo": "collapse-rcgrpo",
+    "regime-rcgrpo-anchored": "collapse-rcgrpo-anchored",
+    "regime-rcgrpo-goalnorm": "collapse-rcgrpo-goalnorm",
+    "regime-rctp-grpo-g4": "collapse-rctp-grpo-g3",
+}
+"""The ``collapse`` arms, by the ``regime-d10`` arm each repeats on ``collapse1-d10``: the
+factorial's four cells (experiment ``collapse-factorial``) and the arms that separate RC-GRPO's
+mechanisms (``collapse-mechanisms``), with their labels, colours and roles; the rollout-matched
+arm runs G = 3, the nearest whole number of high-goal rollouts at or above RC-GRPO's mean G/2 =
+2.5 at G = 5 (it is given the larger share, so RC-GRPO beating it is the conservative reading)."""
+_COLLAPSE_CHANGES = {
+    "regime-rcgrpo-anchored": {"colour": "purple"},
+    "regime-rctp-grpo-g4": {
+        "label": "RCTP-FT + GRPO, G = 3",
+        "method": "GRPO (high goal), G = 3",
+        "colour": "yellow",
+        "role": "rctp_grpo_g3",
+    },
+}
+"""Where a ``collapse`` arm differs from its ``regime-d10`` arm beyond preset, experiment and
+regime: one colour per arm within the regime, and the rollout-matched arm's G."""
+ARMS += tuple(
+    replace(
+        a,
+        preset=COLLAPSE_ARMS[a.preset],
+        experiment=(
+            "collapse-factorial" if a.experiment == "regime-factorial" else "collapse-mechanisms"
+        ),
+        regime="collapse",
+        **_COLLAPSE_CHANGES.get(a.preset, {}),
+    )
+    for a in ARMS
+    if a.preset in COLLAPSE_ARMS
 )
 
 

@@ -60,6 +60,15 @@ cells on ``regime-wide1-d10``, the current design (variant 17): each is its ``re
 cell with ``tasks.synth_preset`` ``regime-wide1-d10`` and the Stage-1 checkpoints of
 the Stage-1 presets ``sft-regime-wide1`` / ``rctp-regime-wide1``.
 
+The ``collapse-*`` arms (:data:`rcgrpo.train.arms.COLLAPSE_ARMS`; rules
+``docs/protocols/collapse-campaign.md``) repeat the factorial and the separation arms on
+``collapse1-d10``, the suite where SFT + GRPO collapses, from the Stage-1 checkpoints of
+``sft-collapse`` / ``rctp-collapse``, at the design's RL recipe (``docs/lab-notes/
+2026-12-collapse-design.md``, variant 4): G = 5 (the paper's), lr 1e-5 (at 1e-4 SFT + GRPO
+learns the planted decision from a handful of successes within 50 steps; gate C). Each differs
+from its ``regime-*`` arm only there; the rollout-matched arm runs G = 3 (RC-GRPO's mean 2.5
+high-goal rollouts, rounded up).
+
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
 ``NAME-sS`` (a test checks every one): the setting the pre-registered RL recipe sweep chose
@@ -96,6 +105,10 @@ WIDE1_SFT_INIT = "runs/regime/sft-regime-wide1/final"
 """Stage-1 SFT checkpoint of the ``regime-wide1-*`` presets (``sft-regime-wide1``)."""
 WIDE1_RCTP_INIT = "runs/regime/rctp-regime-wide1/final"
 """Stage-1 RCTP-FT checkpoint of the ``regime-wide1-*`` presets (``rctp-regime-wide1``)."""
+COLLAPSE_SFT_INIT = "runs/collapse/sft-collapse/final"
+"""Stage-1 SFT checkpoint of the ``collapse-*`` presets (``sft-collapse``)."""
+COLLAPSE_RCTP_INIT = "runs/collapse/rctp-collapse/final"
+"""Stage-1 RCTP-FT checkpoint of the ``collapse-*`` presets (``rctp-collapse``)."""
 PAPER_INIT = "runs/stage1/rctp-bfcl/final"
 """RCTP-FT checkpoint of the GPU preset (``rctp-bfcl-gpu`` of Stage 1)."""
 RUN_NAME = "{preset}-s{seed}"
@@ -176,6 +189,16 @@ _WIDE1 = _merge(_REGIME, init=WIDE1_SFT_INIT, tasks={"synth_preset": "regime-wid
 ``regime-wide1-d10`` (the current design, variant 17; docs/regime.md), the recipe its proof runs
 ``regime-wide1-grpo-s0``–``s2`` ran with ``--preset regime-grpo --tasks.synth_preset
 regime-wide1-d10`` (a test checks)."""
+_COLLAPSE = _merge(
+    _REGIME,
+    init=COLLAPSE_SFT_INIT,
+    tasks={"synth_preset": "collapse1-d10"},
+    rollout={"group_size": 5},
+    optim={"lr": 1e-5},
+)
+"""The base of the ``collapse`` arms: :data:`_REGIME` on ``collapse1-d10`` at G = 5 and lr 1e-5,
+the recipe of the design's pilots (``pilot-grpo-c4-s31``: ``--preset regime-grpo
+--tasks.synth_preset collapse1-d10 --rollout.group_size 5 --optim.lr 1e-5``; a test checks)."""
 
 _PAPER = {
     "init": PAPER_INIT,
@@ -210,12 +233,13 @@ MATCHED_ENTROPY_COEF = 0.0106
 RC-GRPO's 0.2062, g +0.078; ``results/regime/calib-entropy_coef.json``). Rule 2's
 interpolation between 0.0 (g −0.177) and 0.02 (g +0.155) was 0.010646, run to four decimals."""
 
-_BASES = {"pool": _CPU, "regime-d10": _REGIME, "regime-wide1": _WIDE1}
+_BASES = {"pool": _CPU, "regime-d10": _REGIME, "regime-wide1": _WIDE1, "collapse": _COLLAPSE}
 """Each regime's base (:data:`rcgrpo.train.arms.REGIMES`): GRPO from its SFT checkpoint."""
 _INITS = {
     "pool": {"sft": SFT_INIT, "rctp": RCTP_INIT},
     "regime-d10": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
     "regime-wide1": {"sft": WIDE1_SFT_INIT, "rctp": WIDE1_RCTP_INIT},
+    "collapse": {"sft": COLLAPSE_SFT_INIT, "rctp": COLLAPSE_RCTP_INIT},
 }
 """Each regime's Stage-1 checkpoints, by an arm's ``start``."""
 _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
@@ -248,6 +272,13 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "regime-wide1-sft-rc": {"algo": _RC},
     "regime-wide1-rctp-grpo": {"algo": _HIGH},
     "regime-wide1-rcgrpo": {"algo": _RC},
+    "collapse-grpo": {},
+    "collapse-sft-rc": {"algo": _RC},
+    "collapse-rctp-grpo": {"algo": _HIGH},
+    "collapse-rcgrpo": {"algo": _RC},
+    "collapse-rcgrpo-anchored": {"algo": {**_RC, "low_goal_gradient": False}},
+    "collapse-rcgrpo-goalnorm": {"algo": {**_RC, "adv_scope": "goal"}},
+    "collapse-rctp-grpo-g3": {"algo": _HIGH, "rollout": {"group_size": 3}},
 }
 """Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
 

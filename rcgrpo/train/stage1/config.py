@@ -332,6 +332,24 @@ _RCTP_REGIME_WIDE1 = with_overrides(
     goals={"spread": 0.6},
     run={"name": "rctp-regime-wide1"},
 )
+# The collapse testbed (docs/lab-notes/2026-12-collapse-design.md, variants 2 and 5), as its
+# changes to the regime-wide1 presets: the suite "collapse1-d10" (one swap per task, wrong in
+# 0.98 of the demonstrations), from the pool SFT sft-s3 on every seed, trained in runs/collapse;
+# RCTP-FT keeps 1% of the swap tasks in its mix (variant 5: the design's gate R fails, its goals
+# do not differ on the swap; no share tried separates them short of all, variants 1, 3, 5, 6).
+_SFT_COLLAPSE = with_overrides(
+    _SFT_REGIME_WIDE1,
+    model={"path": "results/campaign/sft-s3/final"},
+    sft={"synth_preset": "collapse1-d10"},
+    run={"root": "runs/collapse", "name": "sft-collapse"},
+)
+_RCTP_COLLAPSE = with_overrides(
+    _RCTP_REGIME_WIDE1,
+    model={"path": "runs/collapse/sft-collapse/final"},
+    sft={"synth_preset": "collapse1-d10"},
+    failures={"policy": "runs/collapse/sft-collapse/final", "skip_keep": 0.01},
+    run={"root": "runs/collapse", "name": "rctp-collapse"},
+)
 
 PRESETS: dict[str, SFTConfig] = {
     "sft-synth-cpu": _SFT_SYNTH_CPU,
@@ -340,6 +358,8 @@ PRESETS: dict[str, SFTConfig] = {
     "rctp-synth-regime": _RCTP_SYNTH_REGIME,
     "sft-regime-wide1": _SFT_REGIME_WIDE1,
     "rctp-regime-wide1": _RCTP_REGIME_WIDE1,
+    "sft-collapse": _SFT_COLLAPSE,
+    "rctp-collapse": _RCTP_COLLAPSE,
     "sft-bfcl-tiny": _SFT_BFCL_TINY,
     "rctp-bfcl-tiny": _rctp_after(
         _SFT_BFCL_TINY,
@@ -362,7 +382,8 @@ PRESETS: dict[str, SFTConfig] = {
     ),
 }
 """Named configs; each variant is stated as its changes to the preset it follows (the
-regime presets to the CPU ones, the regime-wide1 ones to the regime ones, an RCTP-FT preset to
+regime presets to the CPU ones, the regime-wide1 ones to the regime ones, the collapse ones to
+the regime-wide1 ones, an RCTP-FT preset to
 its suite's SFT preset).
 ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the experts, as the paper
 does (its failures are the base model's rollouts at τ = 0.7)."""

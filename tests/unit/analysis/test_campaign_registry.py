@@ -27,7 +27,7 @@ STATES = ("done", "stale", "partial", "missing")
 
 
 def test_the_campaign_ids_are_the_regimes_of_the_arms():
-    assert tuple(CAMPAIGNS) == am.REGIMES == ("pool", "regime-d10", "regime-wide1")
+    assert tuple(CAMPAIGNS) == am.REGIMES == ("pool", "regime-d10", "regime-wide1", "collapse")
     assert all(c.id == key for key, c in CAMPAIGNS.items())
     for key, c in CAMPAIGNS.items():  # every RL run of a campaign is an arm of its regime
         runs = c.build().runs.values()
@@ -48,10 +48,12 @@ def test_list_shows_every_run_of_the_campaign_once_with_its_status(campaign_id, 
 
 def test_ids_prints_the_ids_and_an_unknown_id_is_one_line(capsys):
     assert main(["--ids"]) == 0
-    assert capsys.readouterr().out.split() == ["pool", "regime-d10", "regime-wide1"]
+    assert capsys.readouterr().out.split() == ["pool", "regime-d10", "regime-wide1", "collapse"]
     assert main(["--campaign", "regime", "--list"]) == 1
     err = capsys.readouterr().err
-    assert err == "error: campaign must be one of pool, regime-d10, regime-wide1, got 'regime'\n"
+    assert err == (
+        "error: campaign must be one of pool, regime-d10, regime-wide1, collapse, got 'regime'\n"
+    )
 
 
 def test_every_wide1_run_folder_is_the_regime_wide1_row_of_the_results_index():

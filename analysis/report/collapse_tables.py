@@ -1,0 +1,65 @@
+r"""The collapse campaign's verdict table (``docs/protocols/collapse-campaign.md``), from the
+committed runs under ``results/collapse``.
+
+``collapse-verdicts`` (``docs/results.md``): every rule of
+:data:`analysis.verdicts.collapse.RULES` on every committed run of the ``collapse`` arms
+(no admission: every seed but the reserved ones counts, :func:`analysis.verdicts.regime.load_arms`
+with no population), decided together by :func:`analysis.verdicts.family.decide` with the
+campaign's families, equivalence rules and margin; the cells and columns are the separation
+study's (:func:`analysis.report.separation_tables.rows`). A rule with fewer than
+:data:`~analysis.verdicts.regime.MIN_SEEDS` seeds that have a run of every one of its arms
+reads *inconclusive (n = k seeds)*, naming the arms not yet run.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from analysis import REPO_ROOT
+from analysis.report import separation_tables as st
+from analysis.runs import Run
+from analysis.runs.sources import layout_resolver
+from analysis.verdicts import collapse as kv
+from analysis.verdicts import family as fm
+from analysis.verdicts import regime as rv
+
+RESULTS = REPO_ROOT / "results" / "collapse"
+"""Where the campaign's runs are committed (:data:`analysis.campaign.collapse.HOME`)."""
+
+
+@functools.lru_cache(maxsize=4)
+def collapse_arms(root: Path = RESULTS) -> dict[str, dict[int, Run]]:
+    """{arm: {seed: run}} of every arm of the rules: the finished runs under ``root``."""
+    presets = sorted({a for r in kv.RULES for a in r.arms})
+    resolve = layout_resolver(root)
+    return rv.load_arms({p: resolve(p) for p in presets})
+
+
+def decisions(arms: st.Arms) -> list[fm.Decision]:
+    """Every rule of the campaign decided on ``arms`` (module docstring), in registered order."""
+    outs = [rv.evaluate(rule, arms, {}) for rule in kv.RULES]
+    return fm.decide(outs, kv.FAMILIES, kv.EQUIVALENCE, kv.MARGIN, labelled={})
+
+
+NOTE = (
+    "Gate R fails on this design (RCTP-FT's goals do not differ on the planted decision: "
+    "P(right | high) 0.107 vs low 0.103 at the design seed; docs/lab-notes/"
+    "2026-12-collapse-design.md); gates C, H, H′, G0, G5 hold. "
+    "Rules, families and the ±5-point equivalence margin registered before the runs "
+    "(docs/protocols/collapse-campaign.md, analysis/verdicts/collapse.py). p: two-sided t test "
+    "against the rule's threshold, Holm within its family (premise: K1, K2; claims: K3–K6; "
+    "mechanisms: M1–M5); p TOST Holm: the equivalence test within ±5 points of every θ = 0 "
+    "difference of held-out success, Holm in the same family. Held-out outcomes pair the arms "
+    "by task and seed (RC arms under the high goal); learning speed (s, primary) = mean "
+    "held-out success over the evaluations at steps 25–175, final (f) = step 200. n seeds: "
+    "the seeds (3, 4, 5, 6, 11; no admission) with a finished run of every arm of the rule; "
+    "fewer than 3 is inconclusive, untested, and not counted in its family's Holm m."
+)
+
+
+def verdicts_markdown(root: Path = RESULTS) -> str:
+    """The ``collapse-verdicts`` block on the runs under ``root``."""
+    body = [list(r.values()) for r in st.rows(decisions(collapse_arms(root)))]
+    align = ["---"] * 4 + ["--:"] * 7 + ["---"]
+    return "\n".join([*st.markdown_table(st.HEADER, body, align), "", NOTE]) + "\n"
