@@ -8,13 +8,13 @@ i.i.d. prediction :math:`\bar s^G + (1-\bar s)^G` from the step's success rate
 (``group/zero_var_predicted_pooled``), 10-step trailing means. (b) The same pilot's held-out
 evaluations: per planted swap kind, the share of its occurrences decided right (greedy;
 ``decisions.per_kind`` of ``eval/step_N.json``) with its 95% Wilson interval over the
-occurrences, and held-out success (1,000 tasks at steps 0 and 400, 200 between). (c) Gate R across the RCTP-FT variants of the design
-seed: P(right | sampled) under the high and the low goal, pooled over the swap kinds (149
-held-out tasks × 32 samples at τ = 1; no interval: the diagnostic keeps tallies per kind, not
-per task), against the number of swap tasks RCTP-FT's mix kept (``data.json``
-``tasks.with_skipped_kind``; variant 1 skipped none, so every task of its mix with a swap
-counts: 72% of 2,000), on a log axis; the shaded band is R's window (high ≤ 0.30 and
-high − low ≥ 0.10 needs the high point above the low one by 0.10 inside it).
+occurrences, and held-out success (1,000 tasks at steps 0 and 400, 200 between). (c) Gate R
+across the RCTP-FT variants of the design seed: P(right | sampled) under the high and the low
+goal, pooled over the swap kinds (149 held-out tasks × 32 samples at τ = 1; no interval: the
+diagnostic keeps tallies per kind, not per task), against the number of swap tasks RCTP-FT's
+mix kept (the run's Stage-1 data statistics, ``tasks.with_skipped_kind``; variant 1 skipped
+none, so every task of its mix with a swap counts: 72% of 2,000), on a log axis; the shaded
+band is R's first clause (high ≤ 0.30); its second needs the high point 0.10 above the low one.
 """
 
 from __future__ import annotations
@@ -43,15 +43,16 @@ SMOOTH = 10
 INPUTS: tuple[str, ...] = (
     *light_globs(PILOT, REPO_ROOT),
     *(f"results/diagnostics/collapse-rctp-{v}-s31.json" for v, _ in RCTP),
-    *(f"results/collapse/rctp-{v}-s31/data.json" for v, _ in RCTP),
+    *(g for v, _ in RCTP for g in light_globs(f"results/collapse/rctp-{v}-s31", REPO_ROOT)),
 )
 CAPTION = (
     "The collapse testbed's design (collapse1-d10, tiny Qwen2, CPU, design seed 31): (a) SFT + "
     "GRPO at G = 5, lr 1e-5 for 400 steps: all-fail and zero-variance groups per step against "
     "the i.i.d. prediction s^G + (1-s)^G (10-step trailing means); (b) its held-out "
     "evaluations: each swap kind decided right, greedy (95% Wilson interval over the "
-    "occurrences), and held-out success (1,000 tasks at steps 0 and 400, 200 between); (c) gate R: RCTP-FT's P(right | sampled) at the swap "
-    "under the high and the low goal against the swap tasks its mix kept (149 held-out tasks x "
+    "occurrences), and held-out success (1,000 tasks at steps 0 and 400, 200 between); "
+    "(c) gate R: RCTP-FT's P(right | sampled) at the swap under the high and the low goal "
+    "against the swap tasks its mix kept (149 held-out tasks x "
     "32 samples; no interval), with R's window shaded."
 )
 
@@ -60,9 +61,7 @@ def _rctp_points() -> list[tuple[str, float, float, float]]:
     """(variant, swap tasks kept, P(right | high), P(right | low)), in :data:`RCTP` order."""
     out = []
     for variant, keep in RCTP:
-        data = json.loads(
-            (REPO_ROOT / f"results/collapse/rctp-{variant}-s31/data.json").read_text()
-        )
+        data = load_run(REPO_ROOT / f"results/collapse/rctp-{variant}-s31").data
         used = data["tasks"]["used"]
         kept = data["tasks"]["with_skipped_kind"] if keep is not None else ALL_SWAP_SHARE * used
         report = json.loads(
