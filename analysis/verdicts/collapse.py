@@ -63,19 +63,8 @@ NAMES = {
 
 def _diff(rule_id: str, arm: str, versus: str, outcome: str, why: str) -> rv.Rule:
     """arm − versus on ``outcome`` (speed | final), θ = 0, the claim 'arm is above'."""
-    read = rv.speed if outcome == "speed" else rv.success
-    what = "learning speed (mean success, steps 25–175)" if outcome == "speed" else "final success"
-    return rv.Rule(
-        rule_id,
-        f"{NAMES[arm]} > {NAMES[versus]}: {what}",
-        f"{what}, difference",
-        (arm, versus),
-        0.0,
-        "above",
-        why,
-        None,
-        (read(), read()),
-        (1.0, -1.0),
+    return rv.held_out_difference(
+        rule_id, f"{NAMES[arm]} > {NAMES[versus]}", arm, versus, outcome, why
     )
 
 

@@ -244,6 +244,32 @@ class Rule:
         return "seed" if self.seed_value is not None else "task × seed"
 
 
+HELD_OUT = {"speed": "learning speed (mean success, steps 25–175)", "final": "final success"}
+"""The held-out outcomes a difference rule reads (:func:`held_out_difference`), as tables name them."""
+
+
+def held_out_difference(
+    rule_id: str, subject: str, arm: str, versus: str, outcome: str, why: str
+) -> Rule:
+    """``arm`` − ``versus`` on held-out ``outcome`` (``speed``: :func:`speed`, ``final``:
+    :func:`success`), paired by task and seed, θ = 0, the claim 'arm is above'; its claim
+    reads ``"<subject>: <outcome>"``."""
+    read = speed if outcome == "speed" else success
+    what = HELD_OUT[outcome]
+    return Rule(
+        rule_id,
+        f"{subject}: {what}",
+        f"{what}, difference",
+        (arm, versus),
+        0.0,
+        "above",
+        why,
+        None,
+        (read(), read()),
+        (1.0, -1.0),
+    )
+
+
 @dataclass(frozen=True)
 class Interval:
     """An estimate with its 95% interval and MDE."""
