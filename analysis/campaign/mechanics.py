@@ -230,7 +230,7 @@ def export_run(camp: Campaign, name: str) -> Path:
     for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
         copy_light_file(src, tmp, f)  # the per-rollout table compressed (rollouts.jsonl.gz)
     for d in (*LIGHT_DIRS, *camp.checkpoints(name)):
-        if (src / d).is_dir():
+        if (src / d).is_dir() and any((src / d).iterdir()):  # git keeps no empty folder
             shutil.copytree(src / d, tmp / d)
     shutil.rmtree(dst, ignore_errors=True)
     tmp.rename(dst)

@@ -74,12 +74,12 @@ def is_finished(path: str | Path) -> bool:
 def light_globs(runs: str, root: Path) -> tuple[str, ...]:
     """Glob patterns (relative to ``root``) of the light files of the run folders matching
     the glob ``runs``: one per :data:`LIGHT_FILES` entry that at least one of them has, and
-    one per :data:`LIGHT_DIRS` folder (``eval/*``) — a figure's ``INPUTS`` that read run
-    folders outside a campaign."""
+    one per non-empty :data:`LIGHT_DIRS` folder (``eval/*``; a clone has no empty folder) — a
+    figure's ``INPUTS`` that read run folders outside a campaign."""
     folders = sorted(p for p in Path(root).glob(runs) if p.is_dir())
     stored = [n for f in LIGHT_FILES for n in STORED_AS.get(f, (f,))]
     names = [f for f in stored if any((d / f).is_file() for d in folders)]
-    names += [f"{d}/*" for d in LIGHT_DIRS if any((f / d).is_dir() for f in folders)]
+    names += [f"{d}/*" for d in LIGHT_DIRS if any(any((f / d).glob("*")) for f in folders)]
     return tuple(f"{runs}/{n}" for n in names)
 
 

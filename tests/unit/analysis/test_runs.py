@@ -119,6 +119,7 @@ def test_light_globs_name_the_light_files_the_matching_runs_have(tmp_path):
         (tmp_path / "r" / name / "eval").mkdir(parents=True)
         for f in files:
             (tmp_path / "r" / name / f).write_text("{}")
+    (tmp_path / "r" / "a-s1" / "eval" / "step_0.json").write_text("{}")
     (tmp_path / "r" / "b-s0").mkdir()
     (tmp_path / "r" / "b-s0" / "data.json").write_text("{}")  # another run: not matched
     assert light_globs("r/a-s*", tmp_path) == (
@@ -128,3 +129,7 @@ def test_light_globs_name_the_light_files_the_matching_runs_have(tmp_path):
         "r/a-s*/eval/*",
     )
     assert light_globs("r/none-*", tmp_path) == ()
+    # a clone keeps no empty folder, so only an eval/ with files is an input
+    assert light_globs("r/a-s0", tmp_path)[-1] == "r/a-s0/summary.json"
+    (tmp_path / "r" / "a-s0" / "eval" / "step_0.json").write_text("{}")
+    assert light_globs("r/a-s0", tmp_path)[-1] == "r/a-s0/eval/*"
