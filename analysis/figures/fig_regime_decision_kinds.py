@@ -73,20 +73,24 @@ def kind_rates(evaluation: Mapping, goal: str) -> dict[str, float]:
 
 def kind_curves(run: Run, goal: str) -> dict[str, pd.Series]:
     """Kind -> share right by evaluation step under ``goal`` (kinds the run never evaluated
-    under it are absent)."""
+    under it are absent); under ``high``, a run with no goal token (an SFT start, condition
+    ``none``) counts as evaluated at its one condition."""
     rows: dict[str, dict[int, float]] = {}
     for step, evaluation in run.step_evals.items():
-        for kind, rate in kind_rates(evaluation, goal).items():
+        rates = kind_rates(evaluation, goal)
+        if not rates and goal == "high":
+            rates = kind_rates(evaluation, "none")
+        for kind, rate in rates.items():
             rows.setdefault(kind, {})[step] = rate
     return {k: pd.Series(v, dtype=float).sort_index() for k, v in rows.items()}
 
 
-def _draw_arm(axes, preset: str, runs: list[Run]) -> bool:
+def _draw_arm(axes, preset: str, runs: list[Run], kinds: tuple[str, ...]) -> bool:
     """The arm's curves on every panel; True when it has a low-goal evaluation."""
     low = False
     for goal, ls, _ in GOALS:
         curves = [kind_curves(r, goal) for r in runs]
-        for ax, kind in zip(axes, KINDS, strict=True):
+        for ax, kind in zip(axes, kinds, strict=True):
             b = dyn.band_of([c[kind] for c in curves if kind in c])
             if b.empty:
                 continue
@@ -97,32 +101,46 @@ def _draw_arm(axes, preset: str, runs: list[Run]) -> bool:
     return low
 
 
-def _keys(fig: Figure, axes, entries: list[tuple[str, str]]) -> None:
-    """The arms (colour, n) in panel (a); the goals' line styles and the band below."""
+def _goal_blind(runs: list[Run]) -> bool:
+    """Whether the runs were evaluated without a goal token (condition ``none``)."""
+    return any("none" in e.get("conditions", {}) for r in runs for e in r.step_evals.values())
+
+
+def _keys(fig: Figure, axes, entries: list[tuple[str, str]], loc: str) -> None:
+    """The arms (colour, n) in panel (a) at ``loc``; the goals' line styles and the band below."""
     arm_handles = [Line2D([], [], color=c, lw=1.6, label=t) for t, c in entries]
-    axes[0].legend(handles=arm_handles, fontsize=6.5, loc="lower right")
+    axes[0].legend(handles=arm_handles, fontsize=6.5, loc=loc)
     styles = [Line2D([], [], color="0.3", ls=ls, lw=1.2, label=t) for _, ls, t in GOALS]
     band = Patch(facecolor="0.3", alpha=0.15, label=BAND_KEY)
     fig.legend(handles=[*styles, band], loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06))
+
+
+def draw(
+    paths: list, titles: Mapping[str, str], width: float = 13, key: str = "lower right"
+) -> Figure:
+    """One panel per decision kind of ``titles`` (kind -> panel title), every arm of the run
+    folders ``paths`` on each (module docstring), the arms' key at ``key`` in panel (a)."""
+    kinds = tuple(titles)
+    groups = dyn.by_preset(paths)
+    with plt.rc_context(fs.RC):
+        fig, axes = plt.subplots(1, len(kinds), figsize=(width, 3.6), constrained_layout=True)
+        entries = []
+        for preset, rs in groups.items():
+            low = _draw_arm(axes, preset, rs, kinds)
+            tag = "" if low else ", no goal token" if _goal_blind(rs) else ", high goal only"
+            entries.append((f"{dyn.label(preset)} (n={len(rs)}{tag})", dyn.color(preset)))
+        for ax, kind, letter in zip(axes, kinds, "abcdefgh"[: len(kinds)], strict=True):
+            ax.set_title(titles[kind])
+            ax.set_xlabel("RL step")
+            ax.set_ylim(0, 1.02)
+            fs.panel_label(ax, letter)
+        axes[0].set_ylabel("held-out decisions right (greedy)")
+        _keys(fig, axes, entries, key)
+    return fig
 
 
 def make_figure(runs: dict) -> Figure:
     paths = committed_runs(ARMS)
     if not paths:
         raise FileNotFoundError(f"no committed run of {ARMS} under {ROOT}")
-    groups = dyn.by_preset(paths)
-    with plt.rc_context(fs.RC):
-        fig, axes = plt.subplots(1, len(KINDS), figsize=(13, 3.6), constrained_layout=True)
-        entries = []
-        for preset, rs in groups.items():
-            low = _draw_arm(axes, preset, rs)
-            tag = "" if low else ", high goal only"
-            entries.append((f"{dyn.label(preset)} (n={len(rs)}{tag})", dyn.color(preset)))
-        for ax, kind, letter in zip(axes, KINDS, "abc", strict=True):
-            ax.set_title(TITLES[kind])
-            ax.set_xlabel("RL step")
-            ax.set_ylim(0, 1.02)
-            fs.panel_label(ax, letter)
-        axes[0].set_ylabel("held-out decisions right (greedy)")
-        _keys(fig, axes, entries)
-    return fig
+    return draw(paths, {k: TITLES[k] for k in KINDS})

@@ -15,6 +15,7 @@ module                             concern
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
 :mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts.pool` as tables
 :mod:`~analysis.report.separation_tables`  the separation study's verdicts and half-lives
+:mod:`~analysis.report.collapse_tables`  the collapse campaign's verdicts
 =================================  ==========================================================
 
 Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run

@@ -14,7 +14,8 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
   ``results/diagnostics`` (:mod:`analysis.report.regime_tables`), and ``regime_entropy.tex``,
   each arm's high-goal token entropy (:mod:`analysis.report.regime_entropy`);
 - ``separation_verdicts.tex``, the separation study's verdicts from ``results/regime``
-  (:mod:`analysis.report.separation_tables`);
+  (:mod:`analysis.report.separation_tables`); ``collapse_verdicts.tex``, the collapse
+  campaign's verdicts from ``results/collapse`` (:mod:`analysis.report.collapse_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
@@ -35,7 +36,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign.experiments import default_resolver
-from analysis.report import regime_tables, separation_tables
+from analysis.report import collapse_tables, regime_tables, separation_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import REGIME_RESULTS, readme_main
@@ -113,6 +114,7 @@ def generate(
     (out_dir / "separation_verdicts.tex").write_text(
         separation_tables.verdicts_latex(REGIME_RESULTS)
     )
+    (out_dir / "collapse_verdicts.tex").write_text(collapse_tables.verdicts_latex())
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})

@@ -1,7 +1,7 @@
 r"""The collapse campaign's verdict table (``docs/protocols/collapse-campaign.md``), from the
 committed runs under ``results/collapse``.
 
-``collapse-verdicts`` (``docs/results.md``): every rule of
+``collapse-verdicts`` (``docs/results.md``) and ``collapse_verdicts.tex`` (the paper): every rule of
 :data:`analysis.verdicts.collapse.RULES` on every committed run of the ``collapse`` arms
 (no admission: every seed but the reserved ones counts, :func:`analysis.verdicts.regime.load_arms`
 with no population), decided together by :func:`analysis.verdicts.family.decide` with the
@@ -63,3 +63,16 @@ def verdicts_markdown(root: Path = RESULTS) -> str:
     body = [list(r.values()) for r in st.rows(decisions(collapse_arms(root)))]
     align = ["---"] * 4 + ["--:"] * 7 + ["---"]
     return "\n".join([*st.markdown_table(st.HEADER, body, align), "", NOTE]) + "\n"
+
+
+def verdicts_latex(root: Path = RESULTS) -> str:
+    """The paper's ``collapse_verdicts.tex``: the ``collapse-verdicts`` rows as a table."""
+    return st.decisions_latex(
+        decisions(collapse_arms(root)),
+        caption="The collapse campaign's verdicts on \\code{collapse1-d10}, where SFT + GRPO's "
+        "groups are all-fail: rules, families and the equivalence margin written down before "
+        "its runs (\\code{docs/protocols/collapse-campaign.md}), decided with a family-wise "
+        "correction; gate R fails on this design.",
+        label="tab:collapse-verdicts",
+        note=NOTE,
+    )

@@ -133,21 +133,31 @@ def verdicts_markdown(root: Path) -> str:
     return "\n".join([*markdown_table(HEADER, body, align), "", NOTE]) + "\n"
 
 
-def verdicts_latex(root: Path) -> str:
-    """The paper's ``separation_verdicts.tex`` (:data:`TEX_HEADER`)."""
-    body = [[escape(r[h]) for h in TEX_HEADER] for r in rows(decisions(separation_arms(root)))]
+def decisions_latex(decided: list[fm.Decision], caption: str, label: str, note: str) -> str:
+    """A paper table of decided rules (:data:`TEX_HEADER` columns of :func:`rows`)."""
+    body = [[escape(r[h]) for h in TEX_HEADER] for r in rows(decided)]
     wrap = ">{\\raggedright\\arraybackslash}p{%s}"
     return tabular(
         [escape(h) for h in TEX_HEADER],
         body,
         ["l", wrap % "4.2cm", "r", "r", "r", "r", wrap % "3.2cm"],
+        caption=caption,
+        label=label,
+        note=escape(note),
+        size="scriptsize",
+        colsep="2.5pt",
+    )
+
+
+def verdicts_latex(root: Path) -> str:
+    """The paper's ``separation_verdicts.tex`` (:data:`TEX_HEADER`)."""
+    return decisions_latex(
+        decisions(separation_arms(root)),
         caption="The separation study's verdicts: rules, families and the equivalence margin "
         "written down before its runs (\\code{docs/protocols/regime-d10-separation.md}), "
         "decided with a family-wise correction.",
         label="tab:separation-verdicts",
-        note=escape(NOTE),
-        size="scriptsize",
-        colsep="2.5pt",
+        note=NOTE,
     )
 
 

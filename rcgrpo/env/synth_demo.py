@@ -61,9 +61,9 @@ _PAIRS: tuple[frozenset[str], ...] = tuple(
 DECISIONS: tuple[str, ...] = (*_SWAPS, "stop_early")
 """Every decision kind (module docstring)."""
 SWAP_DECISIONS: tuple[str, ...] = tuple(_SWAPS)
+"""The swap kinds (every kind but ``stop_early``): the decisions of the collapse suite."""
 SWAP_FAMILIES: dict[str, str] = {kind: family for kind, (family, _, _) in _SWAPS.items()}
 """Swap kind -> the family whose requests carry it."""
-"""The swap kinds (every kind but ``stop_early``): the decisions of the collapse suite."""
 REGIME_DECISIONS: tuple[str, ...] = ("rename_copy", "resolve_close", "stop_early")
 """The kinds of the ``regime`` suites (variants 2-13), fixed so that those suites stay the same
 task for task as kinds are added."""
