@@ -19,7 +19,9 @@ from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ARMS = collapse_runs.FACTORIAL + tuple(
-    a.preset for a in arms("collapse", "collapse-mechanisms") if a.preset.startswith("collapse-rcgrpo")
+    a.preset
+    for a in arms("collapse", "collapse-mechanisms")
+    if a.preset.startswith("collapse-rcgrpo")
 )
 """The factorial and the RC mechanism arms (two goals in a group); the G = 3 arm has one."""
 INPUTS = collapse_runs.inputs(ARMS)
