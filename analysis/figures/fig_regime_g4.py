@@ -1,7 +1,7 @@
 r"""Gate G4 against RCTP-FT epochs: the goals separate only where the high goal has no headroom.
 
 Reads the committed regime diagnostics of the RCTP-FT variants that differ only in epochs
-(:data:`VARIANTS`: variant 3's seed-7 SFT as the failure sampler, RCTP-FT from the base, the
+(:data:`VARIANTS`, listed in ``results/INDEX.toml``: variant 3's seed-7 SFT as the failure sampler, RCTP-FT from the base, the
 same 4,000-trajectory mix; ``docs/lab-notes/2026-12-regime-design-g4.md``) and the goal log-probability gaps of
 :mod:`analysis.diagnostics.regime.goal_logp` on that mix. (a) G4's two high-goal clauses
 against epochs: the separation pass@1(high) − pass@1(low) and the high goal's headroom
@@ -18,24 +18,30 @@ from matplotlib.figure import Figure
 from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, gates
 from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
+from analysis.runs.index import FIGURES_FILE, figure_entries
 
 REQUIRES: tuple[str, ...] = ()
-VARIANTS: tuple[tuple[str, float], ...] = (("v7", 2.0), ("v10", 2.5), ("v9", 3.0), ("v8", 4.0))
-"""(variant, RCTP-FT epochs), in order of epochs."""
+VARIANTS: tuple[tuple[str, float], ...] = tuple(
+    (f"v{e['variant']}", e["epochs"]) for e in figure_entries("regime_g4")
+)
+"""(variant, RCTP-FT epochs), in order of epochs (``results/INDEX.toml``, row
+``regime-design``)."""
+NUMBERS = ", ".join(v[1:] for v, _ in VARIANTS)
 VARIANT_KEY = (
-    "v7, v10, v9, v8: RCTP-FT variants 7, 10, 9, 8 (the same mix from variant 3's SFT, "
-    "from the base; only the epochs differ)"
+    f"{', '.join(v for v, _ in VARIANTS)}: RCTP-FT variants {NUMBERS} (the same mix from "
+    "variant 3's SFT, from the base; only the epochs differ)"
 )
 """What the point labels of panel (a) mean, written under the title."""
 SFT_REPORT = "results/diagnostics/regime-regime-sft-v3-s7.json"
-INPUTS: tuple[str, ...] = (
+REPORTS: tuple[str, ...] = (
     SFT_REPORT,
     *(f"results/diagnostics/regime-regime-rctp-{v}-s7.json" for v, _ in VARIANTS),
     *(f"results/diagnostics/goal-logp-rctp-{v}-s7.json" for v, _ in VARIANTS),
 )
+INPUTS: tuple[str, ...] = (FIGURES_FILE, *REPORTS)
 """Files the figure reads (repository-relative)."""
 CAPTION = (
-    "Gate G4 on the regime suite at seed 7 against RCTP-FT's epochs (variants 7, 10, 9, 8: "
+    f"Gate G4 on the regime suite at seed 7 against RCTP-FT's epochs (variants {NUMBERS}: "
     "the same mix of 2,000 expert successes and 2,000 failures sampled from variant 3's SFT, "
     "RCTP-FT from the base; 200 held-out tasks, 8 samples at tau 1): (a) separation pass@1 "
     "high - low and the high goal's headroom pass@8 - greedy with their thresholds (dotted); "
@@ -46,7 +52,7 @@ CAPTION = (
 
 def points() -> list[dict]:
     """Per variant: epochs, the G4 values, greedy / pass@8 per goal, the goal gaps."""
-    files = load_reports(inputs=INPUTS)
+    files = load_reports(inputs=REPORTS)
     sft = files[SFT_REPORT]
     out = []
     for variant, epochs in VARIANTS:

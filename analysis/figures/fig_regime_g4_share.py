@@ -34,6 +34,7 @@ from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_goal_cl
 from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
 from analysis.runs import Run
+from analysis.runs.index import FIGURES_FILE, figure_entries
 
 
 class Point(NamedTuple):
@@ -44,15 +45,9 @@ class Point(NamedTuple):
     """``failures.skip_keep`` of its mix."""
 
 
-POINTS: tuple[Point, ...] = (
-    Point("rctp-v11", 7, 0.0),
-    Point("rctp-v13", 7, 0.01),
-    Point("rctp-v12a", 7, 0.03),
-    Point("rctp-v12b", 7, 0.10),
-    Point("rctp-v13", 17, 0.01),
-)
-"""Variants 11, 13, 12a and 12b at the design seed, in order of share, then variant 13 on the
-confirmation seed 17."""
+POINTS: tuple[Point, ...] = tuple(Point(**e) for e in figure_entries("regime_g4_share"))
+"""``results/INDEX.toml`` (row ``regime-design``): variants 11, 13, 12a and 12b at the design
+seed, in order of share, then variant 13 on the confirmation seed 17."""
 TICKET = "synth/ticket"
 
 
@@ -116,6 +111,7 @@ WIDE_SFT: tuple[str, ...] = tuple(sft_report(rel) for rel in WIDE_RCTP)
 INPUTS: tuple[str, ...] = tuple(
     dict.fromkeys(
         [
+            FIGURES_FILE,
             *(rel for p in POINTS for rel in reports(p)),
             *ALL_RCTP,
             *WIDE_RCTP,
@@ -141,7 +137,7 @@ CAPTION = (
 
 def points() -> list[dict]:
     """Per point: its G4 gate and the high goal's (greedy, pass@8), overall and on tickets."""
-    files = load_reports(inputs=INPUTS)
+    files = load_reports(inputs=tuple(i for i in INPUTS if i != FIGURES_FILE))
     out = []
     for p in POINTS:
         sft, rctp = (files[rel] for rel in reports(p))

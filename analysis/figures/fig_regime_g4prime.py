@@ -33,6 +33,7 @@ from analysis.figures import style as fs
 from analysis.figures.fig_regime import load_reports
 from analysis.runs import Run
 from analysis.runs.folder import light_globs
+from analysis.runs.index import FIGURES_FILE, figure_entries
 from rcgrpo.env.synth_demo import REGIME_DECISIONS as DECISIONS  # its runs: regime-d10
 
 
@@ -44,12 +45,12 @@ class Entry(NamedTuple):
     colour: str
 
 
-ENTRIES: tuple[Entry, ...] = (
-    Entry(9, 7, False, fs.SKY),
-    Entry(9, 8, True, fs.BLUE),
-    Entry(11, 7, False, fs.ORANGE),
-    Entry(11, 10, True, fs.VERMILION),
+COLOURS = (fs.SKY, fs.BLUE, fs.ORANGE, fs.VERMILION)
+"""Entry colours by position: each recipe's exploratory seed light, its deciding seed dark."""
+ENTRIES: tuple[Entry, ...] = tuple(
+    Entry(**e, colour=c) for e, c in zip(figure_entries("regime_g4prime"), COLOURS, strict=True)
 )
+"""The recipes and seeds drawn (``results/INDEX.toml``, row ``regime-design``)."""
 REFERENCE = "results/regime/regime-grpo-s7"
 """SFT + GRPO at the design seed (the proof recipe from variant 3's SFT)."""
 
@@ -74,6 +75,7 @@ REQUIRES: tuple[str, ...] = ()
 INPUTS: tuple[str, ...] = tuple(
     dict.fromkeys(
         [
+            FIGURES_FILE,
             *(g for e in ENTRIES for g in light_globs(rl_run(e), REPO_ROOT)),
             *light_globs(REFERENCE, REPO_ROOT),
             *(rel for e in ENTRIES for rel in reports(e)),

@@ -2,8 +2,9 @@ r"""The regime diagnostic of the regime carried forward at its design seed: does
 
 The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
 greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
-seed-7 Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``, the current design: variant
-17 on ``regime-wide1-d10``, whose gates hold at seeds 7 and 21), read from the committed
+design-seed Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``, the current
+design, listed in ``results/INDEX.toml``: variant 17 on ``regime-wide1-d10``, whose gates hold at seeds
+7 and 21), read from the committed
 reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the title gives the verdicts of
 the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
 """
@@ -13,18 +14,21 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from analysis.figures import fig_regime as base
+from analysis.runs.index import FIGURES_FILE, figure_entries
 
 REQUIRES: tuple[str, ...] = ()
-SUITE, VARIANT, SFT_RUN, RCTP_RUN = "regime-wide1-d10", "17", "sft-w15", "rctp-w17"
-"""The design variant drawn (docs/regime.md: the current design), its suite and its seed-7
-runs (variant 17 = variant 15's SFT, then RCTP-FT 4 epochs with the goal rows started apart)."""
-SFT_REPORT = f"results/diagnostics/regime-regime-{SFT_RUN}-s7.json"
-RCTP_REPORT = f"results/diagnostics/regime-regime-{RCTP_RUN}-s7.json"
-INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
+(DESIGN,) = figure_entries("regime_suite")
+"""The design variant drawn (docs/regime.md: the current design), its suite and its runs at
+the design seed (``results/INDEX.toml``, row ``regime-design``: variant 17 = variant 15's
+SFT, then RCTP-FT 4 epochs with the goal rows started apart)."""
+SUITE, VARIANT, SEED = DESIGN["suite"], str(DESIGN["variant"]), DESIGN["seed"]
+SFT_REPORT = f"results/diagnostics/regime-regime-{DESIGN['sft']}-s{SEED}.json"
+RCTP_REPORT = f"results/diagnostics/regime-regime-{DESIGN['rctp']}-s{SEED}.json"
+INPUTS: tuple[str, ...] = (FIGURES_FILE, SFT_REPORT, RCTP_REPORT)
 """Files the figure reads (repository-relative)."""
 SERIES = base.series(SFT_REPORT, RCTP_REPORT)
 CAPTION = (
-    f"Regime diagnostic of design variant {VARIANT} on {SUITE} at seed 7 (no factorial "
+    f"Regime diagnostic of design variant {VARIANT} on {SUITE} at seed {SEED} (no factorial "
     "seed) on 200 held-out tasks (analysis/diagnostics/regime/; regime-grpo rollouts: tau 1, 8 "
     "samples per task): (a) unbiased pass@k against k with greedy success at k = 0 (dashed); (b) "
     "greedy success and pass@8 per synth category of SFT; (c) SFT's greedy failure kinds: "
@@ -34,6 +38,6 @@ CAPTION = (
 
 
 def make_figure(runs: dict) -> Figure:
-    reports = base.load_reports(inputs=INPUTS)
-    title = f"{SUITE}, variant {VARIANT}, seed 7, gates"
+    reports = base.load_reports(inputs=(SFT_REPORT, RCTP_REPORT))
+    title = f"{SUITE}, variant {VARIANT}, seed {SEED}, gates"
     return base.draw(reports, SFT_REPORT, RCTP_REPORT, SERIES, title, "lower right")

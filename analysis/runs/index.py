@@ -5,7 +5,9 @@ Each row (:class:`Study`) names its task suite, status, the fnmatch patterns of 
 folders (relative to ``results/``), its protocol page, its verdict module and a one-line
 finding. Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
 ``tests/unit/analysis/test_results_index.py``). The README's campaigns table is
-:func:`markdown` (``python -m analysis.report --write-readme``).
+:func:`markdown` (``python -m analysis.report --write-readme``). The design-history figures
+read the runs they draw from ``results/FIGURES.toml`` (:func:`figure_entries`; each names its
+index row), so a new design run adds an entry, not code.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ import fnmatch
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from analysis import REPO_ROOT
 
 RESULTS = REPO_ROOT / "results"
 INDEX = RESULTS / "INDEX.toml"
+FIGURES = RESULTS / "FIGURES.toml"
+FIGURES_FILE = FIGURES.relative_to(REPO_ROOT).as_posix()
+"""``results/FIGURES.toml``, repository-relative: an input of every figure that reads it."""
 STATUSES = ("current", "complete", "planned", "design history")
 
 
@@ -50,6 +56,23 @@ def studies(path: Path = INDEX) -> list[Study]:
             raise ValueError(f"{path}: study {row['id']}: status must be one of {STATUSES}")
         out.append(Study(**row))
     return out
+
+
+def figures(path: Path = FIGURES) -> dict[str, dict[str, Any]]:
+    """Figure name (``analysis/figures/fig_<name>.py``) -> ``{"study": index row id,
+    "entries": (entry, ...)}`` of ``results/FIGURES.toml``."""
+    return {
+        name: {"study": f["study"], "entries": tuple(f["entries"])}
+        for name, f in tomllib.loads(path.read_text()).items()
+    }
+
+
+def figure_entries(name: str, path: Path = FIGURES) -> tuple[dict[str, Any], ...]:
+    """The runs the design-history figure ``name`` draws, in order (KeyError: not listed)."""
+    listed = figures(path)
+    if name not in listed:
+        raise KeyError(f"{path}: no figure {name!r}")
+    return listed[name]["entries"]
 
 
 def run_folders(results: Path = RESULTS) -> list[str]:

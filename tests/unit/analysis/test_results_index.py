@@ -51,3 +51,21 @@ def test_an_unknown_status_is_refused(tmp_path):
     )
     with pytest.raises(ValueError, match="status must be one of"):
         ix.studies(index)
+
+
+def test_every_listed_figure_reads_its_entries_and_names_a_history_row():
+    rows = {s.id: s for s in ix.studies()}
+    listed = ix.figures()
+    assert listed, "the design-history figures read their runs from results/FIGURES.toml"
+    for name, fig in listed.items():
+        assert rows[fig["study"]].status == "design history", name
+        module = REPO_ROOT / "analysis" / "figures" / f"fig_{name}.py"
+        assert f'figure_entries("{name}")' in module.read_text(), name
+
+
+def test_figure_entries_are_read_in_order(tmp_path):
+    path = tmp_path / "FIGURES.toml"
+    path.write_text('[x]\nstudy = "a"\nentries = [{ run = "r1", seed = 7 }, { run = "r0" }]\n')
+    assert ix.figure_entries("x", path) == ({"run": "r1", "seed": 7}, {"run": "r0"})
+    with pytest.raises(KeyError, match="no figure 'y'"):
+        ix.figure_entries("y", path)
