@@ -100,7 +100,7 @@ def rows(ds: list[fm.Decision]) -> list[dict[str, str]]:
         full |= {
             "family": d.family,
             "n seeds": f"{len(seeds)} ({', '.join(map(str, seeds))})" if seeds else "0",
-            "tasks": str(iv.tasks) if iv is not None else DASH,
+            "tasks": str(iv.tasks) if iv is not None and iv.tasks else DASH,
             "verdict": verdict_cell(d),
         }
         out.append({h: full[h] for h in HEADER})

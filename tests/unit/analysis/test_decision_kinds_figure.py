@@ -89,3 +89,29 @@ def test_figure_draws_both_goals_and_keys_an_arm_without_low(tmp_path, monkeypat
         assert [ax.get_title() for ax in axes] == [fig_kinds.TITLES[k] for k in fig_kinds.KINDS]
     finally:
         plt.close(fig)
+
+
+def test_a_run_without_goal_token_is_drawn_at_its_one_condition_and_keyed_so(tmp_path):
+    """SFT + GRPO evaluates under condition ``none``: its curve is the solid one, its key
+    says it has no goal token; draw() takes any kinds in the order of their titles."""
+    d = write_run(tmp_path, "collapse-grpo", 3, low=False)
+    for path in (d / "eval").iterdir():
+        doc = json.loads(path.read_text())
+        doc["conditions"] = {"none": doc["conditions"]["high"]}
+        path.write_text(json.dumps(doc))
+    run = load_run(d)
+    assert fig_kinds.kind_curves(run, "high")["rename_copy"].to_dict() == {
+        0: 0.0,
+        100: 0.25,
+        200: 0.5,
+    }
+    assert fig_kinds.kind_curves(run, "low") == {}
+    titles = {"stop_early": "stop", "rename_copy": "rename"}
+    fig = fig_kinds.draw([d], titles, key="upper left")
+    try:
+        assert [ax.get_title() for ax in fig.axes[:2]] == ["stop", "rename"]
+        assert [ln.get_linestyle() for ln in fig.axes[1].lines] == ["-"]
+        legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+        assert legend == ["SFT + GRPO (n=1, no goal token)"]
+    finally:
+        plt.close(fig)
