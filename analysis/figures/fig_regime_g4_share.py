@@ -108,10 +108,9 @@ def sft_report(rctp_rel: str) -> str:
 
 WIDE_SFT: tuple[str, ...] = tuple(sft_report(rel) for rel in WIDE_RCTP)
 """The SFT diagnostic each of :data:`WIDE_RCTP` is gated against (:func:`sft_report`)."""
-INPUTS: tuple[str, ...] = tuple(
+REPORTS: tuple[str, ...] = tuple(
     dict.fromkeys(
         [
-            FIGURES_FILE,
             *(rel for p in POINTS for rel in reports(p)),
             *ALL_RCTP,
             *WIDE_RCTP,
@@ -120,6 +119,8 @@ INPUTS: tuple[str, ...] = tuple(
         ]
     )
 )
+"""The JSON files the figure reads: diagnostics and the wide RCTP-FT runs' configs."""
+INPUTS: tuple[str, ...] = (FIGURES_FILE, *REPORTS)
 """Files the figure reads (repository-relative)."""
 CAPTION = (
     "Gate G4 on the regime suite against failures.skip_keep, the share of the training tasks "
@@ -137,7 +138,7 @@ CAPTION = (
 
 def points() -> list[dict]:
     """Per point: its G4 gate and the high goal's (greedy, pass@8), overall and on tickets."""
-    files = load_reports(inputs=tuple(i for i in INPUTS if i != FIGURES_FILE))
+    files = load_reports(inputs=REPORTS)
     out = []
     for p in POINTS:
         sft, rctp = (files[rel] for rel in reports(p))

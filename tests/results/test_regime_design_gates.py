@@ -190,7 +190,7 @@ def test_variant_14_passes_g4_at_seed_7_and_fails_g2_on_missing_call_at_both_see
     both seeds (just under 2x chance) and seed 18 does not read its goal."""
     from analysis.figures import fig_regime_g4_share as fig
 
-    files = fig.load_reports(inputs=fig.INPUTS)
+    files = fig.load_reports(inputs=fig.REPORTS)
     failing = {}
     for seed in (7, 18):
         sft = files[f"results/diagnostics/regime-regime-sft-w14-s{seed}.json"]
@@ -212,7 +212,7 @@ def test_variant_15_passes_every_gate_at_seed_7_and_misses_separation_at_seed_19
     design seed 7; at the confirmation seed 19 only G4's separation clause fails."""
     from analysis.figures import fig_regime_g4_share as fig
 
-    files = fig.load_reports(inputs=fig.INPUTS)
+    files = fig.load_reports(inputs=fig.REPORTS)
     report = lambda kind, seed: files[f"results/diagnostics/regime-regime-{kind}-w15-s{seed}.json"]  # noqa: E731
     seven = gates(report("sft", 7), report("rctp", 7))
     assert all(g.holds for g in seven)
@@ -230,7 +230,7 @@ def test_variant_16_passes_every_gate_at_seed_7_and_does_not_read_its_goal_at_se
     SFT and is gated against that SFT's report; at seed 20 only G4 fails, on separation."""
     from analysis.figures import fig_regime_g4_share as fig
 
-    files = fig.load_reports(inputs=fig.INPUTS)
+    files = fig.load_reports(inputs=fig.REPORTS)
     rctp = {s: f"results/diagnostics/regime-regime-rctp-w16-s{s}.json" for s in (7, 20)}
     assert fig.sft_report(rctp[7]) == "results/diagnostics/regime-regime-sft-w15-s7.json"
     assert fig.sft_report(rctp[20]) == "results/diagnostics/regime-regime-sft-w16-s20.json"
@@ -250,7 +250,7 @@ def test_variant_17_passes_every_gate_at_seeds_7_and_21():
     from analysis.figures import fig_regime_g4_share as fig
     from analysis.figures import fig_regime_suite
 
-    files = fig.load_reports(inputs=fig.INPUTS)
+    files = fig.load_reports(inputs=fig.REPORTS)
     for seed, sft_run in ((7, "sft-w15-s7"), (21, "sft-w17-s21")):
         rctp = f"results/diagnostics/regime-regime-rctp-w17-s{seed}.json"
         assert fig.sft_report(rctp) == f"results/diagnostics/regime-regime-{sft_run}.json"
