@@ -1,8 +1,9 @@
 r"""Gate G4 against RCTP-FT epochs: the goals separate only where the high goal has no headroom.
 
 Reads the committed regime diagnostics of the RCTP-FT variants that differ only in epochs
-(:data:`VARIANTS`, listed in ``results/INDEX.toml``: variant 3's seed-7 SFT as the failure sampler, RCTP-FT from the base, the
-same 4,000-trajectory mix; ``docs/lab-notes/2026-12-regime-design-g4.md``) and the goal log-probability gaps of
+(:data:`VARIANTS`, listed in ``results/FIGURES.toml``: variant 3's seed-7 SFT as the failure
+sampler, RCTP-FT from the base, the same 4,000-trajectory mix;
+``docs/lab-notes/2026-12-regime-design-g4.md``) and the goal log-probability gaps of
 :mod:`analysis.diagnostics.regime.goal_logp` on that mix. (a) G4's two high-goal clauses
 against epochs: the separation pass@1(high) − pass@1(low) and the high goal's headroom
 pass@8 − greedy, each with its threshold (both must hold); (b) greedy and pass@8 under each
@@ -24,8 +25,7 @@ REQUIRES: tuple[str, ...] = ()
 VARIANTS: tuple[tuple[str, float], ...] = tuple(
     (f"v{e['variant']}", e["epochs"]) for e in figure_entries("regime_g4")
 )
-"""(variant, RCTP-FT epochs), in order of epochs (``results/INDEX.toml``, row
-``regime-design``)."""
+"""(variant, RCTP-FT epochs), in order of epochs (``results/FIGURES.toml``)."""
 NUMBERS = ", ".join(v[1:] for v, _ in VARIANTS)
 VARIANT_KEY = (
     f"{', '.join(v for v, _ in VARIANTS)}: RCTP-FT variants {NUMBERS} (the same mix from "

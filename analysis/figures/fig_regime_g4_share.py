@@ -46,8 +46,8 @@ class Point(NamedTuple):
 
 
 POINTS: tuple[Point, ...] = tuple(Point(**e) for e in figure_entries("regime_g4_share"))
-"""``results/INDEX.toml`` (row ``regime-design``): variants 11, 13, 12a and 12b at the design
-seed, in order of share, then variant 13 on the confirmation seed 17."""
+"""``results/FIGURES.toml``: variants 11, 13, 12a and 12b at the design seed, in order of share,
+then variant 13 on the confirmation seed 17."""
 TICKET = "synth/ticket"
 
 

@@ -50,7 +50,7 @@ COLOURS = (fs.SKY, fs.BLUE, fs.ORANGE, fs.VERMILION)
 ENTRIES: tuple[Entry, ...] = tuple(
     Entry(**e, colour=c) for e, c in zip(figure_entries("regime_g4prime"), COLOURS, strict=True)
 )
-"""The recipes and seeds drawn (``results/INDEX.toml``, row ``regime-design``)."""
+"""The recipes and seeds drawn (``results/FIGURES.toml``)."""
 REFERENCE = "results/regime/regime-grpo-s7"
 """SFT + GRPO at the design seed (the proof recipe from variant 3's SFT)."""
 
