@@ -63,8 +63,8 @@ theory: $(STAMP)  ## check every theory statement of the paper
 runs: $(STAMP)  ## the CPU experiments the figures read (cached in runs/): make campaign C=pool
 	$(PY) -m analysis.campaign
 
-campaign: $(STAMP)  ## one campaign by id, trains what is not done: make campaign C=regime-wide1 [ARGS=--dry-run | ARGS=--list]
-	$(if $(C),,$(error make campaign needs C=<id>; the ids: $(shell $(PY) -m analysis.campaign --ids) (e.g. make campaign C=regime-wide1 ARGS=--dry-run)))
+campaign: $(STAMP)  ## one campaign by id, trains what is not done: make campaign C=collapse [ARGS=--dry-run | ARGS=--list]
+	$(if $(C),,$(error make campaign needs C=<id>; the ids: $(shell $(PY) -m analysis.campaign --ids) (e.g. make campaign C=collapse ARGS=--dry-run)))
 	$(PY) -m analysis.campaign --campaign $(C) $(ARGS)
 
 figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)

@@ -10,7 +10,7 @@ module                                          concern
 :mod:`~analysis.campaign.regime`                the regime-d10 campaign: its runs, each
                                                 seed's admission, pass@k of every RL run
 :mod:`~analysis.campaign.wide1`                 the regime-wide1 campaign: the factorial on
-                                                the current design
+                                                the chosen design
 :mod:`~analysis.campaign.mechanics`             run specs, locating a done run, launching,
                                                 light copies in ``results/<home>``
 :mod:`~analysis.campaign.spec`                  whether a recorded spec is the current one

@@ -58,7 +58,7 @@ CAMPAIGNS: dict[str, Entry] = {
         ),
         Entry(
             wide1.ID,
-            "the regime-wide1-d10 factorial (the current design): Stage 1, the four arms, "
+            "the regime-wide1-d10 factorial (the regime suites' chosen design, variant 17): Stage 1, the four arms, "
             "pass@k (runs/regime)",
             wide1.build,
             wide1.experiments,

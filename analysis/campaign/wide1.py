@@ -1,4 +1,4 @@
-"""The regime-wide1 campaign: the 2×2 factorial on ``regime-wide1-d10``, the current design
+"""The regime-wide1 campaign: the 2×2 factorial on ``regime-wide1-d10``, the chosen design
 (variant 17, ``docs/regime.md``).
 
 The regime-d10 campaign's machinery (:mod:`analysis.campaign.regime`) in the same home

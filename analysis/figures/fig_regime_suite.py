@@ -3,7 +3,7 @@ r"""The regime diagnostic of the regime carried forward at its design seed: does
 The panels of :mod:`analysis.figures.fig_regime` (pass@k against k per checkpoint and goal;
 greedy and pass@8 per synth category; SFT's greedy failure kinds against chance) for the
 design-seed Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``, the
-current design, listed in ``results/FIGURES.toml``: variant 17 on ``regime-wide1-d10``, whose
+chosen design, listed in ``results/FIGURES.toml``: variant 17 on ``regime-wide1-d10``, whose
 gates hold at seeds 7 and 21), read from the committed reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the title gives the verdicts of
 the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
 """
@@ -17,7 +17,7 @@ from analysis.runs.index import FIGURES_FILE, figure_entries
 
 REQUIRES: tuple[str, ...] = ()
 (DESIGN,) = figure_entries("regime_suite")
-"""The design variant drawn (docs/regime.md: the current design), its suite and its runs at
+"""The design variant drawn (docs/regime.md: the chosen design), its suite and its runs at
 the design seed (``results/FIGURES.toml``: variant 17 = variant 15's
 SFT, then RCTP-FT 4 epochs with the goal rows started apart)."""
 SUITE, VARIANT, SEED = DESIGN["suite"], str(DESIGN["variant"]), DESIGN["seed"]

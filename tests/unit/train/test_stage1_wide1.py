@@ -1,4 +1,4 @@
-"""The Stage-1 presets of the current design (variant 17 on ``regime-wide1-d10``,
+"""The Stage-1 presets of the chosen design (variant 17 on ``regime-wide1-d10``,
 docs/regime.md) are the recipe of its committed Stage-1 runs: ``sft-regime-wide1`` of every
 committed SFT of variants 15–17 and the proof seeds, ``rctp-regime-wide1`` of every committed
 RCTP-FT of variant 17."""
