@@ -11,7 +11,10 @@ Its runs train in ``runs/collapse`` and are committed to ``results/collapse`` (h
   ``rctp-collapse-s<seed>`` (``rctp-collapse``) from it, its failures sampled from it;
 - ``collapse-factorial``: the four cells {SFT, RCTP-FT} × {GRPO, RC sampling} on every seed;
 - ``collapse-mechanisms``: the anchored low mode, within-goal normalisation and the
-  rollout-matched GRPO (G = 3) from the same RCTP-FT checkpoints.
+  rollout-matched GRPO (G = 3) from the same RCTP-FT checkpoints;
+- ``collapse-control`` (``docs/protocols/collapse-control.md``): RCTP-FT + GRPO from
+  ``rctp-collapse-shuffled-s<seed>``, RCTP-FT with its goal labels permuted (Stage-1 preset
+  ``rctp-collapse-shuffled``; its Stage 1 is in ``stage1``, after the seeds' SFT and RCTP-FT).
 
 No admission by outcome: every seed's Stage 1 is trained and every arm runs on it. The
 factorial's runs come before the mechanism arms'; a part of the campaign is a ``--runs`` list
@@ -49,7 +52,9 @@ def stage1(seed: int) -> dict[str, RunSpec]:
     rctp_argv = ("rctp", "--preset", "rctp-collapse", "--run.seed", str(seed))
     rctp_argv += ("--model.path", Checkpoint(sft), "--failures.policy", Checkpoint(sft))
     rctp = RunSpec(f"rctp-collapse-s{seed}", rctp_argv, pin=pinned, home=HOME)
-    return {"pool": start, "sft": sft, "rctp": rctp}
+    shuffled_argv = ("rctp", "--preset", "rctp-collapse-shuffled", *rctp_argv[3:])
+    shuffled = RunSpec(f"rctp-collapse-shuffled-s{seed}", shuffled_argv, pin=pinned, home=HOME)
+    return {"pool": start, "sft": sft, "rctp": rctp, "rctp-shuffled": shuffled}
 
 
 def rl(preset: str, init: RunSpec, seed: int) -> RunSpec:
@@ -63,6 +68,8 @@ def build() -> Campaign:
     camp = Campaign()
     starts = {s: stage1(s) for s in SEEDS}
     regime.add_stage1(camp, starts)
+    for s in SEEDS:
+        camp.add("stage1", starts[s]["rctp-shuffled"])
     for e in dict.fromkeys(a.experiment for a in arms(ID)):
         camp.experiments.setdefault(e, [])
     for s in SEEDS:

@@ -27,7 +27,12 @@ Families (:data:`FAMILIES`, Holm within each, :func:`analysis.verdicts.family.de
    the anchored low mode, M3 within-goal normalisation (against RC-GRPO: "unchanged" is the
    equivalence verdict), M4 RC-GRPO against the rollout-matched GRPO (G = 3), each on speed and
    final success; M5 RC-GRPO's goals are still apart at step 200 (held-out high − low >
-   :data:`KEPT_SEPARATION`).
+   :data:`KEPT_SEPARATION`);
+4. ``control`` (``docs/protocols/collapse-control.md``, registered after the factorial's
+   verdicts and before any run of its arm): X1 RCTP-FT + GRPO against the same arm from an
+   RCTP-FT whose goal labels were permuted (is the init's effect the reward conditioning? the
+   equivalence verdict says it is the data), X2 that control against SFT + GRPO (does RCTP-FT's
+   data without conditioning rescue GRPO?), each on speed and final success.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ ROLES = roles("collapse")
 SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]
 RCTP_GRPO, RC = ROLES["rctp_grpo"], ROLES["rctp_rc"]
 ANCHORED, GOALNORM, G3 = ROLES["rc_anchored"], ROLES["rc_goalnorm"], ROLES["rctp_grpo_g3"]
+SHUFFLED = ROLES["shuffled_grpo"]
 FACTORIAL = (RC, RCTP_GRPO, SFT_RC, SFT_GRPO)
 MARGIN = TARGET_MDE
 """Equivalence margin on both held-out outcomes: 5 points of success, the effect the regime
@@ -58,6 +64,7 @@ NAMES = {
     ANCHORED: "anchored low mode",
     GOALNORM: "within-goal normalisation",
     G3: "GRPO with G = 3",
+    SHUFFLED: "shuffled-goal RCTP-FT + GRPO",
 }
 
 
@@ -123,6 +130,8 @@ RULES: tuple[rv.Rule, ...] = (
         cells=(rv.success("last", "high"), rv.success("last", "low")),
         weights=(1.0, -1.0),
     ),
+    *_pair("X1", RCTP_GRPO, SHUFFLED, "is the RCTP-FT init's effect its reward conditioning"),
+    *_pair("X2", SHUFFLED, SFT_GRPO, "does RCTP-FT's data without conditioning rescue GRPO"),
 )
 """The registered rules (module docstring)."""
 
@@ -130,6 +139,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "premise": ("K1", "K2"),
     "claims": tuple(r.id for r in RULES if r.id[:2] in ("K3", "K4", "K5", "K6")),
     "mechanisms": tuple(r.id for r in RULES if r.id[0] == "M"),
+    "control": tuple(r.id for r in RULES if r.id[0] == "X"),
 }
 """Holm families (module docstring)."""
 EQUIVALENCE: tuple[str, ...] = tuple(

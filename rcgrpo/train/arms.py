@@ -32,7 +32,7 @@ ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`
 ``regime-wide1``, the factorial on ``regime-wide1-d10``, the regime suites' chosen design (docs/regime.md);
 ``collapse``, the factorial and the mechanism arms on ``collapse1-d10``, where SFT + GRPO
 collapses (docs/protocols/collapse-campaign.md)."""
-STARTS = {"sft": "SFT", "rctp": "RCTP-FT"}
+STARTS = {"sft": "SFT", "rctp": "RCTP-FT", "rctp-shuffled": "RCTP-FT, shuffled goals"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
 """Okabe-Ito colour names (``analysis.figures.style.PALETTE`` holds their values)."""
@@ -326,6 +326,23 @@ ARMS += tuple(
     for a in ARMS
     if a.preset in COLLAPSE_ARMS
 )
+
+ARMS += (
+    Arm(
+        "collapse-shuffled-grpo",
+        "rctp-shuffled",
+        "shuffled-goal RCTP-FT + GRPO",
+        "GRPO (high goal)",
+        "blue",
+        "collapse-control",
+        "shuffled_grpo",
+        "collapse",
+    ),
+)
+"""The control of the collapse campaign (docs/protocols/collapse-control.md): RCTP-FT + GRPO
+from an RCTP-FT whose goal labels were permuted (``rctp-collapse-shuffled``, Stage-1
+``goals.labels shuffled``), so its init has RCTP-FT's data and recipe but no reward
+conditioning."""
 
 
 def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:

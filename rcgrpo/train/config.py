@@ -386,9 +386,16 @@ LEGACY_ADV_SCALE = {"group": "grpo", "batch": "grpo-batch", "none": "dr-grpo"}
 
 def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     """A config dict written by an older version, in today's keys (a new dict; the input is
-    not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``. Every reader of a
-    stored ``config.json`` (``--config``, resume, the campaign's spec check) calls it."""
-    algo = data.get("algo") if isinstance(data, dict) else None
+    not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``; an RCTP-FT config
+    without ``goals.labels`` gets ``reward``, the only labelling before that key existed.
+    Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
+    check) calls it."""
+    if not isinstance(data, dict):
+        return data
+    goals = data.get("goals")
+    if isinstance(goals, dict) and "labels" not in goals:
+        data = {**data, "goals": {**goals, "labels": "reward"}}
+    algo = data.get("algo")
     if not isinstance(algo, dict) or "adv_scale" not in algo:
         return data
     algo = dict(algo)

@@ -67,7 +67,12 @@ The ``collapse-*`` arms (:data:`rcgrpo.train.arms.COLLAPSE_ARMS`; rules
 2026-12-collapse-design.md``, variant 4): G = 5 (the paper's), lr 1e-5 (at 1e-4 SFT + GRPO
 learns the planted decision from a handful of successes within 50 steps; gate C). Each differs
 from its ``regime-*`` arm only there; the rollout-matched arm runs G = 3 (RC-GRPO's mean 2.5
-high-goal rollouts, rounded up).
+high-goal rollouts, rounded up). The control ``collapse-shuffled-grpo`` is
+``collapse-rctp-grpo`` from another Stage-1 checkpoint: RCTP-FT trained with its goal labels
+permuted within each mode (``rctp-collapse-shuffled``, ``goals.labels`` shuffled, so
+:math:`P(g = high \mid r) = P(g = high)`); the comparison with ``collapse-rctp-grpo`` says
+whether the RCTP-FT init's effect is the reward conditioning or its data
+(``docs/protocols/collapse-control.md``).
 
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
@@ -109,6 +114,9 @@ COLLAPSE_SFT_INIT = "runs/collapse/sft-collapse/final"
 """Stage-1 SFT checkpoint of the ``collapse-*`` presets (``sft-collapse``)."""
 COLLAPSE_RCTP_INIT = "runs/collapse/rctp-collapse/final"
 """Stage-1 RCTP-FT checkpoint of the ``collapse-*`` presets (``rctp-collapse``)."""
+COLLAPSE_SHUFFLED_INIT = "runs/collapse/rctp-collapse-shuffled/final"
+"""Stage-1 checkpoint of ``collapse-shuffled-grpo``: RCTP-FT with its goal labels permuted
+(``rctp-collapse-shuffled``)."""
 PAPER_INIT = "runs/stage1/rctp-bfcl/final"
 """RCTP-FT checkpoint of the GPU preset (``rctp-bfcl-gpu`` of Stage 1)."""
 RUN_NAME = "{preset}-s{seed}"
@@ -239,7 +247,11 @@ _INITS = {
     "pool": {"sft": SFT_INIT, "rctp": RCTP_INIT},
     "regime-d10": {"sft": REGIME_SFT_INIT, "rctp": REGIME_RCTP_INIT},
     "regime-wide1": {"sft": WIDE1_SFT_INIT, "rctp": WIDE1_RCTP_INIT},
-    "collapse": {"sft": COLLAPSE_SFT_INIT, "rctp": COLLAPSE_RCTP_INIT},
+    "collapse": {
+        "sft": COLLAPSE_SFT_INIT,
+        "rctp": COLLAPSE_RCTP_INIT,
+        "rctp-shuffled": COLLAPSE_SHUFFLED_INIT,
+    },
 }
 """Each regime's Stage-1 checkpoints, by an arm's ``start``."""
 _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
@@ -279,6 +291,7 @@ _CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "collapse-rcgrpo-anchored": {"algo": {**_RC, "low_goal_gradient": False}},
     "collapse-rcgrpo-goalnorm": {"algo": {**_RC, "adv_scope": "goal"}},
     "collapse-rctp-grpo-g3": {"algo": _HIGH, "rollout": {"group_size": 3}},
+    "collapse-shuffled-grpo": {"algo": _HIGH},
 }
 """Per arm (:data:`rcgrpo.train.arms.ARMS`): its values against its regime's base."""
 

@@ -31,7 +31,7 @@ from typing import Any
 from rcgrpo.env.synth_demo import DECISIONS
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.config import SFTConfig
+from rcgrpo.train.stage1.config import GOAL_LABELS, SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -231,6 +231,7 @@ _RCTP: tuple[Rule, ...] = (
     ),
     ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
     ("goals.spread", _GE0, "must be >= 0 (0 = rows as the checkpoint has them)"),
+    ("goals.labels", lambda v: v in GOAL_LABELS, f"must be one of {list(GOAL_LABELS)}"),
 )
 
 

@@ -148,15 +148,25 @@ class FailureConfig(SamplingConfig):
     """Episodes sampled in parallel."""
 
 
+GOAL_LABELS = ("reward", "shuffled")
+"""How RCTP-FT labels its mix (``goals.labels``; :func:`rcgrpo.train.stage1.data.goal_labels`):
+``reward``, each trajectory's goal is its reward (the paper); ``shuffled``, the same labels
+permuted within each episode mode, so the goal token carries no information about the reward
+(the control that keeps the data, the token's format and its 1:1 marginal, and removes the
+conditioning; docs/protocols/collapse-control.md)."""
+
+
 @dataclass
 class GoalConfig:
-    """RCTP-FT's reward-goal tokens at the start of training."""
+    """RCTP-FT's reward-goal tokens: their rows at the start of training, and their labels."""
 
     spread: float = 0.0
     """Set the ``<|high_reward|>`` and ``<|low_reward|>`` input-embedding rows this many median
     row norms apart before the first step, midpoint and direction kept
     (:func:`rcgrpo.policy.tokenizer.spread_goal_rows`; docs/regime.md, variant 17). 0 = as
     the starting checkpoint has them."""
+    labels: str = "reward"
+    """Which goal each trajectory of the mix is trained under: one of :data:`GOAL_LABELS`."""
 
 
 @dataclass
@@ -350,6 +360,11 @@ _RCTP_COLLAPSE = with_overrides(
     failures={"policy": "runs/collapse/sft-collapse/final", "skip_keep": 0.01},
     run={"root": "runs/collapse", "name": "rctp-collapse"},
 )
+# The control of the collapse campaign (docs/protocols/collapse-control.md): RCTP-FT's data,
+# recipe and token format with its goal labels permuted, so the token says nothing of the reward.
+_RCTP_COLLAPSE_SHUFFLED = with_overrides(
+    _RCTP_COLLAPSE, goals={"labels": "shuffled"}, run={"name": "rctp-collapse-shuffled"}
+)
 
 PRESETS: dict[str, SFTConfig] = {
     "sft-synth-cpu": _SFT_SYNTH_CPU,
@@ -360,6 +375,7 @@ PRESETS: dict[str, SFTConfig] = {
     "rctp-regime-wide1": _RCTP_REGIME_WIDE1,
     "sft-collapse": _SFT_COLLAPSE,
     "rctp-collapse": _RCTP_COLLAPSE,
+    "rctp-collapse-shuffled": _RCTP_COLLAPSE_SHUFFLED,
     "sft-bfcl-tiny": _SFT_BFCL_TINY,
     "rctp-bfcl-tiny": _rctp_after(
         _SFT_BFCL_TINY,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from rcgrpo.train.stage1.config import SFTConfig
+from rcgrpo.train.stage1.config import GOAL_LABELS, SFTConfig
 from rcgrpo.train.stage1.trajectories import Example, encode_trajectory
 
 SCRATCH_MAX_CONTEXT = 1_000_000  # scripted experts are never cut; sft.max_length filters
@@ -78,6 +78,30 @@ def random_goals(n: int, share: float, seed: int) -> list[bool | None]:
     high or low (1/2 each), else None; independent of the examples, deterministic in ``seed``."""
     rng = random.Random(f"sft-goals/{seed}")
     return [(rng.random() < 0.5) if rng.random() < share else None for _ in range(n)]
+
+
+def goal_labels(trajs: Sequence, labels: str, seed: int) -> list[bool]:
+    """The goal of each RCTP-FT trajectory (True high, False low) under ``goals.labels``
+    (:data:`rcgrpo.train.stage1.config.GOAL_LABELS`).
+
+    ``reward``: g_i = [r_i = 1], the paper's label. ``shuffled``: within each episode mode m,
+    (g_i)_{i in m} is a permutation π of ([r_i = 1])_{i in m}, uniform and deterministic in
+    ``seed``, so every mode keeps its count of high labels (half, in a 1:1 mix) while a
+    label is independent of its trajectory's reward: P(g = high | r) = P(g = high)."""
+    rewarded = [t.reward == 1 for t in trajs]
+    if labels == "reward":
+        return rewarded
+    if labels not in GOAL_LABELS:
+        raise ValueError(f"goals.labels must be one of {list(GOAL_LABELS)}, got {labels!r}")
+    rng = random.Random(f"rctp-shuffled-goals/{seed}")
+    out = list(rewarded)
+    for mode in sorted({t.mode for t in trajs}):
+        where = [i for i, t in enumerate(trajs) if t.mode == mode]
+        drawn = [rewarded[i] for i in where]
+        rng.shuffle(drawn)
+        for i, g in zip(where, drawn, strict=True):
+            out[i] = g
+    return out
 
 
 def batch_schedule(

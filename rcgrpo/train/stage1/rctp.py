@@ -5,7 +5,8 @@ successful rollouts); failures = rollouts of a weaker policy (``failures.policy`
 at ``failures.temperature`` with no reward token) whose REAL reward is 0. Per episode mode,
 exactly n = min(#successes, #failures) of each (``rctp_mix``); the goal
 ``[Reward Goal: <|high_reward|>]`` / ``<|low_reward|>`` of each trajectory's actual reward
-is appended once to its first user message. The weak policy is re-sampled (new seed, up to
+is appended once to its first user message (``goals.labels shuffled``: the same labels
+permuted within each mode, the control whose token says nothing of the reward). The weak policy is re-sampled (new seed, up to
 ``failures.max_rounds`` passes) while failures are fewer than successes.
 
 Training is :func:`rcgrpo.train.stage1.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
@@ -30,7 +31,7 @@ from rcgrpo.train.failure_modes import failure_mix
 from rcgrpo.train.progress import advance, close, open_bar
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.stage1.config import RCTPConfig
-from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data
+from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data, goal_labels
 from rcgrpo.train.stage1.setup import finish, open_run, print_summary
 from rcgrpo.train.stage1.sft import train
 from rcgrpo.train.stage1.trajectories import (
@@ -223,7 +224,13 @@ def run_rctp(cfg: RCTPConfig) -> dict:
         data_path.write_text(json.dumps(stats, indent=2) + "\n")
     if run.resume is None:  # a resumed run's checkpoint already holds the spread rows
         stats["goal_rows"] = spread_goals(cfg, run.model, tokenizer)
-    examples, dropped = encode_examples(mix, tokenizer, True, cfg.sft.max_length)
+    goals = goal_labels(mix, cfg.goals.labels, cfg.run.seed)
+    stats["goal_labels"] = {
+        "labels": cfg.goals.labels,
+        "high": sum(goals),
+        "agree_with_reward": sum(g == (t.reward == 1) for g, t in zip(goals, mix, strict=True)),
+    }
+    examples, dropped = encode_examples(mix, tokenizer, False, cfg.sft.max_length, goals)
     stats["examples"], stats["dropped_too_long"] = len(examples), dropped
     return finish(run, stats, train(run, examples, ("high", "low")))
 

@@ -86,7 +86,11 @@ def test_every_arm_is_a_preset_and_every_campaign_preset_an_arm():
         "pool": {"sft": ps.SFT_INIT, "rctp": ps.RCTP_INIT},
         "regime-d10": {"sft": ps.REGIME_SFT_INIT, "rctp": ps.REGIME_RCTP_INIT},
         "regime-wide1": {"sft": ps.WIDE1_SFT_INIT, "rctp": ps.WIDE1_RCTP_INIT},
-        "collapse": {"sft": ps.COLLAPSE_SFT_INIT, "rctp": ps.COLLAPSE_RCTP_INIT},
+        "collapse": {
+            "sft": ps.COLLAPSE_SFT_INIT,
+            "rctp": ps.COLLAPSE_RCTP_INIT,
+            "rctp-shuffled": ps.COLLAPSE_SHUFFLED_INIT,
+        },
     }
     assert set(inits) == set(am.REGIMES)
     for a in am.ARMS:

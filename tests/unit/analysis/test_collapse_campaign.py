@@ -31,7 +31,7 @@ def test_the_collapse_arms_are_regime_d10_arms_on_collapse1_at_g5_and_lr_1e5():
     """Each collapse arm is its regime-d10 arm (start, role, change) on the collapse suite, G 5,
     lr 1e-5, from the collapse Stage-1 checkpoints; the matched arm's G is 3."""
     mine = am.arms("collapse")
-    assert [a.preset for a in mine] == list(am.COLLAPSE_ARMS.values())
+    assert [a.preset for a in mine] == [*am.COLLAPSE_ARMS.values(), "collapse-shuffled-grpo"]
     for old, new in am.COLLAPSE_ARMS.items():
         a, b = am.arm(old), am.arm(new)
         assert (a.start, a.role if new != "collapse-rctp-grpo-g3" else "rctp_grpo_g3") == (
@@ -49,7 +49,29 @@ def test_the_collapse_arms_are_regime_d10_arms_on_collapse1_at_g5_and_lr_1e5():
         assert have | {"init": want["init"]} == want, new
     colours = [a.colour for a in mine]
     assert len(set(colours)) == len(colours)  # the campaign's figures draw them together
-    assert {a.experiment for a in mine} == {"collapse-factorial", "collapse-mechanisms"}
+    assert {a.experiment for a in mine} == {
+        "collapse-factorial",
+        "collapse-mechanisms",
+        "collapse-control",
+    }
+
+
+def test_the_control_is_rctp_grpo_from_the_shuffled_goal_rctp_ft():
+    """collapse-shuffled-grpo differs from collapse-rctp-grpo in its Stage-1 checkpoint only,
+    and that checkpoint's preset differs from rctp-collapse in its goal labels (and name)."""
+    have, want = (
+        ps.arm_sections(am.arm("collapse-rctp-grpo")),
+        ps.arm_sections(am.arm("collapse-shuffled-grpo")),
+    )
+    assert want["init"] == ps.COLLAPSE_SHUFFLED_INIT
+    assert have | {"init": want["init"]} == want
+    base = _flat(to_dict(stage1_preset("rctp-collapse")))
+    control = _flat(to_dict(stage1_preset("rctp-collapse-shuffled")))
+    changed = {k: (base[k], control[k]) for k in base if base[k] != control[k]}
+    assert changed == {
+        "goals.labels": ("reward", "shuffled"),
+        "run.name": ("rctp-collapse", "rctp-collapse-shuffled"),
+    }
 
 
 def test_collapse_grpo_is_the_recipe_of_the_design_pilots():
@@ -93,10 +115,11 @@ def test_the_stage1_presets_are_the_recipe_of_the_design_runs(name, run, specifi
     } == {}
 
 
-def test_the_campaign_is_stage1_then_seven_arms_on_five_seeds():
+def test_the_campaign_is_stage1_then_eight_arms_on_five_seeds():
     camp = cc.build()
     assert cc.SEEDS == (3, 4, 5, 6, 11)
     stage1 = [f"{k}-collapse-s{s}" for s in cc.SEEDS for k in ("sft", "rctp")]
+    stage1 += [f"rctp-collapse-shuffled-s{s}" for s in cc.SEEDS]
     assert camp.experiments["stage1"] == stage1
     assert camp.experiments["collapse-factorial"] == [
         f"{a}-s{s}"
@@ -104,6 +127,18 @@ def test_the_campaign_is_stage1_then_seven_arms_on_five_seeds():
         for a in ("collapse-grpo", "collapse-sft-rc", "collapse-rctp-grpo", "collapse-rcgrpo")
     ]
     assert len(camp.experiments["collapse-mechanisms"]) == 15
+    assert camp.experiments["collapse-control"] == [
+        f"collapse-shuffled-grpo-s{s}" for s in cc.SEEDS
+    ]
+    control = camp.runs["collapse-shuffled-grpo-s4"]
+    assert [r.name for r in control.starts_from] == ["rctp-collapse-shuffled-s4"]
+    shuffled = camp.runs["rctp-collapse-shuffled-s4"]
+    assert [r.name for r in shuffled.starts_from] == ["sft-collapse-s4"]
+    assert shuffled.argv[1:] == (
+        "--preset",
+        "rctp-collapse-shuffled",
+        *camp.runs["rctp-collapse-s4"].argv[3:],
+    )
     rc = camp.runs["collapse-rcgrpo-s4"]
     assert [r.name for r in rc.starts_from] == ["rctp-collapse-s4"]
     assert [r.name for r in camp.runs["rctp-collapse-s4"].starts_from] == ["sft-collapse-s4"]
@@ -117,7 +152,8 @@ def test_the_rules_partition_into_families_and_name_collapse_arms():
     assert sorted(ids) == sorted(i for f in kv.FAMILIES.values() for i in f)
     for r in kv.RULES:
         assert all(am.arm(a).regime == "collapse" for a in r.arms), r.id
-    assert set(kv.EQUIVALENCE) == {i for i in ids if i[0] in "KM" and i[-1] in "sf"}
+    assert set(kv.EQUIVALENCE) == {i for i in ids if i[0] in "KMX" and i[-1] in "sf"}
+    assert kv.FAMILIES["control"] == ("X1s", "X1f", "X2s", "X2f")
 
 
 def write_run(root: Path, preset: str, seed: int, first: tuple, last: tuple) -> Path:

@@ -189,6 +189,14 @@ def test_upgrade_config_renames_adv_scale_and_leaves_the_input_alone():
     }
 
 
+def test_upgrade_config_labels_an_older_rctp_configs_goals_by_reward():
+    old = {"stage": "rctp", "goals": {"spread": 0.6}}
+    assert upgrade_config(old) == {"stage": "rctp", "goals": {"spread": 0.6, "labels": "reward"}}
+    assert old == {"stage": "rctp", "goals": {"spread": 0.6}}
+    shuffled = {"goals": {"spread": 0.0, "labels": "shuffled"}}
+    assert upgrade_config(shuffled) == shuffled
+
+
 @pytest.mark.parametrize(
     "arm, knob, key",
     [

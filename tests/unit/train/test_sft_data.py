@@ -15,7 +15,9 @@ from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
 from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
 from rcgrpo.train.config import TaskConfig
-from rcgrpo.train.stage1.data import collate, encode_examples
+from rcgrpo.train.errors import ConfigError
+from rcgrpo.train.stage1.config import preset as stage1_preset
+from rcgrpo.train.stage1.data import collate, encode_examples, goal_labels
 from rcgrpo.train.stage1.trajectories import (
     Trajectory,
     encode_trajectory,
@@ -23,6 +25,7 @@ from rcgrpo.train.stage1.trajectories import (
     expert_trajectories,
     rctp_mix,
 )
+from rcgrpo.train.validate import validate_config
 
 TASKS = TaskConfig(source="synth", num_train=12, num_eval=4, split_seed=3, max_turns=2)
 ENGINE = dict(prompt_style="compact", max_context=100_000, max_new_tokens=100_000)
@@ -169,6 +172,45 @@ def test_rctp_mix_is_exactly_one_to_one_per_mode(experts):
         rctp_mix(good, good, seed=0)
     with pytest.raises(ValueError, match="successes must all have reward 1"):
         rctp_mix(bad, bad, seed=0)
+
+
+def _mix(experts):
+    good = experts["multi_turn"] + experts["combined"][:5]
+    bad = [_with_reward(t, 0) for t in experts["multi_turn"][:7] + experts["combined"]]
+    return rctp_mix(good, bad, seed=0)
+
+
+def test_reward_labels_encode_exactly_as_the_conditioned_path(tokenizer, experts):
+    mix = _mix(experts)
+    goals = goal_labels(mix, "reward", seed=0)
+    assert goals == [t.reward == 1 for t in mix]
+    via_labels, _ = encode_examples(mix, tokenizer, False, 10_000, goals)
+    conditioned, _ = encode_examples(mix, tokenizer, True, 10_000)
+    assert via_labels == conditioned
+
+
+def test_shuffled_labels_keep_each_modes_high_count_and_forget_the_reward(experts):
+    mix = _mix(experts)  # 7 + 7 multi_turn, 5 + 5 combined
+    goals = goal_labels(mix, "shuffled", seed=0)
+    assert goals == goal_labels(mix, "shuffled", seed=0)  # deterministic in the seed
+    for mode, n in (("multi_turn", 7), ("combined", 5)):
+        rows = [g for g, t in zip(goals, mix, strict=True) if t.mode == mode]
+        assert sum(rows) == n and len(rows) == 2 * n
+    agree = [g == (t.reward == 1) for g, t in zip(goals, mix, strict=True)]
+    assert 0 < sum(agree) < len(mix)  # some labels moved, not all
+    draws = [goal_labels(mix, "shuffled", seed=s) for s in range(200)]
+    # P(high | success) over seeds ~ 1/2: the label is independent of the reward
+    wins = [g for d in draws for g, t in zip(d, mix, strict=True) if t.reward == 1]
+    assert abs(sum(wins) / len(wins) - 0.5) < 0.05
+    with pytest.raises(ValueError, match="goals.labels must be one of"):
+        goal_labels(mix, "random", seed=0)
+
+
+def test_a_wrong_goal_label_scheme_is_one_config_error():
+    cfg = stage1_preset("rctp-collapse")
+    cfg.goals.labels = "noise"
+    with pytest.raises(ConfigError, match="goals.labels"):
+        validate_config(cfg)
 
 
 def test_isolated_whitespace_tokenizer_copies_values_token_for_token(tasks, tmp_path):
