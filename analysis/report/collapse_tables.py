@@ -1,5 +1,6 @@
-r"""The collapse campaign's verdict table (``docs/protocols/collapse-campaign.md``), from the
-committed runs under ``results/collapse``.
+r"""The collapse campaign's verdict table (``docs/protocols/collapse-campaign.md``, and its
+control's rules, ``docs/protocols/collapse-control.md``), from the committed runs under
+``results/collapse``.
 
 ``collapse-verdicts`` (``docs/results.md``) and ``collapse_verdicts.tex`` (the paper): every rule of
 :data:`analysis.verdicts.collapse.RULES` on every committed run of the ``collapse`` arms
@@ -42,14 +43,21 @@ def decisions(arms: st.Arms) -> list[fm.Decision]:
     return fm.decide(outs, kv.FAMILIES, kv.EQUIVALENCE, kv.MARGIN, labelled={})
 
 
+def _families() -> str:
+    """``premise: K1, K2; claims: K3, …`` from :data:`analysis.verdicts.collapse.FAMILIES`."""
+    bases = {f: dict.fromkeys(i.rstrip("sf") for i in ids) for f, ids in kv.FAMILIES.items()}
+    return "; ".join(f"{f}: {', '.join(ids)}" for f, ids in bases.items())
+
+
 NOTE = (
     "Gate R fails on this design (RCTP-FT's goals do not differ on the planted decision: "
     "P(right | high) 0.107 vs low 0.103 at the design seed; docs/lab-notes/"
     "2026-12-collapse-design.md); gates C, H, H′, G0, G5 hold. "
     "Rules, families and the ±5-point equivalence margin registered before the runs "
-    "(docs/protocols/collapse-campaign.md, analysis/verdicts/collapse.py). p: two-sided t test "
-    "against the rule's threshold, Holm within its family (premise: K1, K2; claims: K3–K6; "
-    "mechanisms: M1–M5); p TOST Holm: the equivalence test within ±5 points of every θ = 0 "
+    "(docs/protocols/collapse-campaign.md; the control's X1, X2: docs/protocols/"
+    "collapse-control.md; analysis/verdicts/collapse.py). p: two-sided t test against the "
+    f"rule's threshold, Holm within its family ({_families()}); "
+    "p TOST Holm: the equivalence test within ±5 points of every θ = 0 "
     "difference of held-out success, Holm in the same family. Held-out outcomes pair the arms "
     "by task and seed (RC arms under the high goal); learning speed (s, primary) = mean "
     "held-out success over the evaluations at steps 25–175, final (f) = step 200. n seeds: "
