@@ -50,7 +50,14 @@ from pathlib import Path
 
 from analysis import REPO_ROOT as ROOT
 from analysis.campaign.spec import same_spec
-from analysis.runs.folder import COMPLETE, LIGHT_DIRS, LIGHT_FILES, copy_light_file, is_finished
+from analysis.runs.folder import (
+    COMPLETE,
+    LIGHT_DIRS,
+    LIGHT_FILES,
+    copy_light_dir,
+    copy_light_file,
+    is_finished,
+)
 from analysis.runs.sources import RUNS_ROOT
 
 CAMPAIGN = RUNS_ROOT / "campaign"
@@ -219,8 +226,9 @@ def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
 
 def export_run(camp: Campaign, name: str) -> Path:
     """Copy run ``name``'s light files (and the checkpoints others start from) from
-    runs/<home> to results/<home>, its per-rollout table gzip-compressed
-    (:func:`analysis.runs.folder.copy_light_file`); built aside and renamed, so a kill never
+    runs/<home> to results/<home>, its per-rollout table and held-out evaluations
+    gzip-compressed (:func:`analysis.runs.folder.copy_light_file`,
+    :func:`~analysis.runs.folder.copy_light_dir`); built aside and renamed, so a kill never
     leaves half a copy that counts."""
     spec = camp.runs[name]
     src, dst = spec.folder, spec.copy
@@ -229,7 +237,9 @@ def export_run(camp: Campaign, name: str) -> Path:
     tmp.mkdir(parents=True)
     for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
         copy_light_file(src, tmp, f)  # the per-rollout table compressed (rollouts.jsonl.gz)
-    for d in (*LIGHT_DIRS, *camp.checkpoints(name)):
+    for d in LIGHT_DIRS:
+        copy_light_dir(src, tmp, d)  # eval/<name>.json.gz
+    for d in camp.checkpoints(name):
         if (src / d).is_dir() and any((src / d).iterdir()):  # git keeps no empty folder
             shutil.copytree(src / d, tmp / d)
     shutil.rmtree(dst, ignore_errors=True)

@@ -8,9 +8,11 @@ decide whether it finished with :func:`is_finished` and hash its files with
 :func:`digests`, so a change of the on-disk format touches this package only.
 
 The per-rollout table is ``rollouts.jsonl`` in a training folder and ``rollouts.jsonl.gz`` in
-a light copy (:func:`copy_light_file`; :mod:`analysis.runs.pack` converts an older copy);
-both are read with :func:`rcgrpo.train.runlog.open_table` and hashed as their JSONL text, so
-the two forms of one table have one digest.
+a light copy (:func:`copy_light_file`), and so is each held-out evaluation: ``eval/<name>.json``
+as the trainer writes it, ``eval/<name>.json.gz`` in a light copy (:func:`copy_light_dir`,
+:func:`eval_files`); :mod:`analysis.runs.pack` converts an older copy. Either form is read
+alike, and a compressed file is hashed as the text it holds and named in :func:`digests` by
+its plain name, so the two forms of one file have one digest and one key.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ GROUP_KEYS = ("step", "round", "prompt")
 rollouts of one prompt in one generation round of one step."""
 STEP_EVAL = re.compile(r"step_(\d+)")
 """The name (without ``.json``) of a held-out evaluation in ``eval/``: ``step_<N>``."""
+EVAL_FORMS = (".json", ".json.gz")
+"""The suffixes of a held-out evaluation ``eval/<name>``: the trainer writes ``.json``, a light
+copy stores ``.json.gz`` (:func:`copy_light_dir`); one name in both forms is an error."""
+GZ = ".gz"
+"""The suffix of a gzip-compressed light file (:func:`rcgrpo.train.runlog.gzip_bytes`)."""
 
 
 def is_finished(path: str | Path) -> bool:
@@ -85,12 +92,12 @@ def light_globs(runs: str, root: Path) -> tuple[str, ...]:
 
 def file_digest(path: Path) -> str | None:
     """The first 16 hex digits of the file's SHA-256, None when it does not exist; of a
-    compressed per-rollout table (``rollouts.jsonl.gz``), the SHA-256 of its JSONL text, so
-    compressing a table keeps its digest."""
+    compressed file (``.gz``: ``rollouts.jsonl.gz``, ``eval/<name>.json.gz``), the SHA-256 of
+    the text it holds, so compressing a file keeps its digest."""
     path = Path(path)
     if not path.is_file():
         return None
-    if path.name == ROLLOUTS_GZ:
+    if path.name.endswith(GZ):
         with open_jsonl(path) as fh:
             return hashlib.sha256(fh.read()).hexdigest()[:16]
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
@@ -105,14 +112,36 @@ def _stored(root: Path, name: str) -> Path:
 
 def digests(root: str | Path, files: tuple[str, ...] = LIGHT_FILES) -> dict[str, str | None]:
     """:func:`file_digest` of each of ``files`` (None for one the run does not have) and of
-    every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``; the
-    per-rollout table under ``rollouts.jsonl`` whichever form the folder stores."""
+    every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``; a file
+    under its plain name whichever form the folder stores (``rollouts.jsonl``,
+    ``eval/step_0.json``)."""
     root = Path(root)
     out: dict[str, str | None] = {f: file_digest(_stored(root, f)) for f in files}
     for folder in LIGHT_DIRS:
         for path in sorted((root / folder).glob("*")):
             if path.is_file():
-                out[path.relative_to(root).as_posix()] = file_digest(path)
+                out[path.relative_to(root).as_posix().removesuffix(GZ)] = file_digest(path)
+    return out
+
+
+def eval_files(root: str | Path) -> dict[str, Path]:
+    """The held-out evaluations of run folder ``root`` by name (``step_0``): each file
+    ``eval/<name>.json`` or ``eval/<name>.json.gz`` (:data:`EVAL_FORMS`), in name order; {}
+    without an ``eval/`` folder. ValueError when one name is stored in both forms."""
+    folder, out = RunPaths(Path(root)).eval_dir, {}
+    if not folder.is_dir():
+        return out
+    for path in sorted(folder.iterdir()):
+        suffix = next((s for s in EVAL_FORMS[::-1] if path.name.endswith(s)), None)
+        if suffix is None or not path.is_file():
+            continue
+        name = path.name.removesuffix(suffix)
+        if name in out:
+            raise ValueError(
+                f"{folder} holds both {name}.json and {name}.json.gz: keep one "
+                f"(python -m analysis.runs.pack {root} compresses the plain one)"
+            )
+        out[name] = path
     return out
 
 
@@ -127,6 +156,25 @@ def copy_light_file(src: Path, dst: Path, name: str) -> Path | None:
     if path.name == ROLLOUTS:
         return compress_table(path, Path(dst) / ROLLOUTS_GZ)
     return Path(shutil.copy2(path, Path(dst) / path.name))
+
+
+def copy_light_dir(src: Path, dst: Path, name: str) -> Path | None:
+    """Copy folder ``name`` (of :data:`LIGHT_DIRS`) of run folder ``src`` into folder ``dst``,
+    as a light copy stores it: each ``*.json`` gzip-compressed to ``*.json.gz``
+    (:func:`rcgrpo.train.runlog.compress_table`; a held-out evaluation shrinks ~50 times),
+    any other file as it is. Returns the folder written, None when ``src`` has no such
+    folder or it is empty (git keeps no empty folder)."""
+    folder = Path(src) / name
+    if not folder.is_dir() or not any(folder.iterdir()):
+        return None
+    out = Path(dst) / name
+    out.mkdir(parents=True)
+    for path in sorted(folder.iterdir()):
+        if path.name.endswith(EVAL_FORMS[0]):
+            compress_table(path, out / (path.name + GZ))
+        elif path.is_file():
+            shutil.copy2(path, out / path.name)
+    return out
 
 
 def _rows(lines) -> pd.DataFrame:
@@ -213,13 +261,13 @@ class Run:
 
     @cached_property
     def evals(self) -> dict[str, dict[str, Any]]:
-        """``eval/<name>.json`` files by name."""
-        d = self.paths.eval_dir
-        return (
-            {p.stem: json.loads(p.read_text()) for p in sorted(d.glob("*.json"))}
-            if d.is_dir()
-            else {}
-        )
+        """The held-out evaluations by name, ``eval/<name>.json`` or ``.json.gz``
+        (:func:`eval_files`)."""
+        out = {}
+        for name, path in eval_files(self.root).items():
+            with open_jsonl(path) as fh:
+                out[name] = json.loads(fh.read())
+        return out
 
     @cached_property
     def step_evals(self) -> dict[int, dict[str, Any]]:

@@ -1,14 +1,15 @@
-"""Compress the per-rollout table of finished run folders in place: ``rollouts.jsonl`` ->
-``rollouts.jsonl.gz`` (:func:`rcgrpo.train.runlog.compress_table`), the form a light copy
-has stored since the campaign compresses it on export
-(:func:`analysis.runs.folder.copy_light_file`).
+"""Compress the per-rollout table and the held-out evaluations of finished run folders in
+place: ``rollouts.jsonl`` -> ``rollouts.jsonl.gz`` and ``eval/<name>.json`` ->
+``eval/<name>.json.gz`` (:func:`rcgrpo.train.runlog.compress_table`), the forms a light copy
+stores since the campaign compresses them on export
+(:func:`analysis.runs.folder.copy_light_file`, :func:`~analysis.runs.folder.copy_light_dir`).
 
-``python -m analysis.runs.pack RUN_FOLDER ...`` writes the compressed table, checks that it
-decompresses to the bytes of the plain one, and only then removes the plain one; a folder
-already packed is left as it is. The table's digest (:func:`analysis.runs.folder.digests`,
-what a figure's sidecar records) is that of its JSONL text, so it does not change. A run
-still training appends to its plain table, so a folder whose run has not finished
-(:func:`analysis.runs.folder.is_finished`) is refused.
+``python -m analysis.runs.pack RUN_FOLDER ...`` writes each compressed file, checks that it
+decompresses to the bytes of the plain one, and only then removes the plain one; a file
+already compressed is left as it is. A file's digest (:func:`analysis.runs.folder.digests`,
+what a figure's sidecar records) is that of its text, under its plain name, so it does not
+change. A run still training appends to its plain table, so a folder whose run has not
+finished (:func:`analysis.runs.folder.is_finished`) is refused.
 """
 
 from __future__ import annotations
@@ -17,22 +18,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis.runs.folder import is_finished
-from rcgrpo.train.runlog import ROLLOUTS, ROLLOUTS_GZ, compress_table, open_jsonl
+from analysis.runs.folder import EVAL_FORMS, GZ, is_finished
+from rcgrpo.train.runlog import ROLLOUTS, RunPaths, compress_table, open_jsonl
 
 
-def pack(folder: str | Path) -> tuple[int, int] | None:
-    """Replace ``folder``'s ``rollouts.jsonl`` with ``rollouts.jsonl.gz``; returns the sizes
-    (plain, compressed) in bytes, None when the folder is packed already. Raises on a
-    folder that is not a finished run or has no per-rollout table."""
-    folder = Path(folder)
-    plain, packed = folder / ROLLOUTS, folder / ROLLOUTS_GZ
-    if not is_finished(folder):
-        raise ValueError(f"{folder}: not a finished run folder (no summary.json or .complete)")
-    if not plain.is_file():
-        if packed.is_file():
-            return None
-        raise FileNotFoundError(f"{folder}: no per-rollout table ({ROLLOUTS}[.gz])")
+def _compress(plain: Path) -> tuple[int, int]:
+    """``plain`` -> ``plain.gz``, checked lossless before ``plain`` goes; (plain, gz) sizes."""
+    packed = plain.with_name(plain.name + GZ)
     data = plain.read_bytes()
     compress_table(plain, packed)
     with open_jsonl(packed) as fh:
@@ -41,6 +33,29 @@ def pack(folder: str | Path) -> tuple[int, int] | None:
             raise RuntimeError(f"{packed} does not decompress to {plain}; {plain} kept")
     plain.unlink()
     return len(data), packed.stat().st_size
+
+
+def plain_files(folder: str | Path) -> list[Path]:
+    """The files of run folder ``folder`` a light copy stores compressed and it holds plain:
+    its per-rollout table and its ``eval/*.json``."""
+    folder = Path(folder)
+    evals = RunPaths(folder).eval_dir
+    found = sorted(evals.glob(f"*{EVAL_FORMS[0]}")) if evals.is_dir() else []
+    return [p for p in (folder / ROLLOUTS, *found) if p.is_file()]
+
+
+def pack(folder: str | Path) -> tuple[int, int, int] | None:
+    """Compress every :func:`plain_files` of ``folder``; returns (files, plain bytes,
+    compressed bytes), None when the folder has no plain file left. Raises on a folder that
+    is not a finished run."""
+    folder = Path(folder)
+    if not is_finished(folder):
+        raise ValueError(f"{folder}: not a finished run folder (no summary.json or .complete)")
+    files = plain_files(folder)
+    if not files:
+        return None
+    sizes = [_compress(p) for p in files]
+    return len(files), sum(s[0] for s in sizes), sum(s[1] for s in sizes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
             failed += 1
             continue
         if sizes is None:
-            print(f"{folder}: packed already ({ROLLOUTS_GZ})")
+            print(f"{folder}: packed already")
         else:
-            print(f"{folder}: {ROLLOUTS} {sizes[0]:,} bytes -> {ROLLOUTS_GZ} {sizes[1]:,} bytes")
+            print(f"{folder}: {sizes[0]} file(s), {sizes[1]:,} bytes -> {sizes[2]:,} bytes")
     return 1 if failed else 0
 
 

@@ -124,7 +124,7 @@ def test_a_killed_campaign_continues_on_another_machine_from_committed_copies(ma
         assert cp.locate(spec) == (b / name if name in launched else copy)
         assert (copy / "final").is_dir() is (name in ("sft-s0", "rctp-s0"))
         assert not (copy / "checkpoints").exists()  # light: never the training checkpoints
-    assert (cp.RESULTS / "cpu-grpo-s0" / "eval" / "step_0.json").is_file()
+    assert (cp.RESULTS / "cpu-grpo-s0" / "eval" / "step_0.json.gz").is_file()
     machine("c")  # a third clone has nothing to do
     assert cp.run_all(camp, names) == [] and calls(cp.CAMPAIGN) == {}
 

@@ -139,7 +139,7 @@ def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
     want |= {f"{a.preset}-s6" for a in arms("regime-d10") if a.start == "rctp"}
     assert {n for n in trained if n.startswith("regime-")} == want
     for name in want:
-        assert (fakes / "results" / "regime" / name / "eval" / "step_0.json").is_file()
+        assert (fakes / "results" / "regime" / name / "eval" / "step_0.json.gz").is_file()
         assert json.loads(regime.passk_path(name).read_text())["checkpoint"].endswith(
             f"runs/regime/{name}/checkpoints/step_1"
         )

@@ -1,6 +1,7 @@
-"""A light copy stores the per-rollout table compressed (``rollouts.jsonl.gz``): the export
-writes it, ``analysis.runs.pack`` converts an older copy in place, and every reader (the run,
-its kind, its digests, a figure's sidecar) gives for it what it gives for the plain table."""
+"""A light copy stores the per-rollout table and the held-out evaluations compressed
+(``rollouts.jsonl.gz``, ``eval/<name>.json.gz``): the export writes them,
+``analysis.runs.pack`` converts an older copy in place, and every reader (the run, its kind,
+its digests, a figure's sidecar) gives for them what it gives for the plain files."""
 
 from __future__ import annotations
 
@@ -42,7 +43,10 @@ def _run(folder, finished=True):
     (folder / "config.json").write_text(json.dumps({"algo": {"name": "grpo"}}))
     (folder / "metrics.jsonl").write_text('{"step": 1, "reward/mean": 0.5}\n')
     (folder / ROLLOUTS).write_text(_table())
-    (folder / "eval" / "step_0.json").write_text("{}")
+    for step in (0, 20):  # a held-out evaluation: many repeated keys, as the trainer's
+        per_task = [{"task_id": f"t{i}", "reward": float(i % 3 == 0)} for i in range(200)]
+        doc = {"step": step, "conditions": {"high": {"per_task": per_task}}}
+        (folder / "eval" / f"step_{step}.json").write_text(json.dumps(doc, indent=2))
     (folder / cp.SPEC_FILE).write_text(json.dumps(GRPO.record()))
     if finished:
         (folder / "summary.json").write_text("{}")
@@ -71,6 +75,20 @@ def test_export_writes_the_table_compressed_and_no_plain_copy(tmp_path, monkeypa
         file_digest(plain)
     ]
     assert not (copy / COMPLETE).exists() and not (copy / "checkpoints").exists()
+    # the held-out evaluations: compressed, read and hashed (under their plain names) alike
+    assert sorted(p.name for p in (copy / "eval").iterdir()) == [
+        "step_0.json.gz",
+        "step_20.json.gz",
+    ]
+    for step in (0, 20):
+        plain, packed = src / "eval" / f"step_{step}.json", copy / "eval" / f"step_{step}.json.gz"
+        assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+        assert packed.stat().st_size * 10 < plain.stat().st_size
+    assert load_run(copy).evals == load_run(src).evals and list(load_run(copy).step_evals) == [
+        0,
+        20,
+    ]
+    assert digests(copy)["eval/step_20.json"] == file_digest(src / "eval" / "step_20.json")
 
 
 def test_light_globs_name_the_form_each_run_stores(tmp_path):
@@ -83,14 +101,27 @@ def test_light_globs_name_the_form_each_run_stores(tmp_path):
 
 def test_pack_is_lossless_and_keeps_the_digests(tmp_path):
     folder = _run(tmp_path / "r")
-    before, digest = load_run(folder).rollouts, digests(folder)
+    before, evals, digest = load_run(folder).rollouts, load_run(folder).evals, digests(folder)
     text = (folder / ROLLOUTS).read_bytes()
-    plain_size, packed_size = pack(folder)
-    assert not (folder / ROLLOUTS).exists() and plain_size == len(text) > packed_size
+    plain = {p.name: p.read_bytes() for p in (folder / "eval").iterdir()}
+    files, plain_size, packed_size = pack(folder)
+    assert files == 3 and plain_size == len(text) + sum(map(len, plain.values())) > packed_size
+    assert not (folder / ROLLOUTS).exists() and not list((folder / "eval").glob("*.json"))
     assert gzip.decompress((folder / ROLLOUTS_GZ).read_bytes()) == text
+    for name, data in plain.items():
+        assert gzip.decompress((folder / "eval" / f"{name}.gz").read_bytes()) == data
     pd.testing.assert_frame_equal(load_run(folder).rollouts, before)
-    assert digests(folder) == digest
+    assert load_run(folder).evals == evals and digests(folder) == digest
     assert pack(folder) is None  # packed already: left as it is
+
+
+def test_an_evaluation_stored_in_both_forms_is_one_clear_error(tmp_path):
+    folder = _run(tmp_path / "r")
+    (folder / "eval" / "step_0.json.gz").write_bytes(b"half")  # a pack killed mid-way
+    with pytest.raises(ValueError, match="holds both step_0.json and step_0.json.gz"):
+        _ = load_run(folder).evals
+    assert pack_main([str(folder)]) == 0  # finishing the pack mends it
+    assert list(load_run(folder).step_evals) == [0, 20]
 
 
 def test_pack_cli_refuses_an_unfinished_run_and_finishes_an_interrupted_pack(tmp_path, capsys):
@@ -101,5 +132,5 @@ def test_pack_cli_refuses_an_unfinished_run_and_finishes_an_interrupted_pack(tmp
     (done / ROLLOUTS_GZ).write_bytes(b"half")  # a pack killed before it removed the plain table
     with pytest.raises(ValueError, match="holds both"):
         _ = load_run(done).rollouts
-    assert pack_main([str(done)]) == 0 and "rollouts.jsonl.gz" in capsys.readouterr().out
+    assert pack_main([str(done)]) == 0 and "3 file(s)" in capsys.readouterr().out
     assert gzip.decompress((done / ROLLOUTS_GZ).read_bytes()).decode() == _table()
