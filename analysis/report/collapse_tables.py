@@ -15,11 +15,14 @@ reads *inconclusive (n = k seeds)*, naming the arms not yet run.
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaign.collapse import SEEDS
 from analysis.report import separation_tables as st
-from analysis.runs import Run
+from analysis.runs import Run, is_finished, load_run
+from analysis.runs.extractors import series
 from analysis.runs.sources import layout_resolver
 from analysis.verdicts import collapse as kv
 from analysis.verdicts import family as fm
@@ -71,6 +74,65 @@ def verdicts_markdown(root: Path = RESULTS) -> str:
     body = [list(r.values()) for r in st.rows(decisions(collapse_arms(root)))]
     align = ["---"] * 4 + ["--:"] * 7 + ["---"]
     return "\n".join([*st.markdown_table(st.HEADER, body, align), "", NOTE]) + "\n"
+
+
+SEED_HEADER = (
+    "seed",
+    "RCTP-FT mix: swap tasks",
+    "RCTP-FT held-out step 0: high",
+    "low",
+    "RC-GRPO training success, steps 1–10: high",
+    "low",
+    "SFT + GRPO zero-variance share",
+    "all-fail share",
+    "i.i.d. prediction",
+)
+"""Columns of :func:`seeds_markdown`."""
+START_STEPS = 10
+"""The first training steps whose sampled success per goal shows where the goals start."""
+
+
+def _fmt(x: float) -> str:
+    return "—" if x is None or math.isnan(x) else f"{x:.3f}"
+
+
+def _finished(root: Path, name: str) -> Run | None:
+    folder = root / name
+    return load_run(folder) if is_finished(folder) else None
+
+
+def seed_row(root: Path, seed: int) -> list[str]:
+    """One seed's row of :func:`seeds_markdown` ("—" where its run is not committed)."""
+    rctp, rc = _finished(root, f"rctp-collapse-s{seed}"), _finished(root, f"{kv.RC}-s{seed}")
+    grpo = _finished(root, f"{kv.SFT_GRPO}-s{seed}")
+    swap = rctp.data.get("tasks", {}).get("with_skipped_kind") if rctp else None
+    held = [
+        rv.evaluation(rc, "first", g)["overall"]["reward"]["mean"] if rc else math.nan
+        for g in ("high", "low")
+    ]
+    start = [
+        float(series(rc, f"reward/success_{g}").loc[1:START_STEPS].mean()) if rc else math.nan
+        for g in ("high", "low")
+    ]
+    shares = [
+        float(series(grpo, f"group/{m}").mean()) if grpo else math.nan
+        for m in ("zero_var_frac", "zero_var_fail_frac", "zero_var_predicted_pooled")
+    ]
+    return [str(seed), "—" if swap is None else str(swap), *map(_fmt, [*held, *start, *shares])]
+
+
+def seeds_markdown(root: Path = RESULTS) -> str:
+    """The ``collapse-seeds`` block: what the protocol reports beside the rules, per seed of
+    :data:`analysis.campaign.collapse.SEEDS` (no admission, every seed shown): the swap tasks
+    RCTP-FT's mix kept (``data.json``); RCTP-FT's greedy held-out success at step 0 under each
+    goal (RC-GRPO's first evaluation, 1,000 tasks: gate R's intention-to-treat view); RC-GRPO's
+    sampled training success per goal over steps 1–:data:`START_STEPS`; SFT + GRPO's
+    zero-variance and all-fail shares of its groups over training and the i.i.d. prediction
+    s^G + (1 − s)^G from each step's batch success rate (``group/*`` metrics, mean over
+    steps)."""
+    body = [seed_row(root, s) for s in SEEDS]
+    table = st.markdown_table(SEED_HEADER, body, ["--:"] * len(SEED_HEADER))
+    return "\n".join(table) + "\n"
 
 
 def verdicts_latex(root: Path = RESULTS) -> str:

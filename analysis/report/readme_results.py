@@ -237,8 +237,8 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
     entropy and calibration tables (:mod:`analysis.report.regime_entropy`), and the separation
     study's verdicts and half-lives (:mod:`analysis.report.separation_tables`), and the
-    collapse campaign's verdicts (:mod:`analysis.report.collapse_tables`, its runs under
-    ``results/collapse``)."""
+    collapse campaign's verdicts and per-seed report (:mod:`analysis.report.collapse_tables`,
+    its runs under ``results/collapse``)."""
     from analysis.report import collapse_tables as ct
     from analysis.report import separation_tables as st
     from analysis.report.regime_entropy import calibration_block, entropy_block
@@ -260,6 +260,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "separation-verdicts": st.verdicts_markdown(root),
         "separation-half-life": st.half_life_markdown(root),
         "collapse-verdicts": ct.verdicts_markdown(),
+        "collapse-seeds": ct.seeds_markdown(),
     }
 
 
