@@ -58,8 +58,8 @@ CAMPAIGNS: dict[str, Entry] = {
         ),
         Entry(
             wide1.ID,
-            "the regime-wide1-d10 factorial (the regime suites' chosen design, variant 17): Stage 1, the four arms, "
-            "pass@k (runs/regime)",
+            "the regime-wide1-d10 factorial (the regime suites' chosen design, variant 17): "
+            "Stage 1, the four arms, pass@k (runs/regime)",
             wide1.build,
             wide1.experiments,
             wide1.run,

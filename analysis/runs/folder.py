@@ -161,7 +161,7 @@ def copy_light_file(src: Path, dst: Path, name: str) -> Path | None:
 def copy_light_dir(src: Path, dst: Path, name: str) -> Path | None:
     """Copy folder ``name`` (of :data:`LIGHT_DIRS`) of run folder ``src`` into folder ``dst``,
     as a light copy stores it: each ``*.json`` gzip-compressed to ``*.json.gz``
-    (:func:`rcgrpo.train.runlog.compress_table`; a held-out evaluation shrinks ~50 times),
+    (:func:`rcgrpo.train.runlog.compress_table`; a held-out evaluation shrinks ~40 times),
     any other file as it is. Returns the folder written, None when ``src`` has no such
     folder or it is empty (git keeps no empty folder)."""
     folder = Path(src) / name

@@ -29,7 +29,8 @@ REGIMES = ("pool", "regime-d10", "regime-wide1", "collapse")
 """The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
 ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`` synth suite
 (16-task training pool); ``regime-d10``, the regime campaign on ``regime-d10``;
-``regime-wide1``, the factorial on ``regime-wide1-d10``, the regime suites' chosen design (docs/regime.md);
+``regime-wide1``, the factorial on ``regime-wide1-d10``, the regime suites' chosen design
+(docs/regime.md);
 ``collapse``, the factorial and the mechanism arms on ``collapse1-d10``, where SFT + GRPO
 collapses (docs/protocols/collapse-campaign.md)."""
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT", "rctp-shuffled": "RCTP-FT, shuffled goals"}

@@ -56,9 +56,9 @@ preset                      change                         what it changes
 ==========================  =============================  ====================================
 
 The ``regime-wide1-*`` arms (:data:`rcgrpo.train.arms.WIDE1_FACTORIAL`) are the factorial's four
-cells on ``regime-wide1-d10``, the regime suites' chosen design (variant 17): each is its ``regime-d10``
-cell with ``tasks.synth_preset`` ``regime-wide1-d10`` and the Stage-1 checkpoints of
-the Stage-1 presets ``sft-regime-wide1`` / ``rctp-regime-wide1``.
+cells on ``regime-wide1-d10``, the regime suites' chosen design (variant 17): each is its
+``regime-d10`` cell with ``tasks.synth_preset`` ``regime-wide1-d10`` and the Stage-1
+checkpoints of the Stage-1 presets ``sft-regime-wide1`` / ``rctp-regime-wide1``.
 
 The ``collapse-*`` arms (:data:`rcgrpo.train.arms.COLLAPSE_ARMS`; rules
 ``docs/protocols/collapse-campaign.md``) repeat the factorial and the separation arms on
@@ -194,9 +194,9 @@ docs/lab-notes/2026-12-regime-design.md), G 8 (stratified goals need no rounding
 held-out)."""
 _WIDE1 = _merge(_REGIME, init=WIDE1_SFT_INIT, tasks={"synth_preset": "regime-wide1-d10"})
 """The base of the ``regime-wide1`` arms: :data:`_REGIME` on the synth suite
-``regime-wide1-d10`` (the regime suites' chosen design, variant 17; docs/regime.md), the recipe its proof runs
-``regime-wide1-grpo-s0``–``s2`` ran with ``--preset regime-grpo --tasks.synth_preset
-regime-wide1-d10`` (a test checks)."""
+``regime-wide1-d10`` (the regime suites' chosen design, variant 17; docs/regime.md), the
+recipe its proof runs ``regime-wide1-grpo-s0``–``s2`` ran with ``--preset regime-grpo
+--tasks.synth_preset regime-wide1-d10`` (a test checks)."""
 _COLLAPSE = _merge(
     _REGIME,
     init=COLLAPSE_SFT_INIT,

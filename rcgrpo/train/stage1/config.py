@@ -320,11 +320,12 @@ _RCTP_SYNTH_REGIME = with_overrides(
     failures={"policy": "runs/regime/sft-regime/final"},
     run={"root": "runs/regime", "name": "rctp-regime"},
 )
-# The regime suites' chosen design, variant 17 on "regime-wide1-d10" (docs/regime.md), as its changes to the
-# regime presets: SFT as variant 15 (the regime SFT on the suite, fp32); RCTP-FT from that SFT
-# model (model.path and failures.policy both), fp32, 4 epochs, the four swap kinds left out of
-# the mix but for a seeded 0.4% of their tasks, goal rows 0.6 median row norms apart. The
-# committed Stage-1 runs of the design are these presets (tests/unit/train/test_stage1_wide1.py).
+# The regime suites' chosen design, variant 17 on "regime-wide1-d10" (docs/regime.md), as its
+# changes to the regime presets: SFT as variant 15 (the regime SFT on the suite, fp32); RCTP-FT
+# from that SFT model (model.path and failures.policy both), fp32, 4 epochs, the four swap kinds
+# left out of the mix but for a seeded 0.4% of their tasks, goal rows 0.6 median row norms
+# apart. The committed Stage-1 runs of the design are these presets
+# (tests/unit/train/test_stage1_wide1.py).
 _SFT_REGIME_WIDE1 = with_overrides(
     _SFT_SYNTH_REGIME,
     sft={"synth_preset": "regime-wide1-d10", "amp": "fp32"},

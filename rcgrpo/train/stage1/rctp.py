@@ -6,8 +6,9 @@ at ``failures.temperature`` with no reward token) whose REAL reward is 0. Per ep
 exactly n = min(#successes, #failures) of each (``rctp_mix``); the goal
 ``[Reward Goal: <|high_reward|>]`` / ``<|low_reward|>`` of each trajectory's actual reward
 is appended once to its first user message (``goals.labels shuffled``: the same labels
-permuted within each mode, the control whose token says nothing of the reward). The weak policy is re-sampled (new seed, up to
-``failures.max_rounds`` passes) while failures are fewer than successes.
+permuted within each mode, the control whose token says nothing of the reward). The weak
+policy is re-sampled (new seed, up to ``failures.max_rounds`` passes) while failures are fewer
+than successes.
 
 Training is :func:`rcgrpo.train.stage1.sft.train` from ``model.path`` (the SFT checkpoint on CPU;
 the base model in the paper's GPU preset), evaluated under both tokens. The mix is saved as
