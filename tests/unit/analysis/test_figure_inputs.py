@@ -15,12 +15,9 @@ import pytest  # noqa: E402
 
 import analysis.figures.__main__ as builder  # noqa: E402
 from analysis.figures.save import run_entry, run_name  # noqa: E402
-from analysis.runs.folder import STORED_AS  # noqa: E402
+from analysis.runs.folder import GZ  # noqa: E402
 
 ROOT = builder.ROOT
-STORED_NAME = {form: name for name, forms in STORED_AS.items() for form in forms}
-"""A light file's stored form -> the name its digest is recorded under (``rollouts.jsonl.gz``
--> ``rollouts.jsonl``: :func:`analysis.runs.folder.digests`)."""
 _OPENED: list[list[str]] = []
 """The paths opened while a figure builds (a stack: the hook records only when non-empty)."""
 
@@ -63,7 +60,7 @@ def test_every_file_a_figure_reads_is_declared_and_hashed(name, tmp_path):
         if in_run:  # a run file the figure reads is hashed in the run's entry
             run = next(r for r in runs if run_name(ROOT / path, ROOT).startswith(r + "/"))
             rel = run_name(ROOT / path, ROOT).removeprefix(run + "/")
-            rel = STORED_NAME.get(rel, rel)  # a compressed table is hashed under its own name
+            rel = rel.removesuffix(GZ)  # a compressed file is hashed under its plain name
             entry = next(e for es in side["runs"].values() for e in es if e["path"] == run)
             assert rel in entry["sha256_16"], f"{name} read {path}, not hashed in its sidecar"
     for pattern in getattr(
