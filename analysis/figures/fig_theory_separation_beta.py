@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
 from analysis.figures import style as fs
+from analysis.figures.fig_theory_separation_fit import INPUTS as FIT_INPUTS
 from analysis.figures.fig_theory_separation_fit import results as fit_results
 from analysis.runs import Run, load_run
 from analysis.runs.extractors import series
@@ -45,11 +46,17 @@ ARMS = {0.1: "regime-rcgrpo", 1.0: "regime-rcgrpo-beta1", 3.0: "regime-rcgrpo-be
 COLOURS = {0.1: "0.45", 1.0: "C0", 3.0: "C3"}
 BLOCK = 10
 INPUTS: tuple[str, ...] = tuple(
-    g
-    for arm in ARMS.values()
-    for s in SEEDS
-    for g in light_globs(f"results/regime/{arm}-s{s}", REPO_ROOT)
+    dict.fromkeys(
+        FIT_INPUTS
+        + tuple(
+            g
+            for arm in ARMS.values()
+            for s in SEEDS
+            for g in light_globs(f"results/regime/{arm}-s{s}", REPO_ROOT)
+        )
+    )
 )
+"""The fit figure's inputs (η and each seed's start come from them), then the runs drawn."""
 CAPTION = (
     "Registered predictions (lines: exact expected k3 update on a goal-blind two-goal bandit "
     "from each seed's RC-GRPO start, effective learning rate fitted at beta = 0.1 on seeds 3 "
