@@ -36,7 +36,7 @@ from analysis.runs.extractors import series
 from analysis.runs.folder import light_globs
 from analysis.theory.separation_dynamics import bandit, bandit_rewards, simulate
 from analysis.theory.separation_predictions import GROUP, STEPS, P
-from analysis.verdicts.half_life import separation_blocks
+from analysis.verdicts.half_life import separation_blocks, step_blocks
 
 REQUIRES: tuple[str, ...] = ()
 SEEDS = (3, 4, 5)
@@ -75,12 +75,7 @@ def high_blocks(run: Run, block: int = BLOCK) -> pd.DataFrame:
     batch = rollout["prompts_per_step"] * rollout["group_size"]
     df = pd.concat({"h": high, "f": frac}, axis=1).dropna()
     var = df["h"] * (1 - df["h"]) / (df["f"] * batch)
-    b = (df.index.to_numpy() - 1) // block
-    out = pd.DataFrame({"b": b, "h": df["h"].to_numpy(), "var": var.to_numpy()})
-    g = out.groupby("b")
-    res = pd.DataFrame({"s": g["h"].mean(), "sd": np.sqrt(g["var"].sum()) / g.size()})
-    res["step"] = (res.index + 1) * block
-    return res[g.size() == block].reset_index(drop=True)
+    return step_blocks(df["h"], var, block).rename(columns={"mean": "s"})
 
 
 def _block_means(values: np.ndarray, steps: np.ndarray) -> np.ndarray:

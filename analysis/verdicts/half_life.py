@@ -37,10 +37,16 @@ def separation_blocks(run: Run, block: int = 10) -> pd.DataFrame:
     df = pd.concat({"h": high, "l": low, "f": frac}, axis=1).dropna()
     n_h, n_l = df["f"] * batch, (1 - df["f"]) * batch
     var = df["h"] * (1 - df["h"]) / n_h + df["l"] * (1 - df["l"]) / n_l
-    b = (df.index.to_numpy() - 1) // block
-    out = pd.DataFrame({"b": b, "gap": (df["h"] - df["l"]).to_numpy(), "var": var.to_numpy()})
+    return step_blocks(df["h"] - df["l"], var, block).rename(columns={"mean": "eps"})
+
+
+def step_blocks(values: pd.Series, var: pd.Series, block: int) -> pd.DataFrame:
+    """Per complete block of ``block`` training steps (index: step, from 1): ``step`` (its last
+    step), ``mean`` of ``values`` and ``sd`` = sqrt(Σ var) / block, the sd of that mean."""
+    b = (values.index.to_numpy() - 1) // block
+    out = pd.DataFrame({"b": b, "v": values.to_numpy(), "var": var.to_numpy()})
     g = out.groupby("b")
-    res = pd.DataFrame({"eps": g["gap"].mean(), "sd": np.sqrt(g["var"].sum()) / g.size()})
+    res = pd.DataFrame({"mean": g["v"].mean(), "sd": np.sqrt(g["var"].sum()) / g.size()})
     res["step"] = (res.index + 1) * block
     return res[g.size() == block].reset_index(drop=True)
 
