@@ -36,7 +36,12 @@ from analysis.runs.extractors import series
 from analysis.runs.folder import light_globs
 from analysis.theory.separation_dynamics import bandit, bandit_rewards, simulate
 from analysis.theory.separation_predictions import GROUP, STEPS, P
-from analysis.verdicts.half_life import separation_blocks, step_blocks
+from analysis.verdicts.half_life import (
+    binomial_var,
+    rollouts_per_step,
+    separation_blocks,
+    step_blocks,
+)
 
 REQUIRES: tuple[str, ...] = ()
 SEEDS = (3, 4, 5)
@@ -71,10 +76,8 @@ def high_blocks(run: Run, block: int = BLOCK) -> pd.DataFrame:
     ``sd``, its binomial noise sd (the per-step variance h(1 − h)/n_high, as
     :func:`~analysis.verdicts.half_life.separation_blocks` does for ε)."""
     high, frac = series(run, "reward/success_high"), series(run, "reward/high_frac")
-    rollout = run.config["rollout"]
-    batch = rollout["prompts_per_step"] * rollout["group_size"]
     df = pd.concat({"h": high, "f": frac}, axis=1).dropna()
-    var = df["h"] * (1 - df["h"]) / (df["f"] * batch)
+    var = binomial_var(df["h"], df["f"] * rollouts_per_step(run))
     return step_blocks(df["h"], var, block).rename(columns={"mean": "s"})
 
 

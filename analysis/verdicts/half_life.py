@@ -32,12 +32,21 @@ def separation_blocks(run: Run, block: int = 10) -> pd.DataFrame:
     """Per block b: ``step`` (last step), ``eps`` and ``sd`` (noise floor), from training steps."""
     high, low = series(run, "reward/success_high"), series(run, "reward/success_low")
     frac = series(run, "reward/high_frac")
-    rollout = run.config["rollout"]
-    batch = rollout["prompts_per_step"] * rollout["group_size"]
+    batch = rollouts_per_step(run)
     df = pd.concat({"h": high, "l": low, "f": frac}, axis=1).dropna()
-    n_h, n_l = df["f"] * batch, (1 - df["f"]) * batch
-    var = df["h"] * (1 - df["h"]) / n_h + df["l"] * (1 - df["l"]) / n_l
+    var = binomial_var(df["h"], df["f"] * batch) + binomial_var(df["l"], (1 - df["f"]) * batch)
     return step_blocks(df["h"] - df["l"], var, block).rename(columns={"mean": "eps"})
+
+
+def rollouts_per_step(run: Run) -> int:
+    """B = P·G, the rollouts of one training step (from the run's config)."""
+    rollout = run.config["rollout"]
+    return rollout["prompts_per_step"] * rollout["group_size"]
+
+
+def binomial_var(s: pd.Series, n: pd.Series) -> pd.Series:
+    """s(1 − s)/n, the variance of a success rate s measured on n rollouts."""
+    return s * (1 - s) / n
 
 
 def step_blocks(values: pd.Series, var: pd.Series, block: int) -> pd.DataFrame:
