@@ -10,20 +10,27 @@ campaign's families, equivalence rules and margin; the cells and columns are the
 study's (:func:`analysis.report.separation_tables.rows`). A rule with fewer than
 :data:`~analysis.verdicts.regime.MIN_SEEDS` seeds that have a run of every one of its arms
 reads *inconclusive (n = k seeds)*, naming the arms not yet run.
+
+``collapse-seeds`` and ``collapse-control-init`` (``docs/results.md``): what the two protocols
+report beside their rules, per seed; the second reads the init diagnostics
+(:func:`init_path`) of each seed's three Stage-1 checkpoints.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign.collapse import SEEDS
+from analysis.diagnostics.regime.decisions import ANY
 from analysis.report import separation_tables as st
 from analysis.runs import Run, is_finished, load_run
 from analysis.runs.extractors import series
 from analysis.runs.sources import layout_resolver
+from analysis.stats import mean_ci
 from analysis.verdicts import collapse as kv
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
@@ -132,6 +139,95 @@ def seeds_markdown(root: Path = RESULTS) -> str:
     steps)."""
     body = [seed_row(root, s) for s in SEEDS]
     table = st.markdown_table(SEED_HEADER, body, ["--:"] * len(SEED_HEADER))
+    return "\n".join(table) + "\n"
+
+
+DIAGNOSTICS = REPO_ROOT / "results" / "diagnostics"
+INIT_SAMPLES = 16
+"""Samples per task at τ = 1 of the init diagnostics: 200 held-out tasks × 16 put about 2,400
+sampled swap decisions behind each rate (the design seed's gates used 32)."""
+STAGE1 = {"sft": "sft-collapse", "rctp": "rctp-collapse", "control": "rctp-collapse-shuffled"}
+"""The Stage-1 checkpoints of a seed whose init diagnostic the control's table reads: SFT,
+RCTP-FT and the label-shuffled control (``docs/protocols/collapse-control.md``)."""
+
+
+def init_path(stage1: str, seed: int, diagnostics: Path = DIAGNOSTICS) -> Path:
+    """The init diagnostic of Stage-1 run ``<stage1>-s<seed>``, made by::
+
+        OMP_NUM_THREADS=1 python -m analysis.diagnostics.regime \\
+            --init runs/collapse/<stage1>-s<seed>/final --preset regime-rcgrpo \\
+            --synth-preset collapse1-d10 --conditions <none | high low> --samples 16 \\
+            --seed <seed> --out results/diagnostics/collapse-init-<stage1>-s<seed>.json
+
+    (SFT under its one condition, ``none``; RCTP-FT and the control under both goals): greedy
+    success and the swap decisions sampled at τ = 1 on the first 200 of the held-out tasks."""
+    return diagnostics / f"collapse-init-{stage1}-s{seed}.json"
+
+
+def _init_report(stage1: str, seed: int, diagnostics: Path) -> dict | None:
+    path = init_path(stage1, seed, diagnostics)
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+CONTROL_HEADER = (
+    "seed",
+    "control step 0, 1,000 tasks: high",
+    "greedy, 200 tasks: high",
+    "low",
+    "P(right swap | sampled): SFT",
+    "RCTP-FT high",
+    "RCTP-FT low",
+    "control high",
+    "control low",
+)
+"""Columns of :func:`control_markdown`."""
+
+
+def control_values(root: Path, seed: int, diagnostics: Path = DIAGNOSTICS) -> list[float]:
+    """One seed's numbers of :func:`control_markdown`, in :data:`CONTROL_HEADER` order after
+    the seed (NaN where the run or the diagnostic is not committed)."""
+    grpo = _finished(root, f"{kv.SHUFFLED}-s{seed}")
+    step0 = rv.evaluation(grpo, "first", "high")["overall"]["reward"]["mean"] if grpo else math.nan
+    reports = {k: _init_report(name, seed, diagnostics) for k, name in STAGE1.items()}
+
+    def condition(kind: str, goal: str) -> dict | None:
+        return ((reports[kind] or {}).get("conditions") or {}).get(goal)
+
+    def greedy(goal: str) -> float:
+        c = condition("control", goal)
+        return c["greedy"]["overall"] if c else math.nan
+
+    def right(kind: str, goal: str) -> float:
+        c = condition(kind, goal)
+        return c["decision_kinds"][ANY]["p_right_sampled"] if c else math.nan
+
+    sampled = [right("sft", "none")]
+    sampled += [right(k, g) for k in ("rctp", "control") for g in ("high", "low")]
+    return [step0, greedy("high"), greedy("low"), *sampled]
+
+
+def _mean_cell(values: list[float]) -> str:
+    """Mean ± 95% t half-width over the seeds measured, and their n."""
+    est = mean_ci(values)
+    if est is None:
+        return "—"
+    pm = f" ± {est.half_width:.3f}" if est.half_width is not None else ""
+    return f"{est.mean:.3f}{pm} (n = {est.n})"
+
+
+def control_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> str:
+    """The ``collapse-control-init`` block: what the control's protocol reports beside X1 and
+    X2, per seed of :data:`analysis.campaign.collapse.SEEDS`: the control's greedy held-out
+    success at step 0 under the high goal (its GRPO arm's first evaluation, 1,000 tasks), its
+    greedy success under each goal on the init diagnostic's 200 tasks (expected equal: the
+    shuffled label carries no information), and the sampled right-swap rate P(right | sampled)
+    over every planted swap decision (:data:`~analysis.diagnostics.regime.decisions.ANY`) of
+    SFT, RCTP-FT under each goal and the control under each goal; last row, the mean over the
+    seeds measured ± 95% t half-width."""
+    values = [control_values(root, s, diagnostics) for s in SEEDS]
+    body = [[str(s), *map(_fmt, v)] for s, v in zip(SEEDS, values, strict=True)]
+    body.append(["mean", *(_mean_cell(list(col)) for col in zip(*values, strict=True))])
+    table = st.markdown_table(CONTROL_HEADER, body, ["--:"] * len(CONTROL_HEADER))
     return "\n".join(table) + "\n"
 
 

@@ -261,6 +261,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "separation-half-life": st.half_life_markdown(root),
         "collapse-verdicts": ct.verdicts_markdown(),
         "collapse-seeds": ct.seeds_markdown(),
+        "collapse-control-init": ct.control_markdown(),
     }
 
 

@@ -55,3 +55,38 @@ def test_the_block_has_a_row_per_registered_seed(tmp_path):
     lines = ct.seeds_markdown(tmp_path).splitlines()
     assert len(lines) == 2 + len(ct.SEEDS) and lines[0].count("|") == len(ct.SEED_HEADER) + 1
     assert [line.split("|")[1].strip() for line in lines[2:]] == [str(s) for s in ct.SEEDS]
+
+
+def _diagnostic(path, conditions):
+    """A minimal init diagnostic: per goal, (greedy success, sampled right-swap rate)."""
+    doc = {
+        "conditions": {
+            g: {"greedy": {"overall": greedy}, "decision_kinds": {"any": {"p_right_sampled": p}}}
+            for g, (greedy, p) in conditions.items()
+        }
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+
+
+def test_the_control_row_reads_its_arm_and_the_three_init_diagnostics(tmp_path):
+    root, diag = tmp_path / "runs", tmp_path / "diagnostics"
+    _finish(root / f"{kv.SHUFFLED}-s3", [{"step": 1}], evals={0: [("high", 0.25)]})
+    _diagnostic(ct.init_path("sft-collapse", 3, diag), {"none": (0.2, 0.02)})
+    _diagnostic(ct.init_path("rctp-collapse", 3, diag), {"high": (0.3, 0.1), "low": (0.3, 0.08)})
+    _diagnostic(
+        ct.init_path("rctp-collapse-shuffled", 3, diag), {"high": (0.25, 0.125), "low": (0.5, 0.0)}
+    )
+    assert ct.control_values(root, 3, diag) == [0.25, 0.25, 0.5, 0.02, 0.1, 0.08, 0.125, 0.0]
+    # seed 4: only the SFT diagnostic is committed
+    _diagnostic(ct.init_path("sft-collapse", 4, diag), {"none": (0.2, 0.04)})
+    four = ct.control_values(root, 4, diag)
+    assert four[3] == 0.04 and sum(v == v for v in four) == 1  # the rest are NaN
+    lines = ct.control_markdown(root, diag).splitlines()
+    assert len(lines) == 2 + len(ct.SEEDS) + 1
+    cells = [c.strip() for c in lines[2].split("|")[1:-1]]
+    assert cells == ["3", "0.250", "0.250", "0.500", "0.020", "0.100", "0.080", "0.125", "0.000"]
+    mean = [c.strip() for c in lines[-1].split("|")[1:-1]]
+    # SFT: seeds 3 and 4, mean 0.03, t(0.975, 1) * sd / sqrt 2 = 12.706 * 0.01414 / 1.414 = 0.127
+    assert mean[0] == "mean" and mean[4] == "0.030 ± 0.127 (n = 2)"
+    assert mean[1] == "0.250 (n = 1)"  # one seed: no interval
