@@ -174,7 +174,7 @@ CONTROL_HEADER = (
     "control step 0, 1,000 tasks: high",
     "greedy, 200 tasks: high",
     "low",
-    "P(right swap | sampled): SFT",
+    "sampled right-swap rate: SFT",
     "RCTP-FT high",
     "RCTP-FT low",
     "control high",

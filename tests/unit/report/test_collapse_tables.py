@@ -84,6 +84,7 @@ def test_the_control_row_reads_its_arm_and_the_three_init_diagnostics(tmp_path):
     assert four[3] == 0.04 and sum(v == v for v in four) == 1  # the rest are NaN
     lines = ct.control_markdown(root, diag).splitlines()
     assert len(lines) == 2 + len(ct.SEEDS) + 1
+    assert lines[0].count("|") == len(ct.CONTROL_HEADER) + 1  # no | inside a header cell
     cells = [c.strip() for c in lines[2].split("|")[1:-1]]
     assert cells == ["3", "0.250", "0.250", "0.500", "0.020", "0.100", "0.080", "0.125", "0.000"]
     mean = [c.strip() for c in lines[-1].split("|")[1:-1]]
