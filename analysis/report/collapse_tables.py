@@ -165,8 +165,16 @@ def init_path(stage1: str, seed: int, diagnostics: Path = DIAGNOSTICS) -> Path:
 
 
 def _init_report(stage1: str, seed: int, diagnostics: Path) -> dict | None:
+    """The committed init diagnostic (None if absent); one measured with another number of
+    samples than :data:`INIT_SAMPLES` is refused rather than mixed into the seed mean."""
     path = init_path(stage1, seed, diagnostics)
-    return json.loads(path.read_text()) if path.is_file() else None
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text())
+    samples = report.get("rollout", {}).get("samples")
+    if samples != INIT_SAMPLES:
+        raise ValueError(f"{path}: {samples} samples per task, the table reads {INIT_SAMPLES}")
+    return report
 
 
 CONTROL_HEADER = (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from analysis.report import collapse_tables as ct
 from analysis.verdicts import collapse as kv
 
@@ -60,10 +62,11 @@ def test_the_block_has_a_row_per_registered_seed(tmp_path):
 def _diagnostic(path, conditions):
     """A minimal init diagnostic: per goal, (greedy success, sampled right-swap rate)."""
     doc = {
+        "rollout": {"samples": ct.INIT_SAMPLES},
         "conditions": {
             g: {"greedy": {"overall": greedy}, "decision_kinds": {"any": {"p_right_sampled": p}}}
             for g, (greedy, p) in conditions.items()
-        }
+        },
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
@@ -91,3 +94,13 @@ def test_the_control_row_reads_its_arm_and_the_three_init_diagnostics(tmp_path):
     # SFT: seeds 3 and 4, mean 0.03, t(0.975, 1) * sd / sqrt 2 = 12.706 * 0.01414 / 1.414 = 0.127
     assert mean[0] == "mean" and mean[4] == "0.030 ± 0.127 (n = 2)"
     assert mean[1] == "0.250 (n = 1)"  # one seed: no interval
+
+
+def test_an_init_diagnostic_with_other_samples_is_refused(tmp_path):
+    path = ct.init_path("sft-collapse", 3, tmp_path)
+    _diagnostic(path, {"none": (0.2, 0.02)})
+    doc = json.loads(path.read_text())
+    doc["rollout"]["samples"] = 32
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="32 samples per task"):
+        ct.control_values(tmp_path / "runs", 3, tmp_path)
