@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.campaign.collapse import SEEDS
+from analysis.campaign.collapse import SEEDS, stage1
 from analysis.diagnostics.regime.decisions import ANY
 from analysis.report import separation_tables as st
 from analysis.runs import Run, is_finished, load_run
@@ -146,13 +146,14 @@ DIAGNOSTICS = REPO_ROOT / "results" / "diagnostics"
 INIT_SAMPLES = 16
 """Samples per task at τ = 1 of the init diagnostics: 200 held-out tasks × 16 put about 2,400
 sampled swap decisions behind each rate (the design seed's gates used 32)."""
-STAGE1 = {"sft": "sft-collapse", "rctp": "rctp-collapse", "control": "rctp-collapse-shuffled"}
-"""The Stage-1 checkpoints of a seed whose init diagnostic the control's table reads: SFT,
-RCTP-FT and the label-shuffled control (``docs/protocols/collapse-control.md``)."""
+STAGE1 = {"sft": "sft", "rctp": "rctp", "control": "rctp-shuffled"}
+"""The Stage-1 checkpoints of a seed whose init diagnostic the control's table reads (keys of
+:func:`analysis.campaign.collapse.stage1`): SFT, RCTP-FT and the label-shuffled control
+(``docs/protocols/collapse-control.md``)."""
 
 
-def init_path(stage1: str, seed: int, diagnostics: Path = DIAGNOSTICS) -> Path:
-    """The init diagnostic of Stage-1 run ``<stage1>-s<seed>``, made by::
+def init_path(run: str, diagnostics: Path = DIAGNOSTICS) -> Path:
+    """The init diagnostic of Stage-1 run ``run`` (``<stage1>-s<seed>``), made by::
 
         OMP_NUM_THREADS=1 python -m analysis.diagnostics.regime \\
             --init runs/collapse/<stage1>-s<seed>/final --preset regime-rcgrpo \\
@@ -161,13 +162,13 @@ def init_path(stage1: str, seed: int, diagnostics: Path = DIAGNOSTICS) -> Path:
 
     (SFT under its one condition, ``none``; RCTP-FT and the control under both goals): greedy
     success and the swap decisions sampled at τ = 1 on the first 200 of the held-out tasks."""
-    return diagnostics / f"collapse-init-{stage1}-s{seed}.json"
+    return diagnostics / f"collapse-init-{run}.json"
 
 
-def _init_report(stage1: str, seed: int, diagnostics: Path) -> dict | None:
+def _init_report(run: str, diagnostics: Path) -> dict | None:
     """The committed init diagnostic (None if absent); one measured with another number of
     samples than :data:`INIT_SAMPLES` is refused rather than mixed into the seed mean."""
-    path = init_path(stage1, seed, diagnostics)
+    path = init_path(run, diagnostics)
     if not path.is_file():
         return None
     report = json.loads(path.read_text())
@@ -196,7 +197,8 @@ def control_values(root: Path, seed: int, diagnostics: Path = DIAGNOSTICS) -> li
     the seed (NaN where the run or the diagnostic is not committed)."""
     grpo = _finished(root, f"{kv.SHUFFLED}-s{seed}")
     step0 = rv.evaluation(grpo, "first", "high")["overall"]["reward"]["mean"] if grpo else math.nan
-    reports = {k: _init_report(name, seed, diagnostics) for k, name in STAGE1.items()}
+    runs = stage1(seed)
+    reports = {k: _init_report(runs[key].name, diagnostics) for k, key in STAGE1.items()}
 
     def condition(kind: str, goal: str) -> dict | None:
         return ((reports[kind] or {}).get("conditions") or {}).get(goal)

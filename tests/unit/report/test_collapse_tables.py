@@ -75,14 +75,14 @@ def _diagnostic(path, conditions):
 def test_the_control_row_reads_its_arm_and_the_three_init_diagnostics(tmp_path):
     root, diag = tmp_path / "runs", tmp_path / "diagnostics"
     _finish(root / f"{kv.SHUFFLED}-s3", [{"step": 1}], evals={0: [("high", 0.25)]})
-    _diagnostic(ct.init_path("sft-collapse", 3, diag), {"none": (0.2, 0.02)})
-    _diagnostic(ct.init_path("rctp-collapse", 3, diag), {"high": (0.3, 0.1), "low": (0.3, 0.08)})
+    _diagnostic(ct.init_path("sft-collapse-s3", diag), {"none": (0.2, 0.02)})
+    _diagnostic(ct.init_path("rctp-collapse-s3", diag), {"high": (0.3, 0.1), "low": (0.3, 0.08)})
     _diagnostic(
-        ct.init_path("rctp-collapse-shuffled", 3, diag), {"high": (0.25, 0.125), "low": (0.5, 0.0)}
+        ct.init_path("rctp-collapse-shuffled-s3", diag), {"high": (0.25, 0.125), "low": (0.5, 0.0)}
     )
     assert ct.control_values(root, 3, diag) == [0.25, 0.25, 0.5, 0.02, 0.1, 0.08, 0.125, 0.0]
     # seed 4: only the SFT diagnostic is committed
-    _diagnostic(ct.init_path("sft-collapse", 4, diag), {"none": (0.2, 0.04)})
+    _diagnostic(ct.init_path("sft-collapse-s4", diag), {"none": (0.2, 0.04)})
     four = ct.control_values(root, 4, diag)
     assert four[3] == 0.04 and sum(v == v for v in four) == 1  # the rest are NaN
     lines = ct.control_markdown(root, diag).splitlines()
@@ -97,7 +97,7 @@ def test_the_control_row_reads_its_arm_and_the_three_init_diagnostics(tmp_path):
 
 
 def test_an_init_diagnostic_with_other_samples_is_refused(tmp_path):
-    path = ct.init_path("sft-collapse", 3, tmp_path)
+    path = ct.init_path("sft-collapse-s3", tmp_path)
     _diagnostic(path, {"none": (0.2, 0.02)})
     doc = json.loads(path.read_text())
     doc["rollout"]["samples"] = 32
