@@ -11,7 +11,7 @@ PATH is a run folder of this repository, a verl ``trainer.rollout_data_dir`` or 
 (JSONL, CSV, Parquet; :mod:`rcgrpo.diagnose.sources`). Writes ``report.json``,
 ``figures/*.png`` and ``report.html`` (or ``report.md``) to ``--out`` (default
 ``runs/diagnose/<name of PATH>``, never beside the records it reads) and prints the verdict. A table it cannot read exits 2 with a one-line
-error.
+error naming the file and the line of the bad row (``dump/2.jsonl:3: not JSON (...)``).
 """
 
 from __future__ import annotations
@@ -102,8 +102,11 @@ def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         report = diagnose(args)
-    except (ValueError, KeyError, OSError) as exc:
-        print(f"diagnose: {exc}", file=sys.stderr)
+    except KeyError as exc:
+        print(f"rcgrpo diagnose: {args.path}: a record has no field {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, OSError) as exc:
+        print(f"rcgrpo diagnose: {exc}", file=sys.stderr)
         return 2
     out = args.out or Path("runs") / "diagnose" / args.path.resolve().name
     page = write_report(out, report, args.page)

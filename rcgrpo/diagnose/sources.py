@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from rcgrpo.diagnose.groups import Rollout
-from rcgrpo.train.runlog import ROLLOUTS, open_jsonl, open_table, table_file
+from rcgrpo.train.runlog import open_jsonl, open_table, table_file
 
 GOAL_VALUES = {"high": True, "<|high_reward|>": True, "low": False, "<|low_reward|>": False}
 """Goal spellings a table may use (besides booleans and 1 / 0)."""
@@ -78,19 +78,69 @@ def _goal(value: Any, where: str) -> bool:
     raise ValueError(f"{where}: goal {value!r} is not high/low, true/false or 1/0")
 
 
-def _rows_of(path: Path) -> list[dict]:
+def json_rows(lines: list[bytes], name: str) -> list[tuple[str, dict]]:
+    """``(where, row)`` of each non-blank JSONL line, ``where`` = ``name:line`` (1-based, blank
+    lines counted); a line that is not a JSON object is a ValueError naming it."""
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            row = json.loads(line)
+        except ValueError as err:  # json.JSONDecodeError, UnicodeDecodeError
+            detail = f"{err.msg}, column {err.colno}" if hasattr(err, "colno") else str(err)
+            raise ValueError(f"{where}: not JSON ({detail})") from None
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}: not a JSON object ({type(row).__name__})")
+        out.append((where, row))
+    return out
+
+
+def _csv_rows(path: Path) -> list[tuple[str, dict]]:
+    out = []
+    with path.open(newline="") as fh:
+        reader = csv.DictReader(fh)
+        try:
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                header = len(reader.fieldnames or ())
+                if None in row or None in row.values():  # DictReader's restkey / restval
+                    width = (
+                        header + len(row[None])
+                        if None in row
+                        else header - (list(row.values()).count(None))
+                    )
+                    raise ValueError(f"{where}: {width} fields, the header has {header}")
+                out.append((where, row))
+        except csv.Error as err:
+            raise ValueError(f"{path}:{reader.line_num}: not CSV ({err})") from None
+    return out
+
+
+def _parquet_rows(path: Path) -> list[tuple[str, dict]]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        rows = pq.read_table(path).to_pylist()
+    except pa.ArrowException as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ValueError(f"{path}: not a readable Parquet file ({first})") from None
+    return [(f"{path}: row {i + 1}", row) for i, row in enumerate(rows)]
+
+
+def _rows_of(path: Path) -> list[tuple[str, dict]]:
+    """``(where, row)`` of every row of a table file: ``where`` is ``file:line`` (JSONL,
+    CSV) or ``file: row N`` (Parquet), the prefix of any error about that row."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl" or path.name.lower().endswith(".jsonl.gz"):
         with open_jsonl(path) as fh:
-            lines = fh.read().splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+            return json_rows(fh.read().splitlines(), str(path))
     if suffix == ".csv":
-        with path.open(newline="") as fh:
-            return list(csv.DictReader(fh))
+        return _csv_rows(path)
     if suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        return pq.read_table(path).to_pylist()
+        return _parquet_rows(path)
     raise ValueError(
         f"{path}: unknown table format {suffix!r} (use .jsonl, .jsonl.gz, .csv or .parquet)"
     )
@@ -117,7 +167,7 @@ def read_table(path: Path, cols: Columns) -> list[Rollout]:
     rows = _rows_of(path)
     if not rows:
         raise ValueError(f"{path}: no rows")
-    return [_record(row, cols, f"{path.name} row {i + 1}") for i, row in enumerate(rows)]
+    return [_record(row, cols, where) for where, row in rows]
 
 
 def read_verl(folder: Path, cols: Columns) -> list[Rollout]:
@@ -155,9 +205,8 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
     trl = _trl_run(config)
     out = []
     with open_table(folder) as fh:
-        lines = fh.read().splitlines()
-    for i, line in enumerate(lines):
-        row = json.loads(line)
+        rows = json_rows(fh.read().splitlines(), str(table_file(folder)))
+    for where, row in rows:
         if trl and row.get("mode", "train") != "train":
             continue
         token = row.get("reward_token")
@@ -165,7 +214,7 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
             Rollout(
                 step=int(row["step"]) + int(trl),
                 group=row["prompt"],
-                reward=_number(row["reward"], "reward", f"{ROLLOUTS} line {i + 1}"),
+                reward=_number(row["reward"], "reward", where),
                 advantage=row.get("advantage"),
                 high=None if token is None else token == "high",
                 kept=row.get("kept"),
