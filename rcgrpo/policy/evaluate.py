@@ -5,7 +5,8 @@ overall and per category, each with a 95% Wilson score interval (R is binary), p
 of steps, tool errors, truncation and generated tokens. Writes
 ``<tasks>-<split>-<condition>.json`` and a ``.txt`` with a few conversations rendered by the
 model's chat template into the folder ``--out`` (default ``runs/eval/<model path, / as _>``,
-never into the model's own folder). A missing local ``--model`` is one line (exit 2).
+never into the model's own folder). A missing local ``--model``, or a Hub id not cached
+while offline, is one line (exit 2).
 
 Library use (e.g. periodic evaluation inside training)::
 
@@ -195,7 +196,9 @@ class EvalArgs:
     """Evaluate a policy checkpoint on held-out tasks (greedy by default)."""
 
     model: str
-    """checkpoint folder or Hugging Face model path"""
+    """checkpoint folder, or a Hugging Face Hub id namespace/name (downloaded, or read from
+    the Hugging Face cache when offline); a path that looks local (/, ./, ~, runs/,
+    results/, not two parts) is never looked up on the Hub"""
     split: str = "test"
     """task split: train | test (| all for bfcl)"""
     condition: Literal["high", "low", "none"] = "high"
@@ -252,7 +255,7 @@ def run_eval(args: EvalArgs) -> Path:
     device = (
         args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     )
-    model, tokenizer, added = load_policy(args.model, device=device)
+    model, tokenizer, added = load_policy(args.model, device=device, key="--model")
     options = json.loads(args.synth_options) if args.tasks == "synth" else {}
     tasks = load_tasks(args.tasks, args.split, seed=args.task_seed, limit=args.limit, **options)
     summary, rollouts = evaluate_policy(

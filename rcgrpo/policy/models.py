@@ -148,6 +148,52 @@ def check_model_path(path: str | Path, key: str) -> None:
         raise ConfigError(f"{key}: no model folder at {str(path)!r} (a local path, not looked up)")
 
 
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+"""With one of these set the Hub is reached through a proxy: :func:`hub_offline` does not
+probe a direct connection."""
+
+
+def hub_offline(timeout: float = 5.0) -> str | None:
+    """Why the Hugging Face Hub cannot be reached (``HF_HUB_OFFLINE`` set, or one TCP
+    connection to its endpoint fails within ``timeout`` s), or None: so a Hub id that is not
+    cached fails in one line at once, not after ~50 s of retries."""
+    import os
+    import socket
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return "HF_HUB_OFFLINE is set"
+    if any(os.environ.get(v) for v in PROXY_VARIABLES):
+        return None
+    url = urlsplit(constants.ENDPOINT)
+    try:
+        socket.create_connection((url.hostname, url.port or 443), timeout=timeout).close()
+    except OSError as err:
+        return f"the lookup of {url.hostname} failed: {err}"
+    return None
+
+
+def check_hub_id(path: str | Path, key: str) -> bool:
+    """For a Hub id (not :func:`looks_local`): whether to load from the Hugging Face cache
+    only (the Hub is offline and the id is cached); ConfigError (one line) when it is offline
+    and the id is not cached. False for a local path."""
+    if looks_local(path):
+        return False
+    from huggingface_hub import try_to_load_from_cache
+
+    why = hub_offline()
+    if why is None:
+        return False
+    if isinstance(try_to_load_from_cache(str(path), "config.json"), str):
+        return True
+    raise ConfigError(
+        f"{key}: model {str(path)!r} not found locally (no such folder, not in the Hugging "
+        f"Face cache), and offline ({why})"
+    )
+
+
 def _unreadable(path: str | Path, err: Exception) -> ConfigError:
     """One line naming the weight file of ``path`` that failed to load and why."""
     files = sorted(Path(path).glob("*.safetensors")) if Path(path).is_dir() else []
@@ -163,15 +209,26 @@ def load_policy(
 
     Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
     (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation). A
-    missing local ``path`` (:func:`check_model_path`; ``key`` names it) or an unreadable
-    local weight file is a one-line ConfigError.
+    missing local ``path`` (:func:`check_model_path`; ``key`` names it), a Hub id found
+    neither in the Hugging Face cache nor on the Hub (offline) or an unreadable local weight
+    file is a one-line ConfigError.
     """
     check_model_path(path, key)
-    tokenizer = faithful_tokenizer(AutoTokenizer.from_pretrained(path), path)
+    cached = check_hub_id(path, key)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=cached)
+    except OSError as err:  # a Hub id the Hub does not hold
+        if looks_local(path):
+            raise
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ConfigError(f"{key}: model {str(path)!r}: {first}") from None
+    tokenizer = faithful_tokenizer(tokenizer, path)
     if not tokenizer.chat_template:
         raise ValueError(f"path {str(path)!r}: the tokenizer has no chat template")
     try:
-        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device)
+        model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype, local_files_only=cached).to(
+            device
+        )
     except SafetensorError as err:
         raise _unreadable(path, err) from None
     if tokenizer.pad_token_id is None:
