@@ -185,7 +185,11 @@ def _preset(command: str, name: str) -> Any:
     owner = [c for c in COMMANDS if c != command and name in command_presets(c)]
     if owner:
         raise ConfigError(f"preset {name!r} is a preset of {owner[0]}, not {command}")
-    raise ConfigError(f"config: preset must be one of {sorted(presets)}, got {name!r}")
+    close = difflib.get_close_matches(name, sorted(presets), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise ConfigError(
+        f"config: no preset {name!r} of {command}{hint}; --help lists its {len(presets)} presets"
+    )
 
 
 def _with_file(command: str, base: Any, path: str) -> Any:

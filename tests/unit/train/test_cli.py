@@ -87,7 +87,12 @@ def test_a_key_of_another_command_is_a_one_line_error_naming_it(command, key):
         ("rctp", ["--sft.random-goals", "0.5"], "sft.random_goals does not apply to rctp"),
         ("rctp", ["--sft.random_goals=0.5"], "sft.random_goals does not apply to rctp"),
         ("sft", ["--preset", "cpu-grpo"], "preset 'cpu-grpo' is a preset of train, not sft"),
-        ("rctp", ["--preset", "nope"], "config: preset must be one of ['rctp-bfcl-gpu'"),
+        ("rctp", ["--preset", "nope"], "config: no preset 'nope' of rctp; --help lists its"),
+        (
+            "sft",
+            ["--preset=sft-synth-cpv"],
+            "preset 'sft-synth-cpv' of sft (did you mean sft-synth-cpu?)",
+        ),
         ("train", ["--run.steps", "0"], "config: run.steps must be >= 1, got 0"),
         ("sft", ["--run.steps", "-1"], "config: run.steps must be >= 0 (0 = sft.epochs)"),
         ("train", ["--run.name", "{x}"], "run.name may hold only {preset} and {seed}"),
@@ -97,6 +102,17 @@ def test_bad_command_lines_are_one_line_config_errors(command, argv, message):
     with pytest.raises(ConfigError) as err:
         parse_cli(command, argv)
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_misspelled_preset_is_one_line_with_the_closest_name_not_the_list():
+    # issue 60: it listed the 37 presets of train on one line, with no suggestion
+    with pytest.raises(ConfigError) as err:
+        parse_cli("train", ["--preset", "cpu-grpp"])
+    n = len(command_presets("train"))
+    assert str(err.value) == (
+        f"config: no preset 'cpu-grpp' of train (did you mean cpu-grpo?); --help lists its "
+        f"{n} presets"
+    )
 
 
 def test_negated_bool_flags_and_equals_values_name_their_key():
