@@ -91,10 +91,11 @@ bench: $(STAMP)  ## benchmarks (ratios against an in-process baseline)
 	@set -e; ls benchmarks/bench_*.py >/dev/null 2>&1 || { echo "no benchmarks/bench_*.py found" >&2; exit 1; }
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
-paper: $(STAMP)  ## LaTeX report: theory check/figures if missing, tables from runs, latexmk (REPORT_ARGS=--allow-missing)
+paper: $(STAMP)  ## LaTeX report: theory check/figures if missing, tables from runs, latexmk; fails on an undefined reference (REPORT_ARGS=--allow-missing)
 	@command -v latexmk >/dev/null || { echo "latexmk not found: run 'make paper-deps' (TeX Live)" >&2; exit 1; }
 	$(PY) -m analysis.report --ensure-theory $(REPORT_ARGS)
 	cd paper && latexmk -pdf -interaction=nonstopmode -halt-on-error main.tex
+	@! grep -E "(Reference|Citation) .* undefined|There were undefined" paper/main.log || { echo "paper/main.log: undefined references (above)" >&2; exit 1; }
 
 paper-deps:  ## install TeX Live + latexmk for make paper (Debian/Ubuntu; root or sudo)
 	$$([ "$$(id -u)" -eq 0 ] || echo sudo) apt-get install -y texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk

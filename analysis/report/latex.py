@@ -36,8 +36,7 @@ _SPECIALS = {
     ">": r"$>$",
     "|": r"$|$",
 }
-# Unicode maths symbols used in this project's captions and notes -> inline maths.
-_UNICODE_MATH = {
+UNICODE_MATH = {
     "α": r"\alpha",
     "β": r"\beta",
     "γ": r"\gamma",
@@ -71,10 +70,17 @@ _UNICODE_MATH = {
     "Σ": r"\Sigma",
     "²": "^2",
     "½": r"\tfrac12",
+    "′": "'",  # gate names H′, C′, G4′
+    "″": "''",
 }
-_UNICODE_TEXT = {"–": "--", "—": "---", "…": r"\ldots{}", "‘": "`", "’": "'", "“": "``", "”": "''"}
+"""Unicode maths symbols of this project's captions, notes and gate names -> the maths-mode
+form :func:`escape` writes between ``$...$``. ``paper/main.tex`` declares each character
+with the same form (``\\DeclareUnicodeCharacter``, inside ``\\ensuremath``), so hand-written
+prose may use them too; ``tests/unit/report/test_paper_characters.py`` keeps the two equal."""
+UNICODE_TEXT = {"–": "--", "—": "---", "…": r"\ldots{}", "‘": "`", "’": "'", "“": "``", "”": "''"}
+"""Unicode punctuation -> its text-mode form (declared alike in ``paper/main.tex``)."""
 _PATTERN = re.compile(
-    "[" + re.escape("".join(_SPECIALS) + "".join(_UNICODE_MATH) + "".join(_UNICODE_TEXT)) + "]"
+    "[" + re.escape("".join(_SPECIALS) + "".join(UNICODE_MATH) + "".join(UNICODE_TEXT)) + "]"
 )
 
 
@@ -82,7 +88,9 @@ def escape(text: str) -> str:
     """``text`` as LaTeX text-mode source: specials escaped, maths symbols as ``$...$``.
 
     ``escape("50% of a_b")`` -> ``50\\% of a\\_b``; ``escape("σ ≥ 0")`` ->
-    ``$\\sigma$ $\\geq$ 0``. Other non-ASCII characters pass through (UTF-8 input).
+    ``$\\sigma$ $\\geq$ 0``. Other non-ASCII characters pass through (UTF-8 input: pdflatex
+    sets accented letters such as é, but stops on a symbol it was not given; add one to
+    :data:`UNICODE_MATH` and to ``paper/main.tex``).
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a str, got {type(text).__name__}")
@@ -91,9 +99,9 @@ def escape(text: str) -> str:
         ch = m.group(0)
         if ch in _SPECIALS:
             return _SPECIALS[ch]
-        if ch in _UNICODE_TEXT:
-            return _UNICODE_TEXT[ch]
-        return f"${_UNICODE_MATH[ch]}$"
+        if ch in UNICODE_TEXT:
+            return UNICODE_TEXT[ch]
+        return f"${UNICODE_MATH[ch]}$"
 
     return _PATTERN.sub(sub, text)
 
