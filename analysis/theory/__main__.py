@@ -23,6 +23,7 @@ from analysis.theory import STATEMENTS, run_check
 # heaviest first, so two workers finish together
 ORDER = (
     "near_collapse",
+    "transfer",
     "remark_4_4",
     "separation",
     "prop_4_2",
