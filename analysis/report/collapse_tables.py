@@ -18,6 +18,7 @@ report beside their rules, per seed; the second reads the init diagnostics
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -50,7 +51,12 @@ def collapse_arms(root: Path = RESULTS) -> dict[str, dict[int, Run]]:
 def decisions(arms: st.Arms) -> list[fm.Decision]:
     """Every rule of the campaign decided on ``arms`` (module docstring), in registered order."""
     outs = [rv.evaluate(rule, arms, {}) for rule in kv.RULES]
-    return fm.decide(outs, kv.FAMILIES, kv.EQUIVALENCE, kv.MARGIN, labelled={})
+    out = fm.decide(outs, kv.FAMILIES, kv.EQUIVALENCE, kv.MARGIN, labelled={})
+    suffix = " (restates gate R: the goal token is inert)"
+    return [
+        dataclasses.replace(d, verdict=d.verdict + suffix) if d.rule.id in kv.RESTATE_GATE_R else d
+        for d in out
+    ]
 
 
 def _families() -> str:

@@ -241,6 +241,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     its runs under ``results/collapse``)."""
     from analysis.report import collapse_tables as ct
     from analysis.report import separation_tables as st
+    from analysis.report.collapse_token import token_markdown
     from analysis.report.regime_entropy import calibration_block, entropy_block
     from analysis.report.regime_tables import (
         admission_block,
@@ -262,6 +263,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "collapse-verdicts": ct.verdicts_markdown(),
         "collapse-seeds": ct.seeds_markdown(),
         "collapse-control-init": ct.control_markdown(),
+        "collapse-token": token_markdown(),
     }
 
 

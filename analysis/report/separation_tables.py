@@ -21,6 +21,7 @@ and each arm's separation half-life, from the committed runs under ``results/reg
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Mapping
@@ -58,7 +59,22 @@ def separation_arms(root: Path) -> dict[str, dict[int, Run]]:
 def decisions(arms: Arms) -> list[fm.Decision]:
     """Every rule of the study decided on ``arms`` (module docstring), in registered order."""
     outs = [rv.evaluate(rule, arms, {}) for rule in sep.RULES]
-    return fm.decide(outs, sep.FAMILIES, sep.EQUIVALENCE, sep.MARGIN, labelled={})
+    first = fm.decide(outs, sep.FAMILIES, sep.EQUIVALENCE, sep.MARGIN, labelled={})
+    held = {d.rule.id for d in first if d.verdict == "holds"}
+    closed = {rid for rid, gate in sep.Q2_GATES.items() if gate not in held}
+    outs = [
+        dataclasses.replace(o, note=f"gate {sep.Q2_GATES[o.rule.id]} does not hold")
+        if o.rule.id in closed
+        else o
+        for o in outs
+    ]
+    out = fm.decide(outs, sep.FAMILIES, sep.EQUIVALENCE, sep.MARGIN, labelled={})
+    return [
+        dataclasses.replace(d, verdict=f"not asked: Q1 ({sep.Q2_GATES[d.rule.id]}) does not hold")
+        if d.rule.id in closed
+        else d
+        for d in out
+    ]
 
 
 def verdict_cell(d: fm.Decision) -> str:
@@ -66,6 +82,8 @@ def verdict_cell(d: fm.Decision) -> str:
     if fm.testable(d.outcome):
         return vt.verdict_text(d, posthoc=False)
     k, note = len(d.outcome.seeds), d.outcome.note
+    if note.startswith("gate"):
+        return d.verdict
     if k >= rv.MIN_SEEDS:
         return f"inconclusive ({note or 'no interval'})"
     missing = f"; {note}" if note.startswith("not yet run") else ""
@@ -116,7 +134,9 @@ NOTE = (
     "pair the arms by task and seed (RC arms under the high goal; separation = high − low "
     "on the same tasks); learning speed = mean held-out success over the evaluations at "
     "steps 25–175. n seeds: the admitted seeds with a finished run of every arm of the "
-    "rule; fewer than 3 is inconclusive, untested, and not counted in its family's Holm m."
+    "rule; fewer than 3 is inconclusive, untested, and not counted in its family's Holm m. "
+    "Q2 is asked only of the arms for which Q1 holds (the protocol): an X2 rule whose Q1 rule "
+    "does not hold is not asked, not tested and not counted in Q2's Holm m."
 )
 
 

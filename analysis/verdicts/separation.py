@@ -114,3 +114,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 """Holm families, one per question (module docstring)."""
 EQUIVALENCE: tuple[str, ...] = tuple(r.id for r in RULES if r.threshold == 0.0)
 """Every θ = 0 difference is tested for equivalence within ±:data:`MARGIN`."""
+
+Q2_GATES: dict[str, str] = {f"X2{arm}{outcome}": f"X1{arm}" for arm in "abc" for outcome in "sf"}
+"""Q2 is asked "for the arms of Q1 that hold" (the protocol): each X2 rule's Q1 rule. Where that
+rule does not hold, the X2 rule is not tested (not in its family's Holm m) and says so."""
