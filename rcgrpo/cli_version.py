@@ -34,9 +34,12 @@ def kernels() -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    if argv and argv[0] in ("-h", "--help"):
-        print("usage: python -m rcgrpo version\n\nPrint rcgrpo's version and its key dependencies.")
-        return 0
+    from rcgrpo.cli_options import OptionParser
+
+    OptionParser(
+        "python -m rcgrpo version",
+        description="Print rcgrpo's version, its key dependencies' and the CPU kernels in use.",
+    ).parse_args(argv)
     for name, version in versions().items():
         print(f"{name} {version}")
     for name, value in kernels().items():

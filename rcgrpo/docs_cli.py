@@ -14,11 +14,11 @@ or marker is missing).
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from rcgrpo.cli_options import OptionParser, describe
 from rcgrpo.docblocks import update_file
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -76,7 +76,7 @@ def generated_blocks(docs: Path = DOCS) -> dict[Path, dict[str, str]]:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rcgrpo docs", description=__doc__)
+    parser = OptionParser("python -m rcgrpo docs", description=describe(__doc__))
     parser.add_argument("--check", action="store_true", help="exit 1 if a block is stale")
     parser.add_argument("--docs", type=Path, default=DOCS, help="the docs folder")
     args = parser.parse_args(argv)

@@ -6,8 +6,7 @@ docs`` (:mod:`rcgrpo.docs_cli`); the registry itself is :mod:`rcgrpo.metrics`.
 
 from __future__ import annotations
 
-import argparse
-
+from rcgrpo.cli_options import OptionParser, describe
 from rcgrpo.metrics import METRICS, NAMESPACES
 
 
@@ -36,7 +35,7 @@ def plain_table() -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rcgrpo metrics", description=__doc__)
+    parser = OptionParser("python -m rcgrpo metrics", description=describe(__doc__))
     parser.add_argument(
         "--markdown", action="store_true", help="print the markdown table of docs/metrics.md"
     )

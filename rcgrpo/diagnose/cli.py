@@ -32,28 +32,45 @@ VERL_COLUMNS = sources.Columns(step="step", group="input", reward="score")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m rcgrpo diagnose", description=__doc__.split("\n")[0]
+    from rcgrpo.cli_options import OptionParser, describe
+
+    p = OptionParser(
+        "python -m rcgrpo diagnose",
+        description=describe(__doc__),
+        usage="python -m rcgrpo diagnose PATH [--option VALUE ...]",
     )
     p.add_argument("path", type=Path, help="run folder, verl rollout_data_dir or table file")
-    p.add_argument("--format", choices=("auto", "run", "verl", "table"), default="auto")
+    p.add_argument(
+        "--format",
+        choices=("auto", "run", "verl", "table"),
+        default="auto",
+        help="what PATH is (auto: a folder with config.json is a run, another folder verl, "
+        "a file a table)",
+    )
     p.add_argument("--out", type=Path, help="report folder (default: runs/diagnose/<name of PATH>)")
     p.add_argument("--page", choices=("html", "md"), default="html", help="report page format")
-    p.add_argument("--step-col", help="column of the step (table: step)")
-    p.add_argument("--group-col", help="column of the group / prompt id (table: group)")
-    p.add_argument("--reward-col", help="column of the reward (table: reward, verl: score)")
-    p.add_argument("--goal-col", help="column of the reward goal (high/low, 1/0), optional")
-    p.add_argument("--advantage-col", help="column of the recorded advantage, optional")
+    p.add_argument("--step-col", help="column of the step (default: step)")
+    p.add_argument(
+        "--group-col", help="column of the group / prompt id (default: group; verl: input)"
+    )
+    p.add_argument("--reward-col", help="column of the reward (default: reward; verl: score)")
+    p.add_argument("--goal-col", help="column of the reward goal (high/low, true/false, 1/0)")
+    p.add_argument("--advantage-col", help="column of the recorded advantage")
     p.add_argument("--p-high", type=float, help="P(high goal), enables the bound κ ε²")
-    p.add_argument("--adv-estimator", choices=list(ADV_ESTIMATORS), default="grpo")
+    p.add_argument(
+        "--adv-estimator",
+        choices=list(ADV_ESTIMATORS),
+        default="grpo",
+        help="advantage estimator of the run (a run folder: its config's)",
+    )
     p.add_argument("--eps-stab", type=float, default=1e-6, help="ε of the group std")
     p.add_argument("--ddof", type=int, choices=(0, 1), default=0, help="std ddof (verl: 1)")
-    p.add_argument("--success-value", type=float, default=1.0)
-    p.add_argument("--fail-value", type=float, default=0.0)
+    p.add_argument("--success-value", type=float, default=1.0, help="reward of a success")
+    p.add_argument("--fail-value", type=float, default=0.0, help="reward of a failure")
     p.add_argument("--drop-ragged", action="store_true", help="drop groups of another size")
-    p.add_argument("--threshold", type=float, default=RULE["threshold"], help="verdict rule")
-    p.add_argument("--window", type=int, default=RULE["window"], help="verdict rule")
-    p.add_argument("--margin", type=float, default=RULE["margin"], help="verdict rule")
+    for key in ("threshold", "window", "margin"):
+        kind = int if key == "window" else float
+        p.add_argument(f"--{key}", type=kind, default=RULE[key], help="verdict rule")
     return p
 
 

@@ -231,8 +231,8 @@ class EvalArgs:
     examples: int = 3
     """conversations written to the .txt next to the JSON"""
     out: str | None = None
-    """folder for <tasks>-<split>-<condition>.json and its .txt (default runs/eval/<model
-    path, / as _>: never inside the model folder, which may be a committed one in results/)"""
+    """folder for <tasks>-<split>-<condition>.json and its .txt (default: runs/eval/<model
+    path, / as _>; never inside the model folder, which may be a committed one in results/)"""
     device: str = "auto"
     """auto | cpu | cuda"""
 
@@ -300,8 +300,11 @@ def _print_summary(path: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    import tyro
+    """``python -m rcgrpo eval --model PATH [--option VALUE ...]``; a bad command line is one
+    line, exit 2 (:mod:`rcgrpo.cli_options`)."""
+    from rcgrpo.cli_options import parse_dataclass
 
-    args = tyro.cli(EvalArgs, args=argv, prog="python -m rcgrpo eval")
+    usage = "python -m rcgrpo eval --model PATH [--option VALUE ...]"
+    args = parse_dataclass(EvalArgs, argv, "python -m rcgrpo eval", usage, required=["model"])
     _print_summary(run_eval(args))
     return 0

@@ -24,11 +24,9 @@ Errors exit alike in every command (:func:`run_command`): :class:`ConfigError` -
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import difflib
 import importlib
-import io
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -111,28 +109,31 @@ def flag_spelling(key: str) -> str:
     return "--" + key.replace("_", "-")
 
 
-def _not_applicable(command: str, key: str, spell: Callable[[str], str]) -> str:
-    """One line: why ``key`` is not a key of ``command`` (a suggestion spelled by ``spell``)."""
-    users = [c for c in COMMANDS if c != command and key in command_keys(c)]
-    if users:
-        return f"{key} does not apply to {command} (it is read by {', '.join(users)} only)"
-    close = difflib.get_close_matches(key, sorted(command_keys(command)), n=1)
-    hint = f" (did you mean {spell(close[0])}?)" if close else ""
-    return f"unknown key {key}{hint}; see --help"
-
-
 def check_keys(command: str, keys: Iterable[str], where: str) -> None:
     """Every dotted key given in ``where`` (the message prefix: ``"flag "`` or
-    ``"--config FILE: "``) is read by ``command`` (:data:`UNREAD` keys are refused as flags);
-    a suggestion is spelled as a flag for a flag, as a dotted JSON key for a file."""
+    ``"--config FILE: "``) is read by ``command`` (:data:`UNREAD` keys are refused as flags).
+    A key of another command names the commands that read it; an unknown flag is
+    :func:`rcgrpo.cli_options.unknown_option`'s line (every command's words), an unknown
+    file key suggests the closest dotted key."""
+    from rcgrpo.cli_options import unknown_option
+
     flags = where == "flag "
     # a config file may hold an unread key (a run's own config.json does); a value that
     # would change it is refused by validate_config
     known = command_keys(command) if flags else config_keys(config_class(command))
-    spell = flag_spelling if flags else str
     for key in keys:
-        if key not in known:
-            raise ConfigError(f"{where}{_not_applicable(command, key, spell)}")
+        if key in known:
+            continue
+        users = [c for c in COMMANDS if c != command and key in command_keys(c)]
+        if users:
+            raise ConfigError(
+                f"{where}{key} does not apply to {command} (it is read by {', '.join(users)} only)"
+            )
+        if flags:
+            raise ConfigError(unknown_option(flag_spelling(key), map(flag_spelling, known)))
+        close = difflib.get_close_matches(key, sorted(command_keys(command)), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ConfigError(f"{where}unknown key {key}{hint}; see --help")
 
 
 def flag_keys(flags: Iterable[str], known: set[str]) -> list[str]:
@@ -207,29 +208,19 @@ def _with_file(command: str, base: Any, path: str) -> Any:
         raise ConfigError(f"--config {path}: {err}") from None
 
 
-def _tyro_error(text: str) -> str:
-    """The one informative line of a tyro error box."""
-    lines = [ln.strip(" │╭╮╰╯─-") for ln in text.splitlines()]
-    lines = [ln for ln in lines if ln]
-    return lines[1] if len(lines) > 1 else (lines[0] if lines else "invalid flags")
-
-
 def _flags(cls: type, base: Any, rest: list[str], prog: str) -> Any:
     """``base`` updated by the flags ``rest`` (tyro); a bad value is one-line ConfigError."""
-    import tyro
+    from rcgrpo.cli_options import tyro_parse
 
-    if "-h" in rest or "--help" in rest:
-        return tyro.cli(cls, args=rest, default=base, prog=prog)  # prints help, exits 0
-    captured = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(captured):
-            cfg = tyro.cli(cls, args=rest, default=base, prog=prog)
-    except SystemExit as stop:
-        if stop.code in (0, None):
-            raise
-        raise ConfigError(_tyro_error(captured.getvalue())) from None
-    sys.stderr.write(captured.getvalue())
-    return cfg
+    return tyro_parse(cls, rest, prog, default=base)
+
+
+def _help(command: str, name: str, cfg: Any) -> str:
+    """``--help`` of ``command`` from preset ``name`` (:mod:`rcgrpo.train.cli_help`)."""
+    from rcgrpo.train.cli_help import command_help
+
+    presets = command_presets(command)
+    return command_help(command, name, cfg, presets, UNREAD.get(command, frozenset()))
 
 
 def parse_cli(command: str, argv: list[str]) -> Any:
@@ -240,16 +231,15 @@ def parse_cli(command: str, argv: list[str]) -> Any:
         raise ValueError(f"command must be one of {sorted(COMMANDS)}, got {command!r}")
     cls, prog = config_class(command), f"python -m rcgrpo {command}"
     name, config_file, rest = _split(argv, COMMANDS[command].default)
-    if "-h" in rest or "--help" in rest:
-        print(
-            f"--preset NAME   one of {sorted(command_presets(command))} (default {name})\n"
-            "--config FILE   JSON overrides (strict keys)\n"
-        )
-    else:
+    helping = "-h" in rest or "--help" in rest
+    if not helping:
         check_keys(command, flag_keys(rest, config_keys(cls)), "flag ")
     cfg = _preset(command, name)
     if config_file:
         cfg = _with_file(command, cfg, config_file)
+    if helping:  # the options with the values of the preset (and file) given
+        print(_help(command, name, cfg), end="")
+        raise SystemExit(0)
     cfg = _flags(cls, cfg, rest, prog)
     if hasattr(cfg, "preset"):
         cfg.preset = name
@@ -260,6 +250,20 @@ def parse_cli(command: str, argv: list[str]) -> Any:
             f"config: run.name may hold only {{preset}} and {{seed}}, got {cfg.run.name!r}"
         ) from None
     return validate_config(cfg)
+
+
+def given_keys(command: str, argv: list[str]) -> set[str]:
+    """Dotted keys ``argv`` sets itself (its flags and the keys of its ``--config`` file), as
+    opposed to those its preset fills: e.g. a resume extends a run only to a ``run.steps``
+    given (:mod:`rcgrpo.train.rl.resume`). Call after :func:`parse_cli` has checked ``argv``."""
+    from rcgrpo.train.config import upgrade_config
+
+    _, config_file, rest = _split(argv, COMMANDS[command].default)
+    keys = set(flag_keys(rest, config_keys(config_class(command))))
+    if config_file:
+        with open(config_file) as fh:
+            keys |= set(json_keys(upgrade_config(json.load(fh))))
+    return keys
 
 
 def run_command(command: str, body: Callable[[], int | None]) -> int:
