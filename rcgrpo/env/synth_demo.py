@@ -125,6 +125,30 @@ def demonstrate(
     return [[c for c in turn if c is not None] for turn in calls], points
 
 
+def flip_decision(task: Any, point: dict[str, Any], render: Render) -> list[list[str]]:
+    """The ground truth of ``task`` (call strings per turn) with only the swap ``point``
+    (``{kind, turn, call}``, one of ``task.meta["decisions"]``) taken wrong: its call replaced
+    by the swap's wrong option with the request's values, as :func:`demonstrate` renders a
+    mistake. The minimal pair of a decision: the expert trajectory and this one differ only
+    there. The right call's arguments are read with :func:`rcgrpo.env.decode.decode_reply`
+    (literals only, never ``eval``). ValueError for ``stop_early`` or a point that is not on a
+    call of its family's function."""
+    from rcgrpo.env.decode import decode_reply
+
+    kind = point["kind"]
+    if kind not in _SWAPS:
+        raise ValueError(f"flip_decision: {kind!r} is not a swap kind {SWAP_DECISIONS}")
+    family, func, keep = _SWAPS[kind]
+    calls = [list(turn) for turn in task.ground_truth]
+    right = calls[point["turn"]][point["call"]]
+    decoded = decode_reply(right, {FAMILY_BY_NAME[family].func})
+    if decoded.kind != "calls" or len(decoded.calls) != 1:
+        raise ValueError(f"flip_decision: {task.id}: {right!r} is not a {family} call")
+    kwargs = decoded.calls[0].kwargs
+    calls[point["turn"]][point["call"]] = render(func, {arg: kwargs[src] for arg, src in keep})
+    return calls
+
+
 def _name(call: str) -> str:
     return call.split("(", 1)[0].strip()
 

@@ -88,6 +88,11 @@ class StageConfig:
     expert = the ground truth, kept where it scores 1; demo = the synth suite's imperfect
     demonstrator (``rcgrpo.env.synth_demo``), every trajectory kept whatever its reward (SFT
     imitates its mistakes; needs a suite with decisions). RCTP-FT's successes use it too."""
+    successes_of: str = ""
+    """SFT only: an RCTP-FT run folder (or its ``trajectories.jsonl[.gz]``) whose mix's reward-1
+    rows SFT trains on instead of ``demonstrations``: the same tasks and trajectories, no goal
+    token (the matched SFT of docs/protocols/collapse-pairs.md; give it that run's epochs, so
+    each row is seen as often). "" = off."""
     random_goals: float = 0.0
     """SFT only: share of the examples rendered with a reward goal, high or low with
     probability 1/2 each, drawn independently of the reward (deterministic in ``run.seed``),
@@ -141,6 +146,11 @@ class FailureConfig(SamplingConfig):
     task is kept with this probability, by its own draw seeded from ``run.seed`` and the
     task's index, so its data show that choice on a few tasks (docs/lab-notes/2026-12-regime-design-v11-v13.md, variant 12).
     0 = none (variant 11), 1 = all (as if nothing were skipped)."""
+    pairs: int = 0
+    """Minimal pairs per kind of ``skip_decisions`` (``rcgrpo.train.stage1.pairs``): on this
+    many training tasks with one point of the kind, the expert trajectory (high) and the same
+    trajectory with only that decision taken wrong (low), added to the mix beside its 1:1
+    part (docs/protocols/collapse-pairs.md). 0 = none."""
     rollout_successes: bool = False
     """Also count the weak policy's reward-1 rollouts as successes (default: experts only,
     as the paper's 800 expert trajectories)."""

@@ -150,6 +150,9 @@ def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[T
     successes, too_long_s = fitting(successes, tokenizer, cfg.sft.max_length)
     failures, too_long_f = fitting(failures, tokenizer, cfg.sft.max_length)
     mix = rctp_mix(successes, failures, seed=cfg.run.seed)
+    if cfg.failures.pairs:
+        rows, stats["pairs"] = minimal_pairs(cfg, train_tasks, tokenizer)
+        mix += rows
     skip = set(cfg.failures.skip_decisions)
     stats["tasks"] = {
         "used": len(tasks),
@@ -163,6 +166,34 @@ def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[T
         "failure_modes": failure_mix(t.failure_mode for t in mix if t.reward == 0),
     }
     return mix, stats
+
+
+def minimal_pairs(cfg: RCTPConfig, train_tasks: Sequence, tokenizer):
+    """(rows, stats) of ``failures.pairs`` (:mod:`rcgrpo.train.stage1.pairs`) that fit
+    ``sft.max_length``; ValueError without kinds to pair (``failures.skip_decisions``)."""
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.stage1.data import SCRATCH_MAX_CONTEXT
+    from rcgrpo.train.stage1.pairs import pair_rows, pair_tasks
+    from rcgrpo.train.stage1.trajectories import expert_trajectories
+
+    kinds = [k for k in cfg.failures.skip_decisions if k != "stop_early"]
+    if not kinds:
+        raise ValueError("failures.pairs: name the swap kinds to pair in failures.skip_decisions")
+    encoder = ChatEncoder(tokenizer)
+    opts = dict(
+        prompt_style=cfg.tasks.prompt_style,
+        max_new_tokens=SCRATCH_MAX_CONTEXT,
+        max_context=SCRATCH_MAX_CONTEXT,
+        max_batch=256,
+    )
+
+    def replay(tasks, mode, source):
+        return expert_trajectories(tasks, encoder, mode, source, **opts)
+
+    tasks = pair_tasks(train_tasks, kinds, cfg.failures.pairs, cfg.run.seed)
+    rows, stats = pair_rows(tasks, kinds, cfg.sft.modes, replay)
+    kept, stats["dropped_too_long"] = fitting(rows, tokenizer, cfg.sft.max_length)
+    return kept, stats
 
 
 def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
@@ -183,7 +214,12 @@ def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
 
 def load_mix(path: Path) -> list[Trajectory]:
     """Trajectories written by :func:`save_mix`."""
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return rows_to_trajectories(path.read_text())
+
+
+def rows_to_trajectories(text: str) -> list[Trajectory]:
+    """The trajectories of :func:`save_mix`'s JSONL text."""
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [
         Trajectory(
             **row

@@ -25,6 +25,7 @@ import functools
 import math
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
@@ -214,13 +215,38 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
 
 
 # --------------------------------------------------------------------------- run
+def mix_successes(source: str) -> list:
+    """The reward-1 rows of an RCTP-FT mix (``sft.successes_of``): ``source`` is the run folder
+    (its ``trajectories.jsonl``, or ``.jsonl.gz`` as a light copy keeps it) or the file. A
+    missing mix is a :class:`~rcgrpo.train.errors.ConfigError` naming the paths tried."""
+    import gzip
+
+    from rcgrpo.train.errors import ConfigError
+    from rcgrpo.train.stage1.rctp import rows_to_trajectories
+
+    path = Path(source)
+    tried = (
+        [path] if path.is_file() else [path / "trajectories.jsonl", path / "trajectories.jsonl.gz"]
+    )
+    found = next((p for p in tried if p.is_file()), None)
+    if found is None:
+        names = ", ".join(str(p) for p in tried)
+        raise ConfigError(f"sft.successes_of: no RCTP-FT mix at {names}")
+    raw = found.read_bytes()
+    text = (gzip.decompress(raw) if found.suffix == ".gz" else raw).decode()
+    return [t for t in rows_to_trajectories(text) if t.reward == 1]
+
+
 def run_sft(cfg: SFTConfig) -> dict:
     """Plain SFT on expert trajectories (reward 1), or on every demonstration of the synth
     suite's demonstrator (``sft.demonstrations``); no reward token, except the goals drawn
     independently of the reward for ``sft.random_goals``. Returns the run summary."""
     run = open_run(cfg)
     sft = run.cfg.sft
-    trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
+    if sft.successes_of:
+        trajs = mix_successes(sft.successes_of)
+    else:
+        trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
     experts = trajs if sft.demonstrations == "demo" else [t for t in trajs if t.reward == 1]
     goals = random_goals(len(experts), sft.random_goals, run.cfg.run.seed)
     examples, dropped = encode_examples(experts, run.tokenizer, False, sft.max_length, goals)

@@ -1,0 +1,76 @@
+"""Minimal pairs for RCTP-FT (``failures.pairs``): a failure the planted decision causes.
+
+For each decision kind of ``failures.skip_decisions`` (the kinds the mix otherwise leaves out),
+``failures.pairs`` training tasks that carry exactly one planted point, of that kind, are drawn
+(``random.Random("rcgrpo-rctp-pairs/<seed>/<kind>")``, independent of everything else). Each
+gives two rows per episode mode: the expert trajectory (reward 1, trained under
+``<|high_reward|>``) and the same prompt and trajectory with only that decision taken wrong
+(:func:`rcgrpo.env.synth_demo.flip_decision`, replayed through the real environment; reward 0,
+trained under ``<|low_reward|>``). The two rows differ at the decision and in what follows from
+it, so the low label's contrast sits exactly where RL must choose.
+
+A pair whose expert row does not succeed or whose flipped row does not fail (the environment
+disagrees) is dropped whole and counted. The matched SFT (``sft.successes_of``) trains on the
+mix's reward-1 rows, so it sees the pairs' expert rows and never their flipped ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+
+from rcgrpo.train.stage1.trajectories import Trajectory
+
+
+def single_point(task, kind: str) -> dict | None:
+    """The task's planted point when it has exactly one and it is of ``kind``, else None."""
+    points = list((getattr(task, "meta", None) or {}).get("decisions", ()))
+    return points[0] if len(points) == 1 and points[0]["kind"] == kind else None
+
+
+def pair_tasks(train_tasks: Sequence, kinds: Sequence[str], pairs: int, seed: int) -> list:
+    """``pairs`` tasks per kind (module docstring), kinds in order, tasks in task order within
+    a kind. ValueError when a kind has fewer candidates than ``pairs``."""
+    out = []
+    for kind in kinds:
+        candidates = [t for t in train_tasks if single_point(t, kind) is not None]
+        if len(candidates) < pairs:
+            raise ValueError(
+                f"failures.pairs {pairs}: only {len(candidates)} training tasks carry one "
+                f"{kind} point (raise tasks.num_train or lower failures.pairs)"
+            )
+        rng = random.Random(f"rcgrpo-rctp-pairs/{seed}/{kind}")
+        chosen = sorted(rng.sample(range(len(candidates)), pairs))
+        out += [candidates[i] for i in chosen]
+    return out
+
+
+def flipped_task(task, kind: str):
+    """``task`` whose demonstration is its ground truth with the ``kind`` point taken wrong."""
+    from rcgrpo.env.synth import render_call
+    from rcgrpo.env.synth_demo import flip_decision
+
+    calls = flip_decision(task, single_point(task, kind), render_call)
+    return dataclasses.replace(task, meta={**task.meta, "demonstration": calls})
+
+
+def pair_rows(
+    tasks: Sequence, kinds: Sequence[str], modes: Sequence[str], replay
+) -> tuple[list[Trajectory], dict]:
+    """(rows, stats): the expert and the flipped row of every task of :func:`pair_tasks`, in
+    every mode. ``replay(tasks, mode, source)`` gives trajectories, one per task (the
+    environment's replay, :func:`rcgrpo.train.stage1.trajectories.expert_trajectories`)."""
+    kind_of = {t.id: k for t in tasks for k in kinds if single_point(t, k) is not None}
+    flipped = [flipped_task(t, kind_of[t.id]) for t in tasks]
+    rows, dropped = [], 0
+    for mode in modes:
+        good = replay(tasks, mode, "expert")
+        bad = replay(flipped, mode, "demo")
+        for hi, lo in zip(good, bad, strict=True):
+            if hi.reward != 1 or lo.reward != 0:
+                dropped += 1
+                continue
+            rows += [hi, dataclasses.replace(lo, source="pair")]
+    per_kind = {k: sum(v == k for v in kind_of.values()) for k in kinds}
+    return rows, {"tasks": per_kind, "rows": len(rows), "dropped_pairs": dropped}
