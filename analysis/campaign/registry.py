@@ -3,8 +3,9 @@ campaign C=ID``) takes the id from :data:`CAMPAIGNS`.
 
 A campaign is a set of runs by experiment (:class:`~analysis.campaign.mechanics.Campaign`)
 and its own way of training them (Stage 1 first; the regime-d10 campaign admits seeds between
-Stage 1 and RL). Its id is also the regime of its RL arms (:data:`rcgrpo.train.arms.REGIMES`;
-a test checks they are the same ids in the same order).
+Stage 1 and RL). The ids of the campaigns under :mod:`analysis.campaign` are also the regimes of
+their RL arms (:data:`rcgrpo.train.arms.REGIMES`; a test checks they are the same ids in the same
+order); a campaign of :mod:`analysis.campaigns` keeps its own.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from analysis.campaign import collapse, regime, wide1
 from analysis.campaign import experiments as pool
 from analysis.campaign.mechanics import Campaign, RunSpec
+from analysis.campaigns.collapse_pairs import design as collapse_pairs
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,14 @@ CAMPAIGNS: dict[str, Entry] = {
             collapse.build,
             collapse.experiments,
             collapse.run,
+        ),
+        Entry(
+            collapse_pairs.ID,
+            "the fair test of RC sampling on collapse1-d10: matched Stage 1, minimal-pair "
+            "RCTP-FT; its design runs now (runs/collapse-pairs)",
+            collapse_pairs.build,
+            collapse_pairs.experiments,
+            collapse_pairs.run,
         ),
     )
 }

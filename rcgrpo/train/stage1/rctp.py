@@ -19,7 +19,6 @@ it was killed after sampling but before its first checkpoint).
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections.abc import Sequence
@@ -29,7 +28,7 @@ from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy.tokenizer import spread_goal_rows
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.failure_modes import failure_mix
-from rcgrpo.train.progress import advance, close, open_bar
+from rcgrpo.train.progress import EpisodeTally, close, open_bar
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.stage1.config import RCTPConfig
 from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data, goal_labels
@@ -66,7 +65,7 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
     for round_ in range(sampling.max_rounds):
         seed = 1000 * cfg.run.seed + round_
         desc = f"rctp failures {mode} pass {round_ + 1}"
-        bar = open_bar(len(tasks), desc, cfg.run.progress)
+        bar = open_bar(len(tasks), desc, cfg.run.progress, unit="episode")
         trajs = policy_trajectories(
             model,
             tokenizer,
@@ -75,7 +74,7 @@ def sample_failures(cfg: RCTPConfig, tasks: Sequence, mode: str, needed: int):
             sampling.temperature,
             sampling.top_p,
             seed,
-            on_done=functools.partial(advance, bar),
+            on_done=EpisodeTally(bar),
             **opts,
         )
         close(bar)
@@ -236,6 +235,22 @@ def save_mix(mix: Sequence[Trajectory], path: Path) -> None:
     path.write_text("".join(json.dumps(trajectory_row(t)) + "\n" for t in mix))
 
 
+MIX_DIR = "mix"
+"""Sub-folder holding ``trajectories.jsonl.gz``, the mix gzip-compressed: what a matched SFT
+(``sft.successes_of``) reads, and what a campaign's light copy keeps when a run starts from it."""
+
+
+def save_mix_copy(mix_path: Path, folder: Path) -> Path:
+    """``folder/trajectories.jsonl.gz``: the mix at ``mix_path`` compressed (mtime 0, so the
+    bytes depend on the mix only)."""
+    import gzip
+
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / "trajectories.jsonl.gz"
+    out.write_bytes(gzip.compress(mix_path.read_bytes(), mtime=0))
+    return out
+
+
 def spread_goals(cfg: RCTPConfig, model, tokenizer) -> dict:
     """``goals.spread``: the goal rows' distance before and after
     (:func:`rcgrpo.policy.tokenizer.spread_goal_rows`), in median row norms."""
@@ -257,6 +272,7 @@ def run_rctp(cfg: RCTPConfig) -> dict:
     else:
         mix, stats = build_mix(cfg, run.train_tasks, tokenizer)
         save_mix(mix, mix_path)
+        save_mix_copy(mix_path, run.paths.root / MIX_DIR)
         stats["data_cpu_s"] = cpu_seconds() - run.cpu0
         data_path.write_text(json.dumps(stats, indent=2) + "\n")
     if run.resume is None:  # a resumed run's checkpoint already holds the spread rows
@@ -267,7 +283,9 @@ def run_rctp(cfg: RCTPConfig) -> dict:
         "high": sum(goals),
         "agree_with_reward": sum(g == (t.reward == 1) for g, t in zip(goals, mix, strict=True)),
     }
-    examples, dropped = encode_examples(mix, tokenizer, False, cfg.sft.max_length, goals)
+    examples, dropped = encode_examples(
+        mix, tokenizer, False, cfg.sft.max_length, goals, cfg.run.progress
+    )
     stats["examples"], stats["dropped_too_long"] = len(examples), dropped
     return finish(run, stats, train(run, examples, ("high", "low")))
 

@@ -1,0 +1,124 @@
+"""The design runs of ``collapse-pairs`` (``docs/protocols/collapse-pairs.md``): per variant and
+design seed, the minimal-pair RCTP-FT, its matched SFT and the two 50-step pilots of gates C and
+C′. Trained in ``runs/collapse-pairs``, committed to ``results/collapse-pairs``.
+
+- ``rctp-<v>-s<seed>``: ``rctp-collapse`` from the seed's collapse SFT (the base), its non-swap
+  tasks 1:1 with the base's own failures as ``rctp-collapse`` builds them, the swap tasks left out
+  but for ``failures.pairs`` minimal pairs per swap kind;
+- ``sft-<v>-s<seed>``: the matched SFT, from the same base, on exactly that mix's reward-1 rows
+  (``sft.successes_of``; the mix's ``mix/`` folder), with RCTP-FT's recipe (:data:`MATCHED`), so
+  each row is seen as often and only the failure rows and the labels differ;
+- ``pilot-c-<v>-s<seed>``: ``collapse-grpo`` (G = 5) from the matched SFT, 50 steps (gate C);
+- ``pilot-cprime-<v>-s<seed>``: ``collapse-rctp-grpo`` from the RCTP-FT, 50 steps (gate C′).
+
+Gate R and ρ come from ``python -m analysis.diagnostics.transfer`` on the RCTP-FT checkpoint
+(:func:`transfer_command`), read by :mod:`analysis.campaigns.collapse_pairs.gates`.
+"""
+
+from __future__ import annotations
+
+from analysis import REPO_ROOT
+from analysis.campaign import experiments as pool
+from analysis.campaign import mechanics as cp
+from analysis.campaign.config import pinned
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
+
+ID = "collapse-pairs"
+HOME = "collapse-pairs"
+DESIGN_SEEDS = (31, 32)
+VARIANTS: dict[str, int] = {"p1": 50, "p2": 150, "p3": 450}
+"""Minimal pairs per swap kind of each dose variant (P4, the loss weight, is added only if none
+of these passes at seed 31, as the protocol says)."""
+BASE = {31: "results/collapse/sft-c2-s31/final", 32: "results/collapse/sft-c2-s32/final"}
+"""The design seeds' collapse SFT (variant 2 of the collapse design, the ``sft-collapse``
+recipe), committed: the base both Stage-1 runs start from."""
+MATCHED = (
+    ("--sft.demonstrations", "expert"),
+    ("--sft.random_goals", "0"),
+    ("--sft.epochs", "4"),
+    ("--sft.batch_size", "16"),
+    ("--sft.schedule", "cosine"),
+    ("--sft.prompt_loss_weight", "0"),
+    ("--optim.lr", "5e-4"),
+    ("--optim.betas", "0.9", "0.999"),
+)
+"""The ``sft-collapse`` fields set to ``rctp-collapse``'s values (a test checks they agree)."""
+PILOT_STEPS = 50
+
+
+def stage1(variant: str, seed: int) -> dict[str, RunSpec]:
+    """The variant's RCTP-FT and matched SFT at ``seed`` (module docstring)."""
+    base, pairs = BASE[seed], VARIANTS[variant]
+    argv = ("rctp", "--preset", "rctp-collapse", "--run.seed", str(seed), "--model.path", base)
+    argv += ("--failures.policy", base, "--failures.pairs", str(pairs))
+    argv += ("--failures.skip_keep", "0")
+    rctp = RunSpec(f"rctp-{variant}-s{seed}", argv, pin=pinned, home=HOME)
+    sft_argv = ("sft", "--preset", "sft-collapse", "--run.seed", str(seed), "--model.path", base)
+    sft_argv += ("--sft.successes_of", Checkpoint(rctp, "mix"))
+    sft_argv += tuple(x for flag in MATCHED for x in flag)
+    sft = RunSpec(f"sft-{variant}-s{seed}", sft_argv, pin=pinned, home=HOME)
+    return {"rctp": rctp, "sft": sft}
+
+
+def pilots(variant: str, seed: int, runs: dict[str, RunSpec]) -> dict[str, RunSpec]:
+    """The 50-step pilots of gates C (from the matched SFT) and C′ (from the RCTP-FT)."""
+    out = {}
+    for gate, preset, start in (
+        ("c", "collapse-grpo", runs["sft"]),
+        ("cprime", "collapse-rctp-grpo", runs["rctp"]),
+    ):
+        argv = ("train", "--preset", preset, "--run.seed", str(seed), "--init", Checkpoint(start))
+        argv += ("--run.steps", str(PILOT_STEPS), "--run.eval_every", str(PILOT_STEPS))
+        out[gate] = RunSpec(f"pilot-{gate}-{variant}-s{seed}", argv, pin=pinned, home=HOME)
+    return out
+
+
+def build() -> Campaign:
+    """Every design run: per variant, seed 31 then 32; the pilots after their Stage 1."""
+    camp = Campaign()
+    for variant in VARIANTS:
+        for seed in DESIGN_SEEDS:
+            runs = stage1(variant, seed)
+            for spec in runs.values():
+                camp.add(f"design-{variant}", spec)
+            for spec in pilots(variant, seed, runs).values():
+                camp.add(f"design-{variant}", spec)
+    return camp
+
+
+def experiments(camp: Campaign) -> list[str]:
+    """The design experiments in the protocol's order (P1, P2, P3)."""
+    return list(camp.experiments)
+
+
+def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
+    """Train the runs of the experiments ``names`` that are not done (Stage 1 first)."""
+    camp = build()
+    todo = pool.run_names(camp, list(dict.fromkeys(names)))
+    cp.run_all(camp, todo, jobs, force_train, dry_run)
+
+
+def transfer_command(variant: str, seed: int) -> list[str]:
+    """The goal-effect and transfer diagnostic of the variant's RCTP-FT (gate R and ρ)."""
+    run = f"rctp-{variant}-s{seed}"
+    folder = cp.locate(stage1(variant, seed)["rctp"]) or REPO_ROOT / "results" / HOME / run
+    out = REPO_ROOT / "results" / "diagnostics" / f"transfer-{run}.json"
+    return [
+        "python",
+        "-m",
+        "analysis.diagnostics.transfer",
+        "--init",
+        str(folder / "final"),
+        "--synth-preset",
+        "collapse1-d10",
+        "--seed",
+        str(seed),
+        "--tasks",
+        "200",
+        "--samples",
+        "32",
+        "--batches",
+        "8",
+        "--out",
+        str(out),
+    ]
