@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from rcgrpo.train.rl.resume import MARKER
 from rcgrpo.train.runlog import (
     ROLLOUTS,
     ROLLOUTS_GZ,
@@ -219,8 +220,11 @@ class Run:
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
-        """One row per logged step (``step`` column + every metric name)."""
+        """One row per logged step (``step`` column + every metric name); the marker rows
+        of an extended run (:mod:`rcgrpo.train.rl.resume`) are left out."""
         df = _read_jsonl(self.paths.metrics)
+        if MARKER in df:
+            df = df[df[MARKER].isna()].drop(columns=MARKER)
         return df.sort_values("step").reset_index(drop=True) if "step" in df else df
 
     @cached_property

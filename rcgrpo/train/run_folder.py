@@ -7,13 +7,15 @@ A run starts in a folder ``run.root / run.name`` and
    a checkpoint or a ``summary.json``) unless ``run.resume`` is set, so that a mistyped
    command cannot overwrite a finished run;
 3. when resuming, refuses a config that differs from the one the folder's run was started
-   with (:func:`check_same_run`; the keys of ``resumable`` aside, e.g. ``run.steps`` for RL),
+   with (:func:`check_same_run`; the keys of ``resumable`` aside, e.g. the folder's name, so
+   a copied folder resumes under its new one, and ``run.steps`` for RL:
+   :mod:`rcgrpo.train.rl.resume`),
    continues from the newest checkpoint that verifies (:func:`resume_from`; a folder whose
    checkpoints are all corrupt is refused rather than restarted at step 0, which would drop
    its logged steps) and stops without touching a file when the run already finished
-   (:func:`check_unfinished`);
-4. writes ``config.json`` (the config as asked) and, at the end, ``summary.json``
-   (:func:`write_summary`, the one writer of both stages).
+   (:func:`check_unfinished`; RL: :func:`rcgrpo.train.rl.resume.plan_resume`);
+4. writes ``config.json`` (the config as asked) when it starts at step 0, never on a resume,
+   and, at the end, ``summary.json`` (:func:`write_summary`, the one writer of both stages).
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from rcgrpo.train.errors import RunFinished
 from rcgrpo.train.runlog import RunPaths
 from rcgrpo.train.validate import ConfigError
 
-RESUME_KEYS = ("run.resume", "run.progress", "run.tensorboard")
-"""Keys every resumed run may change: they do not change what the run computes."""
+RESUME_KEYS = ("run.resume", "run.progress", "run.tensorboard", "run.root", "run.name")
+"""Keys every resumed run may change: they do not change what the run computes (a run
+folder copied under another name or root resumes in place there)."""
 
 
 def seed_all(seed: int) -> None:
@@ -106,15 +109,14 @@ def resume_from(paths: RunPaths) -> Path | None:
     return good
 
 
-def check_unfinished(paths: RunPaths, steps_done: int | None = None, steps: int = 0) -> None:
-    """Stop with :class:`RunFinished` (exit 0, no file touched) when the folder's run wrote
-    its ``summary.json`` and, for RL, its checkpoint ``steps_done`` reaches ``steps``."""
+def check_unfinished(paths: RunPaths) -> None:
+    """Stop a Stage-1 resume with :class:`RunFinished` (exit 0, no file touched) when the
+    folder's run wrote its ``summary.json`` (RL: :func:`rcgrpo.train.rl.resume.plan_resume`)."""
     summary = paths.root / "summary.json"
-    if summary.exists() and (steps_done is None or steps_done >= steps):
-        more = "; raise --run.steps to train on" if steps_done is not None else ""
+    if summary.exists():
         raise RunFinished(
             f"{paths.root} holds a finished run ({summary.name}); nothing to resume, every "
-            f"file left as it is{more}"
+            "file left as it is"
         )
 
 

@@ -84,7 +84,8 @@ def test_resuming_a_finished_run_leaves_every_file_byte_identical(finished, tmp_
     assert done.returncode == 0, done.stderr[-2000:]
     last = done.stderr.strip().splitlines()[-1]
     assert last.endswith(
-        "nothing to resume, every file left as it is; raise --run.steps to train on"
+        "holds a finished run of 4 steps; nothing to resume, every file left as it is (pass "
+        "--run.steps N with N > 4 to train it on)"
     )
     assert _files(run) == before
 

@@ -221,6 +221,12 @@ def test_run_folder_guards(coin_flip, tmp_path, capsys):
     assert rcgrpo_main([*argv, "--run.resume", "--optim.lr", "0.5"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("rcgrpo train: config: optim.lr is 0.5 but the run being resumed used")
-    # extending a finished run is a valid resume: it continues at step 2
+    # extending a finished run is a valid resume: it continues at step 2, marked at step 1
     assert rcgrpo_main([*argv, "--run.resume", "--run.steps", "2"]) == 0
-    assert [m["step"] for m in rows(tmp_path / "g" / "metrics.jsonl")] == [0, 1, 2]
+    logged = rows(tmp_path / "g" / "metrics.jsonl")
+    assert [(m["step"], "extended" in m) for m in logged] == [
+        (0, False),
+        (1, False),
+        (1, True),
+        (2, False),
+    ]

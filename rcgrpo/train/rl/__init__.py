@@ -6,6 +6,7 @@ module                                 concern
 :mod:`~rcgrpo.train.rl.loop`           ``python -m rcgrpo train``: one step, the loop
 :mod:`~rcgrpo.train.rl.setup`          :class:`~rcgrpo.train.rl.setup.RLRun`, evaluation,
                                        checkpoints, resume
+:mod:`~rcgrpo.train.rl.resume`         the step count a resume trains to; extensions
 :mod:`~rcgrpo.train.rl.filters`        group filters and the batch's advantages
 :mod:`~rcgrpo.train.rl.update`         π_ref / π_old passes and the optimizer steps
 :mod:`~rcgrpo.train.rl.step_metrics`   one metrics dict per step

@@ -26,11 +26,12 @@ import time
 
 from rcgrpo.precision import probe_host
 from rcgrpo.schedules import linear_warmup
-from rcgrpo.train.cli import parse_cli, run_command
+from rcgrpo.train.cli import given_keys, parse_cli, run_command
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import shutdown
 from rcgrpo.train.errors import NonFiniteError
 from rcgrpo.train.progress import advance, close, open_bar, rl_postfix
+from rcgrpo.train.provenance import code_version
 from rcgrpo.train.rl.filters import (
     GROUP_FILTERS,
     collect_groups,
@@ -51,27 +52,6 @@ from rcgrpo.train.rl.update import run_update
 from rcgrpo.train.rollouts import RoundGenerator
 from rcgrpo.train.run_folder import write_summary
 from rcgrpo.train.runlog import due
-
-
-def code_version() -> dict[str, str]:
-    """The package version and, inside a git checkout, the commit (+ "-dirty")."""
-    import subprocess
-
-    from rcgrpo import __version__
-
-    out = {"rcgrpo": __version__}
-    try:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        git = ["git", "-C", root]
-        sha = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
-        dirty = subprocess.run(
-            [*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
-        )
-        if sha.returncode == 0:
-            out["git"] = sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except OSError:
-        pass
-    return out
 
 
 def rl_step(run: RLRun, step: int) -> dict[str, float]:
@@ -137,10 +117,12 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
     return logged
 
 
-def train(cfg: TrainConfig) -> dict:
-    """Run (or resume) an RL job; returns the run summary (also ``summary.json``)."""
+def train(cfg: TrainConfig, steps_given: bool = True) -> dict:
+    """Run (or resume) an RL job; returns the run summary (also ``summary.json``).
+    ``steps_given``: ``cfg.run.steps`` was asked for, so a resume may extend the run to it
+    (:mod:`rcgrpo.train.rl.resume`); else a resume keeps the folder's own step count."""
     wall = time.perf_counter()
-    run = setup(cfg)
+    run = setup(cfg, steps_given)
     last: dict[str, float] = {}
     try:
         if run.start_step == 0:  # the starting policy, for the training curves
@@ -171,6 +153,8 @@ def train(cfg: TrainConfig) -> dict:
         "code": code_version(),
         "final_metrics": last,
     }
+    if run.extended:
+        summary["extended"] = run.extended
     if run.info.is_main:
         write_summary(run.paths, summary)
     return summary
@@ -181,7 +165,12 @@ def main(argv: list[str]) -> int:
     """``python -m rcgrpo train [--preset NAME] [--config FILE] [--section.field VALUE ...]``;
     exit 2 on a config error (one line naming the key; also those found at set-up: run
     folder, init, context length), 3 on a non-finite stop (:mod:`rcgrpo.train.cli`)."""
-    return run_command("train", lambda: _report(train(parse_cli("train", argv))))
+
+    def body() -> int:
+        cfg = parse_cli("train", argv)
+        return _report(train(cfg, steps_given="run.steps" in given_keys("train", argv)))
+
+    return run_command("train", body)
 
 
 def _report(summary: dict) -> int:

@@ -6,7 +6,9 @@ reference π_ref (= the starting checkpoint ``init``), AdamW, the prompt stream 
 rollout engine. With ``run.resume`` every piece is restored from the newest valid
 checkpoint (model, optimizer, RNG states, prompt position, non-finite streak, step), and
 the run folder's logs are cut back to that step, so the resumed run writes exactly what an
-uninterrupted run would have written.
+uninterrupted run would have written. The step count it trains to, and when it does nothing,
+is :mod:`rcgrpo.train.rl.resume`'s; ``config.json`` is written only by a run starting at
+step 0, so a resume never rewrites it.
 """
 
 from __future__ import annotations
@@ -25,12 +27,12 @@ from rcgrpo.metrics import validate_metric_names
 from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
+from rcgrpo.train.rl.resume import Resume, mark_extension, plan_resume, recorded_steps
 from rcgrpo.train.rollouts import PromptStream, derive_seed
 from rcgrpo.train.run_folder import (
     RESUME_KEYS,
     check_folder,
     check_same_run,
-    check_unfinished,
     resume_from,
     seed_all,
 )
@@ -70,6 +72,8 @@ class RLRun:
     ref_source: str = ""
     latest: dict = field(default_factory=dict)
     """The last step's metrics (logged or not; the progress bar reads them)."""
+    extended: list[dict] = field(default_factory=list)
+    """Every extension of the run's step count (:mod:`rcgrpo.train.rl.resume`)."""
 
 
 RESUMABLE_CHANGES = (*RESUME_KEYS, "run.steps")
@@ -77,15 +81,24 @@ RESUMABLE_CHANGES = (*RESUME_KEYS, "run.steps")
 would make the resumed run differ from the one it continues."""
 
 
-def _run_folder(cfg: TrainConfig, info: DistInfo) -> tuple[RunPaths, dict | None]:
-    """The run folder and the trainer state to resume (None: fresh start)."""
+def _run_folder(
+    cfg: TrainConfig, info: DistInfo, steps_given: bool
+) -> tuple[RunPaths, dict | None]:
+    """The run folder and the trainer state to resume (None: fresh start). A resume sets
+    ``cfg.run.steps`` to the count it trains to (``steps_given``: ``run.steps`` was asked
+    for, else the folder's own; :func:`~rcgrpo.train.rl.resume.plan_resume`) and puts the
+    plan under ``state["resume"]``."""
     paths = RunPaths(Path(cfg.run.root) / cfg.run.name)
     found = resume_from(paths) if cfg.run.resume else None
     state = load_trainer_state(found) if found else None
+    if cfg.run.resume and not steps_given and state is None:  # restarts at step 0
+        cfg.run.steps = recorded_steps(paths) or cfg.run.steps
     if state is not None:
         state["path"] = str(found)
         check_same_run(cfg, paths, RESUMABLE_CHANGES)
-        check_unfinished(paths, int(state["step"]), cfg.run.steps)
+        asked = cfg.run.steps if steps_given else None
+        state["resume"] = plan_resume(paths, int(state["step"]), asked, cfg.run.steps)
+        cfg.run.steps = state["resume"].steps
     check_folder(paths, cfg.run.resume)
     barrier(info)  # every rank looked before rank 0 writes anything
     if state is None and cfg.run.resume and info.is_main:  # killed before its 1st checkpoint
@@ -101,7 +114,10 @@ def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict
     dtype = getattr(torch, cfg.model.dtype)
     if state is not None:
         model, tokenizer, _ = load_policy(state["path"], dtype, info.device)
-        return model, tokenizer, state["extra"]["ref"]
+        ref = state["extra"]["ref"]
+        if Path(ref).name == INIT_COPY and (paths.root / INIT_COPY).is_dir():
+            ref = str(paths.root / INIT_COPY)  # its own copy, also in a folder copied and renamed
+        return model, tokenizer, ref
     if cfg.init in PRESETS:  # random initialisation (tests); kept in the run as π_ref
         model, tokenizer = build_tiny_policy(cfg.init, seed=cfg.run.seed)
         model = model.to(device=info.device, dtype=dtype)
@@ -175,8 +191,10 @@ def make_engine(cfg: TrainConfig, model, tokenizer):
     )
 
 
-def setup(cfg: TrainConfig) -> RLRun:
-    """Validate, join the job, open the run folder, load tasks, models and optimizer."""
+def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
+    """Validate, join the job, open the run folder, load tasks, models and optimizer;
+    ``steps_given``: ``cfg.run.steps`` was asked for (the CLI: ``--run.steps`` given), so a
+    resume trains to it rather than to the folder's own count."""
     from rcgrpo.policy.task_sources import load_task_splits
 
     validate_config(cfg)
@@ -188,7 +206,7 @@ def setup(cfg: TrainConfig) -> RLRun:
     validate_world(cfg, info.world_size)
     check_init(cfg)
     seed_all(cfg.run.seed)
-    paths, state = _run_folder(cfg, info)
+    paths, state = _run_folder(cfg, info, steps_given)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
     model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
     step = int(state["step"]) if state else None  # the run folder is written from here on
@@ -199,8 +217,11 @@ def setup(cfg: TrainConfig) -> RLRun:
         validate=validate_metric_names,
         resume_step=step,
     )
-    if info.is_main:
+    resume: Resume | None = state["resume"] if state else None
+    if info.is_main and resume is None:  # a run starting at step 0
         save_config(cfg, paths.config)
+    if info.is_main and resume is not None and resume.new is not None:
+        mark_extension(paths, step, resume.new)
     ref_model = _reference(cfg, model, ref_source, state, info)
     optim = cfg.optim
     optimizer = torch.optim.AdamW(
@@ -224,6 +245,7 @@ def setup(cfg: TrainConfig) -> RLRun:
     )
     if state is not None:
         _restore(run, state)
+        run.extended = list(state["resume"].extended)
     return run
 
 

@@ -120,7 +120,8 @@ def setup_run(cfg: SFTConfig) -> tuple[RunPaths, RunLogger, Path | None]:
     paths.make()
     # resumed before its first checkpoint: restart at step 0 and drop the stale rows
     step = load_trainer_state(resume)["step"] if resume else (0 if cfg.run.resume else None)
-    save_config(cfg, paths.config)
+    if resume is None:  # a run starting at step 0; a resume never rewrites config.json
+        save_config(cfg, paths.config)
     logger = RunLogger(
         paths, tensorboard=cfg.run.tensorboard, validate=validate_metric_names, resume_step=step
     )
