@@ -142,6 +142,7 @@ def evaluate_policy(
     batch_size: int = 32,
     seed: int = 0,
     on_done=None,
+    progress: bool = True,
 ) -> tuple[dict, list]:
     """Roll out every task once under ``condition``; returns ``(summary, rollouts)``.
 
@@ -149,11 +150,14 @@ def evaluate_policy(
     option after ``tasks`` is keyword-only. ``condition``: reward token of the prompt (high |
     low | none); ``mode``: episode mode; ``temperature`` 0 = greedy; ``max_context`` None =
     the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling;
-    ``on_done()`` is called once per finished episode (a progress bar)."""
+    ``on_done(rollout)`` is called once per finished episode (a progress bar); without it,
+    ``progress`` opens one, ``eval <mode>/<condition>`` (:mod:`rcgrpo.train.progress`: a bar
+    on a terminal, a line every 15 s in a log file)."""
     from rcgrpo.env import Episode
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.policy.policies import ModelPolicy
     from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
+    from rcgrpo.train.progress import EpisodeTally, close, open_bar
 
     check_choice("condition", condition, CONDITIONS)
     encoder = ChatEncoder(tokenizer)
@@ -170,9 +174,13 @@ def evaluate_policy(
         max_context=max_context,
         max_batch=batch_size,
     )
-    start = time.perf_counter()
+    start, bar = time.perf_counter(), None
+    if on_done is None:
+        bar = open_bar(len(tasks), f"eval {mode}/{condition}", progress, unit="episode")
+        on_done = EpisodeTally(bar)
     jobs = [RolloutJob(t, CONDITIONS[condition]) for t in tasks]
     rollouts = engine.run(jobs, seed=seed, on_done=on_done)
+    close(bar)
     elapsed = time.perf_counter() - start
     summary = summarize(rollouts)
     add_decisions(summary, tasks, rollouts)

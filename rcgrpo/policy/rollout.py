@@ -118,11 +118,15 @@ class RolloutEngine:
         return RolloutBatch(self.run(jobs, seed=seed), len(tasks), group_size)
 
     def run(
-        self, jobs: Sequence[RolloutJob], seed: int = 0, on_done: Callable[[], Any] | None = None
+        self,
+        jobs: Sequence[RolloutJob],
+        seed: int = 0,
+        on_done: Callable[[Rollout], Any] | None = None,
     ) -> list[Rollout]:
-        """Roll out every job; results in job order. ``on_done()`` is called once per
-        finished episode (a progress bar)."""
-        done = on_done or (lambda: None)
+        """Roll out every job; results in job order. ``on_done(rollout)`` is called once per
+        finished episode, with its result (a progress bar,
+        :class:`rcgrpo.train.progress.EpisodeTally`)."""
+        done = on_done or (lambda rollout: None)
         self.policy.begin_run(seed)
         queue = deque(enumerate(jobs))
         live: dict[int, _Live] = {}
@@ -133,7 +137,7 @@ class RolloutEngine:
                 state = self._start(job)
                 if state.truncated:
                     results[slot] = self._finish(state)
-                    done()
+                    done(results[slot])
                 else:
                     live[slot] = state
             if not live:
@@ -142,7 +146,7 @@ class RolloutEngine:
             for req, gen in zip(requests, self.policy.generate(requests), strict=True):
                 if self._advance(live[req.slot], gen):
                     results[req.slot] = self._finish(live.pop(req.slot))
-                    done()
+                    done(results[req.slot])
         return results
 
     def _start(self, job: RolloutJob) -> _Live:

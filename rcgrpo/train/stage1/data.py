@@ -32,6 +32,7 @@ def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
     whose BPE is trained on the training tasks + their rendered expert conversations."""
     from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy
     from rcgrpo.policy.tokenizer import task_corpus, train_tiny_tokenizer
+    from rcgrpo.train.progress import heartbeat
 
     dtype = getattr(torch, cfg.model.dtype)
     if resume is not None or cfg.model.path not in PRESETS:
@@ -45,17 +46,19 @@ def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
         for t in expert_data(cfg, train_tasks[:2000], boot, modes=(mode,))
     ]
     corpus = task_corpus(train_tasks) + texts
-    tokenizer = train_tiny_tokenizer(
-        corpus, cfg.sft.vocab_size, isolate_whitespace=cfg.sft.isolate_whitespace
-    )
+    with heartbeat(f"{cfg.stage} tokenizer on {len(corpus)} texts", cfg.run.progress):
+        tokenizer = train_tiny_tokenizer(
+            corpus, cfg.sft.vocab_size, isolate_whitespace=cfg.sft.isolate_whitespace
+        )
     model, tokenizer = build_tiny_policy(cfg.model.path, tokenizer, seed=cfg.run.seed)
     return model.to(device=device_of(cfg), dtype=dtype), tokenizer
 
 
 def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
     """Scripted trajectories (``sft.demonstrations``: expert or demo) of ``tasks`` in every
-    mode (labels from the real reward)."""
+    mode (labels from the real reward); a progress bar per mode (``run.progress``)."""
     from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.progress import EpisodeTally, close, open_bar
     from rcgrpo.train.stage1.trajectories import expert_trajectories
 
     encoder = ChatEncoder(tokenizer)
@@ -65,12 +68,13 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
         max_context=SCRATCH_MAX_CONTEXT,
         max_batch=256,
     )
-    source = cfg.sft.demonstrations
-    return [
-        t
-        for m in modes or cfg.sft.modes
-        for t in expert_trajectories(tasks, encoder, m, source, **opts)
-    ]
+    source, out = cfg.sft.demonstrations, []
+    for mode in modes or cfg.sft.modes:
+        desc = f"{cfg.stage} {source} episodes {mode}"
+        bar = open_bar(len(tasks), desc, cfg.run.progress, unit="episode")
+        out += expert_trajectories(tasks, encoder, mode, source, EpisodeTally(bar), **opts)
+        close(bar)
+    return out
 
 
 def random_goals(n: int, share: float, seed: int) -> list[bool | None]:
@@ -146,16 +150,23 @@ def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]
     return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
 
 
-def encode_examples(trajs, tokenizer, conditioned: bool, max_length: int, goals=None):
+def encode_examples(
+    trajs, tokenizer, conditioned: bool, max_length: int, goals=None, progress: bool = False
+):
     """(examples, dropped): encoded trajectories no longer than ``max_length`` tokens; without
-    ``conditioned``, ``goals`` (one per trajectory, :func:`random_goals`) are their goals."""
+    ``conditioned``, ``goals`` (one per trajectory, :func:`random_goals`) are their goals;
+    ``progress``: a progress bar ``encode examples``."""
     from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.train.progress import advance, close, open_bar
 
     encoder = ChatEncoder(tokenizer)
     goals = goals if goals is not None else [None] * len(trajs)
-    examples = [
-        encode_trajectory(encoder, t, conditioned, g) for t, g in zip(trajs, goals, strict=True)
-    ]
+    bar = open_bar(len(trajs), "encode examples", progress, unit="example")
+    examples = []
+    for traj, goal in zip(trajs, goals, strict=True):
+        examples.append(encode_trajectory(encoder, traj, conditioned, goal))
+        advance(bar)
+    close(bar)
     kept = [e for e in examples if len(e.ids) <= max_length]
     return kept, len(examples) - len(kept)
 

@@ -21,7 +21,6 @@ Reads top to bottom as the run does::
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from rcgrpo.losses import sft_loss
 from rcgrpo.schedules import lr_factor
 from rcgrpo.train.cli import parse_cli, run_command
 from rcgrpo.train.errors import NonFiniteError
-from rcgrpo.train.progress import advance, close, open_bar
+from rcgrpo.train.progress import EpisodeTally, advance, close, open_bar
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
 from rcgrpo.train.runlog import due
 from rcgrpo.train.stage1.config import SFTConfig
@@ -60,7 +59,8 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
     with torch.no_grad():
         for mode in cfg.sft.eval_modes:
             for cond in conditions:
-                bar = open_bar(len(tasks), f"eval {mode}/{cond}", cfg.run.progress)
+                desc = f"eval {mode}/{cond}"
+                bar = open_bar(len(tasks), desc, cfg.run.progress, unit="episode")
                 summary, _ = evaluate_policy(
                     model,
                     tokenizer,
@@ -73,7 +73,7 @@ def evaluate(cfg: SFTConfig, model, tokenizer, tasks: Sequence, conditions: Sequ
                     max_context=cfg.sft.eval_max_context,
                     batch_size=cfg.sft.eval_batch_size,
                     seed=cfg.run.seed,
-                    on_done=functools.partial(advance, bar),
+                    on_done=EpisodeTally(bar),
                 )
                 close(bar)
                 summaries[f"{mode}/{cond}"] = summary
@@ -153,8 +153,6 @@ def window_metrics(window: list[dict], seconds: float, lr: float, epoch: float) 
 
 def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) -> dict:
     """The optimisation loop (module docstring); returns the last logged metrics."""
-    from tqdm.auto import tqdm
-
     from rcgrpo.policy.models import save_policy
 
     cfg, model, tokenizer, paths = run.cfg, run.model, run.tokenizer, run.paths
@@ -171,7 +169,7 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
     weak_step = round(cfg.sft.weak_snapshot_frac * total) or None
     window, bad, metrics, t0 = [], 0, {}, time.perf_counter()
     model.train()
-    bar = tqdm(total=total, initial=step, desc=cfg.stage, disable=not cfg.run.progress)
+    bar = open_bar(total, f"{cfg.stage} step", cfg.run.progress, initial=step, unit="step")
     while step < total:
         sft = cfg.sft
         lr = optim.lr * lr_factor(
@@ -195,12 +193,11 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
                 f"gradient (run.max_nonfinite = {cfg.run.max_nonfinite}; updates were skipped)"
             )
         step += 1
-        bar.update(1)
+        advance(bar)
         if due(step, cfg.run.log_every, total):
             metrics = window_metrics(window, time.perf_counter() - t0, lr, step / stream.per_epoch)
-            bar.set_postfix(
-                loss=f"{metrics['loss/sft']:.3f}", acc=f"{metrics['sft/token_acc']:.3f}"
-            )
+            loss, acc = metrics["loss/sft"], metrics["sft/token_acc"]
+            advance(bar, f"loss {loss:.3f} | acc {acc:.3f}", steps=0)
             if due(step, cfg.run.eval_every, total):
                 metrics |= evaluate(cfg, model, tokenizer, run.eval_tasks, conditions)[0]
             run.logger.log(step, metrics)
@@ -209,7 +206,7 @@ def train(run: Stage1Run, examples: list[Example], conditions: Sequence[str]) ->
             save_policy(model, tokenizer, paths.root / "weak")
         if due(step, cfg.run.checkpoint_every, total):
             save_step(cfg, paths, step, model, tokenizer, opt)
-    bar.close()
+    close(bar)
     save_policy(model, tokenizer, paths.root / "final")
     return metrics
 
@@ -249,7 +246,9 @@ def run_sft(cfg: SFTConfig) -> dict:
         trajs = expert_data(run.cfg, run.train_tasks, run.tokenizer)
     experts = trajs if sft.demonstrations == "demo" else [t for t in trajs if t.reward == 1]
     goals = random_goals(len(experts), sft.random_goals, run.cfg.run.seed)
-    examples, dropped = encode_examples(experts, run.tokenizer, False, sft.max_length, goals)
+    examples, dropped = encode_examples(
+        experts, run.tokenizer, False, sft.max_length, goals, run.cfg.run.progress
+    )
     data = {
         "expert_trajectories": len(trajs),
         "expert_reward_0": sum(t.reward == 0 for t in trajs),

@@ -131,16 +131,18 @@ def expert_trajectories(
     encoder: ChatEncoder,
     mode: str,
     source: str = "expert",
+    on_done: Any = None,
     **engine_opts: Any,
 ) -> list[Trajectory]:
     """Replay every task's ground truth (``source`` expert) or demonstration (demo) through
-    the real environment (one per task), labelled by the real reward.
+    the real environment (one per task), labelled by the real reward; ``on_done(rollout)``
+    once per finished episode (a progress bar).
 
     ``engine_opts``: ``prompt_style``, ``max_new_tokens``, ``max_context``, ``max_batch`` of
     :class:`~rcgrpo.policy.rollout.RolloutEngine` (``max_context`` is required).
     """
     engine = _engine(ScriptedPolicy(encoder, SCRIPTS[source]), encoder, mode, engine_opts)
-    rollouts = engine.run([RolloutJob(t) for t in tasks])
+    rollouts = engine.run([RolloutJob(t) for t in tasks], on_done=on_done)
     return [from_rollout(t, r, mode, source) for t, r in zip(tasks, rollouts, strict=True)]
 
 
@@ -157,7 +159,7 @@ def policy_trajectories(
     **engine_opts: Any,
 ) -> list[Trajectory]:
     """One sampled episode per task from ``model`` (no reward token), labelled by reward;
-    ``on_done()`` once per finished episode (a progress bar)."""
+    ``on_done(rollout)`` once per finished episode (a progress bar)."""
     encoder = ChatEncoder(tokenizer)
     was_training = model.training
     model.eval()

@@ -1,14 +1,27 @@
-"""The trainers' progress bars (issue 49): the RL bar's text per step, an episode bar, and
-silence when stderr is not a terminal or ``run.progress`` is off."""
+"""The trainers' progress (issues 49, 60): the RL bar's text per step and an episode bar on
+a terminal; in a log file a line every 15 s of work (checked with a fake clock, never real
+time), a heartbeat for a step with nothing to count; silence with ``run.progress`` off."""
 
 from __future__ import annotations
 
 import io
 import re
+import threading
 
 import torch
 
-from rcgrpo.train.progress import advance, close, open_bar, rl_postfix
+from rcgrpo.train import progress
+from rcgrpo.train.progress import (
+    EpisodeTally,
+    Heartbeat,
+    LogLines,
+    advance,
+    clock_text,
+    close,
+    heartbeat,
+    open_bar,
+    rl_postfix,
+)
 
 
 class Terminal(io.StringIO):
@@ -39,13 +52,134 @@ def test_a_metric_the_step_did_not_compute_is_a_dash():
     assert rl_postfix({}, 12.0) == "reward - | zero-var - | 12.0 s/step"
 
 
-def test_no_bar_without_a_terminal_or_with_progress_off():
+def test_no_bar_with_progress_off_and_log_lines_without_a_terminal():
     plain, term = io.StringIO(), Terminal()
-    assert open_bar(5, "rl step", True, stream=plain) is None
     assert open_bar(5, "rl step", False, stream=term) is None
+    assert open_bar(5, "rl step", False, stream=plain) is None
     advance(None, "ignored")
     close(None)
+    assert isinstance(open_bar(5, "rl step", True, stream=plain), LogLines)
     assert plain.getvalue() == term.getvalue() == ""
+
+
+class FakeClock:
+    """Seconds that move only when the test says so."""
+
+    def __init__(self, now: float = 100.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_log_lines_come_every_interval_with_rate_eta_and_the_last_metric():
+    log, clock = io.StringIO(), FakeClock()
+    bar = open_bar(10, "rl step", True, initial=2, stream=log, clock=clock)
+    for at in (105.0, 110.0):  # steps 3, 4: within 15 s of the start, no line
+        clock.now = at
+        advance(bar, rl_postfix({"reward/mean": 0.5}, 5.0))
+    assert log.getvalue() == ""
+    clock.now = 116.0  # step 5: 3 steps in 16 s = 5.33 s/step; 5 left -> 26.7 s
+    advance(bar, rl_postfix({"reward/mean": 0.25, "group/zero_var_frac": 0.5}, 6.0))
+    clock.now = 130.0  # step 6: 14 s after the last line, none
+    advance(bar)
+    clock.now = 131.0  # step 7: 15 s after it; 5 steps in 31 s = 6.2 s/step, 3 left -> 18.6 s
+    advance(bar)
+    clock.now = 140.0  # closed at step 7, 40 s from the start: 5 in 40 = 8.0 s/step
+    close(bar)
+    assert log.getvalue().splitlines() == [
+        "rl step 5/10 (50%) | 5.3 s/step | 0:16 elapsed, ETA 0:27 | "
+        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
+        "rl step 7/10 (70%) | 6.2 s/step | 0:31 elapsed, ETA 0:19 | "
+        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
+        "rl step 7/10 (70%) | 8.0 s/step | 0:40 elapsed, ETA 0:24 | "
+        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
+    ]
+
+
+def test_a_fast_count_is_per_second_and_a_short_job_prints_nothing():
+    log, clock = io.StringIO(), FakeClock(0.0)
+    bar = open_bar(200, "eval combined/high", True, stream=log, unit="episode", clock=clock)
+    tally = EpisodeTally(bar)
+    for k in range(1, 41):  # 40 episodes in 16 s, the first 10 succeed
+        clock.now = 0.4 * k
+        tally(type("Rollout", (), {"reward": float(k <= 10)})())
+    # one line at 15.2 s (38 episodes: 2.5 episode/s, 162 left -> 64.8 s), one at close (16 s)
+    close(bar)
+    assert log.getvalue().splitlines() == [
+        "eval combined/high 38/200 (19%) | 2.5 episode/s | 0:15 elapsed, ETA 1:05 | success 0.263",
+        "eval combined/high 40/200 (20%) | 2.5 episode/s | 0:16 elapsed, ETA 1:04 | success 0.250",
+    ]
+    short = io.StringIO()
+    bar = open_bar(3, "eval", True, stream=short, clock=FakeClock(0.0))
+    for _ in range(3):
+        advance(bar)
+    close(bar)
+    assert short.getvalue() == ""  # done within the interval: not a line
+
+
+def test_clock_text():
+    assert [clock_text(s) for s in (0, 59.6, 61, 3599, 3600, 7384)] == [
+        "0:00",
+        "1:00",
+        "1:01",
+        "59:59",
+        "1:00:00",
+        "2:03:04",
+    ]
+
+
+def test_a_heartbeat_prints_while_the_step_runs_and_when_it_ends():
+    log, clock = io.StringIO(), FakeClock(0.0)
+    idle, stop = threading.Event(), threading.Event()
+    beats = iter([False, False])  # two intervals pass, then the step ends
+
+    def waiter(interval: float) -> bool:
+        beat = next(beats, None)
+        if beat is None:  # the two lines are printed: wait for the end of the step
+            idle.set()
+            return stop.wait()
+        clock.now += interval
+        return beat
+
+    with Heartbeat("sft tokenizer on 12 texts", log, interval=15.0, clock=clock, waiter=waiter):
+        idle.wait()
+        clock.now = 40.0
+        stop.set()
+    assert log.getvalue().splitlines() == [
+        "sft tokenizer on 12 texts: 0:15 elapsed",
+        "sft tokenizer on 12 texts: 0:30 elapsed",
+        "sft tokenizer on 12 texts: done in 0:40",
+    ]
+    quiet = io.StringIO()
+    with heartbeat("short", True, quiet):  # ends before its first interval
+        pass
+    with heartbeat("off", False, quiet):
+        pass
+    assert quiet.getvalue() == "" and heartbeat("tty", True, Terminal()).__class__ != Heartbeat
+
+
+def test_evaluation_shows_its_progress_in_a_log_file(monkeypatch, capsys):
+    from rcgrpo.policy.evaluate import evaluate_policy
+    from rcgrpo.policy.models import build_tiny_policy
+    from rcgrpo.policy.task_sources import load_task_splits
+    from rcgrpo.train.config import TaskConfig
+
+    _, tasks = load_task_splits(TaskConfig(num_train=1, num_eval=3, max_turns=1), "tiny")
+    model, tokenizer = build_tiny_policy("micro", seed=0)
+    monkeypatch.setattr(progress, "INTERVAL_S", 0.0)  # a line per episode
+    evaluate_policy(model, tokenizer, tasks, condition="none", max_new_tokens=2, max_context=600)
+    lines = capsys.readouterr().err.splitlines()
+    # 3 episodes, then the closing line; an untrained model never succeeds
+    assert [line.split(" | ")[0] for line in lines] == [
+        "eval multi_turn/none 1/3 (33%)",
+        "eval multi_turn/none 2/3 (67%)",
+        "eval multi_turn/none 3/3 (100%)",
+        "eval multi_turn/none 3/3 (100%)",
+    ]
+    assert all(line.endswith("| success 0.000") for line in lines)
+    evaluate_policy(model, tokenizer, tasks, condition="none", max_new_tokens=2, progress=False)
+    assert capsys.readouterr().err == ""
 
 
 def test_an_episode_bar_counts_finished_episodes():
@@ -62,8 +196,9 @@ def test_an_episode_bar_counts_finished_episodes():
         ScriptedPolicy(enc, lambda view: "Done."), enc, Episode, mode="combined", max_context=4000
     )
     term = Terminal()
-    bar = open_bar(len(tasks), "eval combined/high", True, stream=term)
-    engine.run([RolloutJob(t) for t in tasks], on_done=lambda: advance(bar))
+    bar = open_bar(len(tasks), "eval combined/high", True, stream=term, unit="episode")
+    engine.run([RolloutJob(t) for t in tasks], on_done=EpisodeTally(bar))
     assert bar.n == 3
     close(bar)
     assert "eval combined/high: 100%" in term.getvalue() and "3/3" in term.getvalue()
+    assert "success 0.000" in term.getvalue()  # "Done." calls nothing: no task passes
