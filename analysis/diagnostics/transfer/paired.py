@@ -16,7 +16,7 @@ generated token whatever the batch around it:
 
 the inversion of :func:`rcgrpo.policy.sampling.draw` with the uniform given
 (:func:`invert_cdf`). A goal-blind policy then writes token for token the same rollout under
-both goals (a law of the unit tests); the share of pairs
+both goals (a law ``tests/unit/analysis/test_transfer.py`` checks); the share of pairs
 that differ measures how much the goal token changes what the policy does, sample by sample.
 Batch composition still changes the logits in the last float bits (padding), which could
 flip a draw only when u lands within rounding of a CDF step.

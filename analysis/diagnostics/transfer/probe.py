@@ -22,9 +22,10 @@ so every batch moves the parameters by the same relative amount s (the first of 
 default 1e-6). It is applied to a float64 copy of the model, where z is measured (so rounding
 does not blur a change of order s). The step must be small enough for the first-order picture:
 SGD concentrates the step on the few directions where the loss gradient is large, and z is
-strongly curved along them (on ``rctp-collapse-s3`` the relative error of the first-order
-prediction is ~1e4·s: 0.01 at s = 1e-6, 0.66 at s = 1e-4, which in norm is about one Adam step
-of the collapse preset, lr 1e-5 over 1.8M parameters); the other ``--steps`` are reported
+curved along them (on ``rctp-collapse-s3``, 8 batches of 8 tasks × G = 5: the relative error
+of the first-order prediction is at most 0.004 at s = 1e-6 and up to 0.21 at s = 1e-4, which
+in norm is about one Adam step of the collapse preset, lr 1e-5 over 1.8M parameters; on a
+probe of the batch's own 2 tasks it reached 0.66 at 1e-4). The other ``--steps`` are reported
 under ``larger_steps``, the same numbers at a larger step. With :math:`\bar z_g` the mean over the probe set,
 
 .. math::
@@ -37,7 +38,11 @@ stable when a batch's :math:`\Delta\bar z_{low}` is near 0, where a per-batch ra
 ``mean_of_ratios``: the t interval over the per-batch ratios, for comparison. ρ̂ = 1: the
 update moves both goals alike (a goal-blind policy; the goal token does not separate them);
 ρ̂ = 0: the high-goal policy does not move. ``own`` / ``other``: the same ratio on the points
-of the batch's own tasks / of the other batches' tasks (direct effect / across tasks).
+of the batch's own tasks / of the other batches' tasks (direct effect / across tasks);
+``kinds``: per decision kind of the probe, its points, z̄ and the mean σ(z) under each goal
+before the step (σ(z) compares the two whole call texts, arguments included where they
+differ, so it is not the sampled P(right)), and ρ̂ on its points. Leaving out a zero-gradient
+batch changes no ratio of sums: it would add 0 to both.
 
 Finite-difference check: the first-order prediction
 :math:`\langle\nabla_\theta\bar z_g, \Delta\theta_b\rangle` (autograd at θ, float64) against
@@ -135,6 +140,19 @@ class Probe:
             )
         return probe
 
+    def kinds(self) -> list[str]:
+        """The decision kinds of the probe's points, sorted."""
+        return sorted({it.kind for it in self.items})
+
+    def before(self, kind: str | None = None) -> dict:
+        """Per goal the mean z and σ(z) at θ over the points (of ``kind``), and their count."""
+        sel = torch.tensor([kind in (None, it.kind) for it in self.items])
+        return {
+            "points": int(sel.sum()),
+            "z_before": {g: float(self.z[g][sel].mean()) for g in GOALS},
+            "p_right_before": {g: float(torch.sigmoid(self.z[g][sel]).mean()) for g in GOALS},
+        }
+
     def params(self) -> list[torch.nn.Parameter]:
         return [p for p in self.model.parameters() if p.requires_grad]
 
@@ -164,6 +182,7 @@ def step_effect(probe: Probe, grads: Sequence[torch.Tensor], step: float, own: s
     delta = [-lr * g.double() for g in grads]
     dz = probe.step(delta)
     mine = torch.tensor([it.task_id in own for it in probe.items])
+    kinds = {k: torch.tensor([it.kind == k for it in probe.items]) for k in probe.kinds()}
     out: dict = {"step": step, "lr": lr, "grad_norm": norm, "step_norm": step * theta}
     for g in GOALS:
         pred, meas = _dot(probe.grad[g], delta), float(dz[g].mean())
@@ -173,6 +192,7 @@ def step_effect(probe: Probe, grads: Sequence[torch.Tensor], step: float, own: s
             "rel_err": abs(meas - pred) / abs(pred) if pred else math.inf,
             "dz_own": float(dz[g][mine].mean()) if mine.any() else math.nan,
             "dz_other": float(dz[g][~mine].mean()) if (~mine).any() else math.nan,
+            "dz_kinds": {k: float(dz[g][sel].mean()) for k, sel in kinds.items()},
         }
     out["ratio"] = out["high"]["dz"] / out["low"]["dz"] if out["low"]["dz"] else math.nan
     return out
@@ -227,8 +247,16 @@ def transfer_section(batches: Sequence[dict], probe: Probe, steps: Sequence[floa
         "method": "ratio of means over batches, delta-method 95% t interval",
         "step": steps[0],
         "larger_steps": larger,
-        "z_before": {g: float(probe.z[g].mean()) for g in GOALS},
-        "p_right_before": {g: float(torch.sigmoid(probe.z[g]).mean()) for g in GOALS},
+        **{k: v for k, v in probe.before().items() if k != "points"},
+        "kinds": {
+            k: {
+                **probe.before(k),
+                "rho": ratio_of_means(
+                    [b["high"]["dz_kinds"][k] for b in ok], [b["low"]["dz_kinds"][k] for b in ok]
+                ),
+            }
+            for k in probe.kinds()
+        },
         "batches": list(batches),
         "informative_batches": len(ok),
         "probe": {"points": len(probe.items), "tasks": len({it.task_id for it in probe.items})},
