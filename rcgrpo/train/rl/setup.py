@@ -309,6 +309,7 @@ def evaluate(run: RLRun, step: int) -> dict[str, float]:
                 max_context=rollout.max_context,
                 batch_size=rollout.max_batch,
                 seed=derive_seed(cfg.run.seed, "eval", step),
+                progress=cfg.run.progress,
             )
     main = summaries[conditions[0]]["overall"]
     out["reward/eval_success"] = main["reward"]["mean"]
