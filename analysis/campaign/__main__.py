@@ -18,6 +18,12 @@ copies; ``--export`` copies every finished run of ``runs/<home>`` again; ``--run
 trains those runs only (and what they start from; in the regime-d10 campaign the campaign as
 the admissions so far decide); ``--adopt NAME ...`` records the spec of runs trained by hand
 with the campaign's command (:func:`analysis.campaign.config.adopt`).
+
+Every run must be reproducible from its commit, so a campaign that would train refuses a
+checkout whose tracked files differ from its commit (one line naming them, exit 1, nothing
+started) unless ``--allow-dirty``: each run then records ``"dirty": true`` in its
+``summary.json`` and writes ``git diff HEAD`` beside it as ``git.diff``
+(:mod:`rcgrpo.train.provenance`), which its light copy keeps.
 """
 
 from __future__ import annotations
@@ -26,9 +32,14 @@ import argparse
 import os
 import sys
 
+from analysis import REPO_ROOT as ROOT
 from analysis.campaign.config import adopt
 from analysis.campaign.mechanics import Campaign, export_results, run_all, status
 from analysis.campaign.registry import CAMPAIGNS, campaign
+from rcgrpo.train.provenance import dirty_paths
+
+SHOWN_PATHS = 5
+"""Dirty paths a refusal names before it says how many more there are."""
 
 
 def _list(camp: Campaign, force_train: bool) -> None:
@@ -46,6 +57,19 @@ def _known(camp: Campaign, names: list[str]) -> list[str]:
     return names
 
 
+def check_clean(allow_dirty: bool) -> None:
+    """Refuse (ValueError, one line naming the paths) a checkout with uncommitted changes to
+    tracked files, unless ``allow_dirty`` (module docstring)."""
+    dirty = [] if allow_dirty else dirty_paths(ROOT)
+    if dirty:
+        more = f" and {len(dirty) - SHOWN_PATHS} more" if len(dirty) > SHOWN_PATHS else ""
+        raise ValueError(
+            f"the checkout has uncommitted changes ({', '.join(dirty[:SHOWN_PATHS])}{more}): "
+            "commit them so every run is reproducible from its commit, or pass --allow-dirty "
+            "(each run then writes git.diff beside its summary.json); nothing was started"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.campaign")
     parser.add_argument("--campaign", default="pool", help=f"one of {', '.join(CAMPAIGNS)}")
@@ -58,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force-train", action="store_true", help="ignore results/<home>")
     parser.add_argument("--export", action="store_true", help="copy finished runs to results/")
     parser.add_argument("--adopt", nargs="+", metavar="RUN", help="record the spec of hand runs")
+    parser.add_argument(
+        "--allow-dirty", action="store_true", help="train from uncommitted changes (git.diff)"
+    )
     args = parser.parse_args(argv)
     if args.ids:
         print("\n".join(CAMPAIGNS))
@@ -75,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"exported {p}")
         elif args.runs:
             names = _known(camp, args.runs)
+            check_clean(args.allow_dirty or args.dry_run)
             run_all(camp, names, args.jobs, args.force_train, args.dry_run, on_done=entry.on_done)
         else:
+            check_clean(args.allow_dirty or args.dry_run)
             entry.run(
                 args.only or entry.experiments(camp), args.jobs, args.force_train, args.dry_run
             )

@@ -59,6 +59,7 @@ from analysis.runs.folder import (
     is_finished,
 )
 from analysis.runs.sources import RUNS_ROOT
+from rcgrpo.train.provenance import DIFF
 
 CAMPAIGN = RUNS_ROOT / "campaign"
 """Where the pool regime's runs train; a home's folder is a sibling (:func:`runs_dir`)."""
@@ -235,7 +236,7 @@ def export_run(camp: Campaign, name: str) -> Path:
     tmp = dst.parent / f".{name}.partial"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE):
+    for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE, DIFF):  # git.diff: run from a dirty checkout
         copy_light_file(src, tmp, f)  # the per-rollout table compressed (rollouts.jsonl.gz)
     for d in LIGHT_DIRS:
         copy_light_dir(src, tmp, d)  # eval/<name>.json.gz

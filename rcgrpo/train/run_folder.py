@@ -15,7 +15,8 @@ A run starts in a folder ``run.root / run.name`` and
    its logged steps) and stops without touching a file when the run already finished
    (:func:`check_unfinished`; RL: :func:`rcgrpo.train.rl.resume.plan_resume`);
 4. writes ``config.json`` (the config as asked) when it starts at step 0, never on a resume,
-   and, at the end, ``summary.json`` (:func:`write_summary`, the one writer of both stages).
+   and, at the end, ``summary.json`` (:func:`write_summary`, the one writer of both stages,
+   with the commit of the code and, from a dirty checkout, ``git.diff`` beside).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import torch
 from rcgrpo.train.checkpoint import latest_checkpoint, list_checkpoints
 from rcgrpo.train.config import to_dict, upgrade_config
 from rcgrpo.train.errors import RunFinished
+from rcgrpo.train.provenance import git_record
 from rcgrpo.train.runlog import RunPaths
 from rcgrpo.train.validate import ConfigError
 
@@ -121,7 +123,18 @@ def check_unfinished(paths: RunPaths) -> None:
 
 
 def write_summary(paths: RunPaths, summary: dict) -> Path:
-    """Write ``summary.json`` (indented, one trailing newline); returns its path."""
+    """Write ``summary.json`` (indented, one trailing newline) with the ``git`` record of the
+    code that trained the run (:func:`rcgrpo.train.provenance.git_record`: commit, dirty, and
+    ``git.diff`` beside when dirty); a folder whose ``summary.json`` has one already (an
+    extended run: each extension records its own) keeps it. Returns its path."""
     path = paths.root / "summary.json"
+    summary = {**summary, "git": _recorded_git(path) or git_record(paths.root)}
     path.write_text(json.dumps(summary, indent=2) + "\n")
     return path
+
+
+def _recorded_git(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text()).get("git")
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -19,7 +19,8 @@ unfinished      > plan                an extension: trains to ``asked``
 never rewrites ``config.json`` (the config the run was started with); ``summary.json`` is
 written again only when an extension ends, with every extension in its ``extended`` list.
 An extension is recorded when it starts as a marker row of ``metrics.jsonl`` at the step it
-continues from, ``{"step": done, "time": t, "extended": {"from", "to", "commit", "dirty"}}``:
+continues from, ``{"step": done, "time": t, "extended": {"from", "to", "commit", "dirty"}}``
+(in a dirty checkout also ``"diff"``, the file beside holding its ``git diff HEAD``):
 the log that holds the steps says where their count changed, a resume cut back to an
 earlier checkpoint drops the extensions made after it, and a killed extension resumed
 without ``--run.steps`` continues to its ``to``.
@@ -32,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 
 from rcgrpo.train.errors import ConfigError, RunFinished
-from rcgrpo.train.provenance import git_state
+from rcgrpo.train.provenance import git_record
 from rcgrpo.train.runlog import RunPaths
 
 MARKER = "extended"
@@ -46,9 +47,10 @@ class Resume:
     steps: int
     """The step count it trains to."""
     extended: list[dict] = field(default_factory=list)
-    """Every extension of the run so far, this one (if any) last."""
+    """The extensions of the run before this resume."""
     new: dict | None = None
-    """The extension this resume starts (None: it continues the plan)."""
+    """The extension this resume starts, ``{"from", "to"}`` (None: it continues the plan);
+    :func:`mark_extension` records it."""
 
 
 def extensions(paths: RunPaths, done: int) -> list[dict]:
@@ -95,12 +97,16 @@ def plan_resume(paths: RunPaths, done: int, asked: int | None, default: int) -> 
             f"for ({done} done); nothing was changed (resume without --run.steps to finish it, "
             "or pass more steps to extend it)"
         )
-    new = {"from": plan, "to": asked, **(git_state() or {"commit": None, "dirty": None})}
-    return Resume(asked, [*extended, new], new)
+    return Resume(asked, extended, {"from": plan, "to": asked})
 
 
-def mark_extension(paths: RunPaths, step: int, record: dict) -> None:
-    """Append the marker row of an extension continuing from ``step`` to ``metrics.jsonl``."""
+def mark_extension(paths: RunPaths, step: int, new: dict) -> dict:
+    """Record the extension ``new`` (``{"from", "to"}``) continuing from ``step``: its marker
+    row appended to ``metrics.jsonl``, with the commit (and, if dirty, its diff file
+    ``git.extended-<from>-<to>.diff``). Returns the record."""
+    diff = f"git.extended-{new['from']}-{new['to']}.diff"
+    record = {**new, **(git_record(paths.root, diff) or {"commit": None, "dirty": None})}
     row = {"step": int(step), "time": round(time.time(), 3), MARKER: record}
     with paths.metrics.open("a") as fh:
         fh.write(json.dumps(row) + "\n")
+    return record

@@ -220,8 +220,9 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
     resume: Resume | None = state["resume"] if state else None
     if info.is_main and resume is None:  # a run starting at step 0
         save_config(cfg, paths.config)
+    extended = list(resume.extended) if resume is not None else []
     if info.is_main and resume is not None and resume.new is not None:
-        mark_extension(paths, step, resume.new)
+        extended.append(mark_extension(paths, step, resume.new))
     ref_model = _reference(cfg, model, ref_source, state, info)
     optim = cfg.optim
     optimizer = torch.optim.AdamW(
@@ -245,7 +246,7 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
     )
     if state is not None:
         _restore(run, state)
-        run.extended = list(state["resume"].extended)
+    run.extended = extended
     return run
 
 

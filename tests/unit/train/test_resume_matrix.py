@@ -138,6 +138,8 @@ def test_a_finished_run_given_more_steps_is_extended_and_the_extension_recorded(
     summary = _summary(run)
     assert (summary["steps"], summary["resumed_from"], summary["extended"]) == (6, 4, [marker])
     assert summary["run"] == str(run)
+    assert summary["git"] == _summary(trained)["git"]  # the commit of steps 0-4 is kept
+    assert len(summary["git"]["commit"]) == 40
     assert json.loads((run / "config.json").read_text())["run"]["steps"] == STEPS
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["step_5", "step_6"]
     state = torch.load(run / "checkpoints" / "step_6" / "trainer_state.pt", weights_only=False)
@@ -218,7 +220,7 @@ def test_a_killed_extension_resumes_to_its_target_and_a_cut_back_one_is_forgotte
     with pytest.raises(RunFinished, match="finished run of 6 steps"):
         plan_resume(_folder(tmp_path / "done", 4, [{"step": 4, "extended": mark}], True), 6, 6, 0)
     grown = plan_resume(paths, 5, 9, 200)
-    assert (grown.steps, [(e["from"], e["to"]) for e in grown.extended]) == (9, [(4, 6), (6, 9)])
+    assert (grown.steps, grown.extended, grown.new) == (9, [mark], {"from": 6, "to": 9})
 
 
 def test_a_folder_without_a_readable_config_plans_the_steps_given(tmp_path):
