@@ -38,6 +38,7 @@ from rcgrpo.train.stage1.trajectories import (
     Trajectory,
     policy_trajectories,
     rctp_mix,
+    rows_to_trajectories,
     trajectory_row,
 )
 
@@ -214,21 +215,6 @@ def fitting(trajs: Sequence[Trajectory], tokenizer, max_length: int):
 def load_mix(path: Path) -> list[Trajectory]:
     """Trajectories written by :func:`save_mix`."""
     return rows_to_trajectories(path.read_text())
-
-
-def rows_to_trajectories(text: str) -> list[Trajectory]:
-    """The trajectories of :func:`save_mix`'s JSONL text."""
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    return [
-        Trajectory(
-            **row
-            | {
-                "messages": tuple(row["messages"]),
-                "calls_per_turn": tuple(tuple(t) for t in row["calls_per_turn"]),
-            }
-        )
-        for row in rows
-    ]
 
 
 def save_mix(mix: Sequence[Trajectory], path: Path) -> None:

@@ -219,7 +219,7 @@ def mix_successes(source: str) -> list:
     import gzip
 
     from rcgrpo.train.errors import ConfigError
-    from rcgrpo.train.stage1.rctp import rows_to_trajectories
+    from rcgrpo.train.stage1.trajectories import rows_to_trajectories
 
     path = Path(source)
     tried = (

@@ -24,6 +24,7 @@ assistant tokens only). Failure modes: :mod:`rcgrpo.train.failure_modes`.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -221,3 +222,18 @@ def trajectory_row(traj: Trajectory) -> dict[str, Any]:
         "messages": list(traj.messages),
         "calls_per_turn": [list(turn) for turn in traj.calls_per_turn],
     }
+
+
+def rows_to_trajectories(text: str) -> list[Trajectory]:
+    """The trajectories of a mix's JSONL text (:func:`rcgrpo.train.stage1.rctp.save_mix`)."""
+    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return [
+        Trajectory(
+            **row
+            | {
+                "messages": tuple(row["messages"]),
+                "calls_per_turn": tuple(tuple(t) for t in row["calls_per_turn"]),
+            }
+        )
+        for row in rows
+    ]

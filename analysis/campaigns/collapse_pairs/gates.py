@@ -1,0 +1,98 @@
+"""The gate table of the collapse-pairs design (``docs/protocols/collapse-pairs.md``): R, C, C′
+and ρ per variant and design seed, from the committed design runs and transfer diagnostics.
+
+- **R**: the goal-effect instrument on the variant's RCTP-FT, every planted decision pooled
+  (``goal_effect.kinds.any``): P(right | high) − P(right | low) ≥ 0.10 with its 95% interval's
+  low end above 0.05, and P(right | high) ≤ 0.30
+  (:data:`analysis.diagnostics.regime.collapse_gates.R_SEPARATION`, ``R_HIGH_MAX``);
+- **C** / **C′**: the mean all-fail share (``group/zero_var_fail_frac``) over steps 1–50 of the
+  matched SFT's / the RCTP-FT's GRPO pilot ≥ 0.5 (``C_ALL_FAIL``; the protocol registers the
+  share alone, without gate C's held-out gain clause);
+- **ρ**: the transfer probe's ρ̂ and 95% interval, stated.
+
+``python -m analysis.campaigns.collapse_pairs.gates`` prints the table (``—``: not measured).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from analysis import REPO_ROOT
+from analysis.campaigns.collapse_pairs.design import DESIGN_SEEDS, HOME, PILOT_STEPS, VARIANTS
+from analysis.diagnostics.regime.collapse_gates import C_ALL_FAIL, R_HIGH_MAX, R_SEPARATION
+from analysis.report import separation_tables as st
+from analysis.runs import is_finished, load_run
+
+RESULTS = REPO_ROOT / "results" / HOME
+DIAGNOSTICS = REPO_ROOT / "results" / "diagnostics"
+R_CI_LOW = 0.05
+HEADER = (
+    "variant",
+    "seed",
+    "R: right share high − low [95% CI]",
+    "right share, high",
+    "R",
+    "C: SFT + GRPO all-fail, steps 1–50",
+    "C",
+    "C′: RCTP-FT + GRPO all-fail",
+    "C′",
+    "ρ̂ [95% CI]",
+)
+
+
+def r_gate(report: dict | None) -> tuple[dict | None, bool | None]:
+    """(the pooled goal-effect block, R holds) of a transfer diagnostic (None: not measured)."""
+    block = None if report is None else report["goal_effect"]["kinds"].get("any")
+    if not block:
+        return None, None
+    holds = (
+        block["diff"] >= R_SEPARATION
+        and block["ci"][0] > R_CI_LOW
+        and block["p_high"] <= R_HIGH_MAX
+    )
+    return block, bool(holds)
+
+
+def all_fail_share(folder: Path) -> float | None:
+    """Mean ``group/zero_var_fail_frac`` over steps 1–50 of a finished pilot (None otherwise)."""
+    if not is_finished(folder):
+        return None
+    m = load_run(folder).metrics
+    window = m[m["step"].between(1, PILOT_STEPS)]["group/zero_var_fail_frac"].dropna()
+    return float(window.mean()) if len(window) == PILOT_STEPS else None
+
+
+def _share(x: float | None) -> tuple[str, str]:
+    if x is None:
+        return "—", "—"
+    return f"{x:.3f}", "holds" if x >= C_ALL_FAIL else "fails"
+
+
+def gate_row(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS):
+    """One row of :data:`HEADER`."""
+    path = diagnostics / f"transfer-rctp-{variant}-s{seed}.json"
+    report = json.loads(path.read_text()) if path.is_file() else None
+    block, r_holds = r_gate(report)
+    r_cells = ["—", "—", "—"]
+    if block is not None:
+        diff = f"{block['diff']:+.3f} [{block['ci'][0]:.3f}, {block['ci'][1]:.3f}]"
+        r_cells = [diff, f"{block['p_high']:.3f}", "holds" if r_holds else "fails"]
+    c = _share(all_fail_share(root / f"pilot-c-{variant}-s{seed}"))
+    cprime = _share(all_fail_share(root / f"pilot-cprime-{variant}-s{seed}"))
+    rho = "—"
+    if report is not None:
+        tr = report["transfer"]
+        rho = f"{tr['estimate']:.3f} [{tr['ci'][0]:.3f}, {tr['ci'][1]:.3f}]"
+    return [variant.upper(), str(seed), *r_cells, *c, *cprime, rho]
+
+
+def gate_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> str:
+    """Every variant at every design seed, in the protocol's order."""
+    body = [gate_row(v, s, root, diagnostics) for v in VARIANTS for s in DESIGN_SEEDS]
+    return "\n".join(st.markdown_table(HEADER, body, ["---", *["--:"] * 9])) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(gate_markdown())
