@@ -247,7 +247,8 @@ class RunConfig:
     tensorboard: bool = True
     """Also write TensorBoard events."""
     progress: bool = True
-    """Show tqdm progress bars."""
+    """Show progress (rcgrpo.train.progress): a tqdm bar on a terminal, in a log file a line
+    at least every 15 s of work (step, rate, ETA, last metric)."""
 
 
 @dataclass
