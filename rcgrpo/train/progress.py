@@ -4,8 +4,8 @@ failure sampling and held-out evaluation (one bar per pass).
 On a terminal (the stream's ``isatty``) a tqdm bar; in a log file (``nohup``, a campaign's
 ``train.log``) a progress line at least every :data:`INTERVAL_S` seconds of work — step,
 share done, rate, elapsed time and ETA, and the bar's last metric — and one when a bar that
-printed closes; a bar done within the interval prints nothing. Nothing at all when
-``run.progress`` is off. A line reads::
+printed closes, unless its last line already shows the final count; a bar done within the
+interval prints nothing. Nothing at all when ``run.progress`` is off. A line reads::
 
     rl step 3/200 (2%) | 5.4 s/step | 0:16 elapsed, ETA 17:44 | reward 0.500 | zero-var 0.25 | 5.4 s/step
     eval combined/high 120/200 (60%) | 2.1 episode/s | 0:57 elapsed, ETA 0:38 | success 0.325
@@ -60,7 +60,7 @@ class LogLines:
         self.interval = INTERVAL_S if interval is None else interval
         self.clock = clock or time.monotonic
         self.start = self.last = self.clock()
-        self.postfix, self.printed = "", 0
+        self.postfix, self.printed, self.shown = "", 0, initial
 
     def set_postfix_str(self, text: str, refresh: bool = False) -> None:
         self.postfix = text
@@ -72,7 +72,7 @@ class LogLines:
             self._print(now)
 
     def close(self) -> None:
-        if self.printed and self.n > self.initial:
+        if self.printed and self.n != self.shown:  # the count moved since the last line
             self._print(self.clock())
 
     def line(self, now: float) -> str:
@@ -93,7 +93,7 @@ class LogLines:
 
     def _print(self, now: float) -> None:
         print(self.line(now), file=self.stream, flush=True)
-        self.last, self.printed = now, self.printed + 1
+        self.last, self.printed, self.shown = now, self.printed + 1, self.n
 
 
 def open_bar(

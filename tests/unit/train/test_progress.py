@@ -85,15 +85,25 @@ def test_log_lines_come_every_interval_with_rate_eta_and_the_last_metric():
     advance(bar)
     clock.now = 131.0  # step 7: 15 s after it; 5 steps in 31 s = 6.2 s/step, 3 left -> 18.6 s
     advance(bar)
-    clock.now = 140.0  # closed at step 7, 40 s from the start: 5 in 40 = 8.0 s/step
+    clock.now = 135.0  # step 8: 4 s after it, none
+    advance(bar)
+    clock.now = 140.0  # closed at step 8, 40 s from the start: 6 in 40 = 6.7 s/step, 2 left
     close(bar)
     assert log.getvalue().splitlines() == [
         "rl step 5/10 (50%) | 5.3 s/step | 0:16 elapsed, ETA 0:27 | "
         "reward 0.250 | zero-var 0.50 | 6.0 s/step",
         "rl step 7/10 (70%) | 6.2 s/step | 0:31 elapsed, ETA 0:19 | "
         "reward 0.250 | zero-var 0.50 | 6.0 s/step",
-        "rl step 7/10 (70%) | 8.0 s/step | 0:40 elapsed, ETA 0:24 | "
+        "rl step 8/10 (80%) | 6.7 s/step | 0:40 elapsed, ETA 0:13 | "
         "reward 0.250 | zero-var 0.50 | 6.0 s/step",
+    ]
+    again = io.StringIO()
+    bar = open_bar(2, "rl step", True, stream=again, clock=FakeClock(0.0), interval=1.0)
+    bar.clock.now = 5.0  # the last step's line ...
+    advance(bar, steps=2)
+    close(bar)  # ... already shows the final count: closing adds no second one
+    assert again.getvalue().splitlines() == [
+        "rl step 2/2 (100%) | 2.5 s/step | 0:05 elapsed, ETA 0:00"
     ]
 
 
@@ -170,11 +180,11 @@ def test_evaluation_shows_its_progress_in_a_log_file(monkeypatch, capsys):
     monkeypatch.setattr(progress, "INTERVAL_S", 0.0)  # a line per episode
     evaluate_policy(model, tokenizer, tasks, condition="none", max_new_tokens=2, max_context=600)
     lines = capsys.readouterr().err.splitlines()
-    # 3 episodes, then the closing line; an untrained model never succeeds
+    # a line per episode (the last one is the final count: closing adds none); an untrained
+    # model never succeeds
     assert [line.split(" | ")[0] for line in lines] == [
         "eval multi_turn/none 1/3 (33%)",
         "eval multi_turn/none 2/3 (67%)",
-        "eval multi_turn/none 3/3 (100%)",
         "eval multi_turn/none 3/3 (100%)",
     ]
     assert all(line.endswith("| success 0.000") for line in lines)
