@@ -72,21 +72,47 @@ def test_every_preset_of_every_command_has_a_one_line_description():
     ("argv", "line"),
     [
         (["version", "--bogus"], "rcgrpo version: unknown option --bogus; see --help"),
-        (["metrics", "--mardown"], "rcgrpo metrics: unknown option --mardown (did you mean --markdown?); see --help"),
-        (["docs", "--chek"], "rcgrpo docs: unknown option --chek (did you mean --check?); see --help"),
+        (
+            ["metrics", "--mardown"],
+            "rcgrpo metrics: unknown option --mardown (did you mean --markdown?); see --help",
+        ),
+        (
+            ["docs", "--chek"],
+            "rcgrpo docs: unknown option --chek (did you mean --check?); see --help",
+        ),
         (["diagnose"], "rcgrpo diagnose: the following arguments are required: path; see --help"),
-        (["diagnose", "x", "--pge", "md"], "rcgrpo diagnose: unknown option --pge (did you mean --page?); see --help"),
-        (["diagnose", "x", "--page", "pdf"], "rcgrpo diagnose: argument --page: invalid choice: 'pdf' (choose from 'html', 'md'); see --help"),
+        (
+            ["diagnose", "x", "--pge", "md"],
+            "rcgrpo diagnose: unknown option --pge (did you mean --page?); see --help",
+        ),
+        (
+            ["diagnose", "x", "--page", "pdf"],
+            "rcgrpo diagnose: argument --page: invalid choice: 'pdf' (choose from 'html', "
+            "'md'); see --help",
+        ),
         (["eval", "--n", "2"], "rcgrpo eval: unknown option --n; see --help"),
         (["eval", "--limit", "2"], "rcgrpo eval: --model is required; see --help"),
-        (["eval", "--model", "m", "--seeed", "2"], "rcgrpo eval: unknown option --seeed (did you mean --seed?); see --help"),
-        (["eval", "--model", "m", "--limit", "two"], "rcgrpo eval: Error parsing --limit: no type matching {None}|INT could be instantiated from ['two']."),
+        (
+            ["eval", "--model", "m", "--seeed", "2"],
+            "rcgrpo eval: unknown option --seeed (did you mean --seed?); see --help",
+        ),
+        (
+            ["eval", "--model", "m", "--limit", "two"],
+            "rcgrpo eval: Error parsing --limit: no type matching {None}|INT could be "
+            "instantiated from ['two'].",
+        ),
         (["sft", "--bogus", "1"], "rcgrpo sft: unknown option --bogus; see --help"),
-        (["rctp", "--run.stepz", "1"], "rcgrpo rctp: unknown option --run.stepz (did you mean --run.steps?); see --help"),
+        (
+            ["rctp", "--run.stepz", "1"],
+            "rcgrpo rctp: unknown option --run.stepz (did you mean --run.steps?); see --help",
+        ),
         (["train", "--bogus", "2"], "rcgrpo train: unknown option --bogus; see --help"),
-        (["trl", "--run.steps", "x"], "rcgrpo trl: Error parsing --run.steps: invalid literal for int() with base 10: 'x'"),
+        (
+            ["trl", "--run.steps", "x"],
+            "rcgrpo trl: Error parsing --run.steps: invalid literal for int() with base 10: 'x'",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_bad_command_line_is_one_line_and_exit_2(argv, line, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert rcgrpo_main(argv) == 2
@@ -110,7 +136,15 @@ def test_a_tyro_box_becomes_its_first_paragraph():
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(None, "none"), (True, "on"), (False, "off"), ((1, 2), "1 2"), ((), "empty"), ("", "''"), (0.5, "0.5")],
-)  # fmt: skip
+    [
+        (None, "none"),
+        (True, "on"),
+        (False, "off"),
+        ((1, 2), "1 2"),
+        ((), "empty"),
+        ("", "''"),
+        (0.5, "0.5"),
+    ],
+)
 def test_defaults_are_shown_in_words(value, shown):
     assert show_default(value) == shown
