@@ -227,7 +227,7 @@ def locate(spec: RunSpec, force_train: bool = False) -> Path | None:
 
 def export_run(camp: Campaign, name: str) -> Path:
     """Copy run ``name``'s light files (and the checkpoints others start from) from
-    runs/<home> to results/<home>, its per-rollout table and held-out evaluations
+    runs/<home> to results/<home>, its metrics, per-rollout table and held-out evaluations
     gzip-compressed (:func:`analysis.runs.folder.copy_light_file`,
     :func:`~analysis.runs.folder.copy_light_dir`); built aside and renamed, so a kill never
     leaves half a copy that counts."""
@@ -237,7 +237,7 @@ def export_run(camp: Campaign, name: str) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     for f in (*LIGHT_FILES, SPEC_FILE, COMPLETE, DIFF):  # git.diff: run from a dirty checkout
-        copy_light_file(src, tmp, f)  # the per-rollout table compressed (rollouts.jsonl.gz)
+        copy_light_file(src, tmp, f)  # metrics.jsonl.gz, rollouts.jsonl.gz
     for d in LIGHT_DIRS:
         copy_light_dir(src, tmp, d)  # eval/<name>.json.gz
     for d in camp.checkpoints(name):

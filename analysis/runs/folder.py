@@ -8,9 +8,10 @@ decide whether it finished with :func:`is_finished` and hash its files with
 :func:`digests`, so a change of the on-disk format touches this package only.
 
 The per-rollout table is ``rollouts.jsonl`` in a training folder and ``rollouts.jsonl.gz`` in
-a light copy (:func:`copy_light_file`), and so is each held-out evaluation: ``eval/<name>.json``
-as the trainer writes it, ``eval/<name>.json.gz`` in a light copy (:func:`copy_light_dir`,
-:func:`eval_files`); :mod:`analysis.runs.pack` converts an older copy. Either form is read
+a light copy (:func:`copy_light_file`), the logged metrics ``metrics.jsonl`` and
+``metrics.jsonl.gz`` (:data:`STORED_AS`), and so is each held-out evaluation:
+``eval/<name>.json`` as the trainer writes it, ``eval/<name>.json.gz`` in a light copy
+(:func:`copy_light_dir`, :func:`eval_files`); :mod:`analysis.runs.pack` converts an older copy. Either form is read
 alike, and a compressed file is hashed as the text it holds and named in :func:`digests` by
 its plain name, so the two forms of one file have one digest and one key.
 """
@@ -30,13 +31,15 @@ import pandas as pd
 
 from rcgrpo.train.rl.resume import MARKER
 from rcgrpo.train.runlog import (
+    METRICS,
+    METRICS_FORMS,
     ROLLOUTS,
-    ROLLOUTS_GZ,
     TABLE_FORMS,
     RunPaths,
     compress_table,
     open_jsonl,
     open_table,
+    stored_file,
     table_file,
 )
 
@@ -45,13 +48,13 @@ SUMMARY = "summary.json"
 COMPLETE = ".complete"
 """Written by the campaign into a run's folder after its command exited 0
 (:func:`analysis.campaign.mechanics.run_all`); its light copy keeps it."""
-LIGHT_FILES = ("config.json", "metrics.jsonl", ROLLOUTS, SUMMARY, "data.json")
+LIGHT_FILES = ("config.json", METRICS, ROLLOUTS, SUMMARY, "data.json")
 """The files of a run that :class:`Run` reads besides :data:`LIGHT_DIRS` and the full
 conversations: what a campaign light copy keeps and what a figure's sidecar hashes. The
-per-rollout table (``rollouts.jsonl``) may be stored as ``rollouts.jsonl.gz``
-(:data:`STORED_AS`)."""
-STORED_AS = {ROLLOUTS: TABLE_FORMS}
-"""The names a light file may be stored under, where there is more than its own."""
+metrics and the per-rollout table may be stored compressed (:data:`STORED_AS`)."""
+STORED_AS = {METRICS: METRICS_FORMS, ROLLOUTS: TABLE_FORMS}
+"""The names a light file may be stored under, where there is more than its own: its plain
+name and the gzip-compressed one a light copy stores (:func:`copy_light_file`)."""
 LIGHT_DIRS = ("eval",)
 """The folders of a run whose every file :class:`Run` may read (held-out evaluations)."""
 SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
@@ -93,8 +96,9 @@ def light_globs(runs: str, root: Path) -> tuple[str, ...]:
 
 def file_digest(path: Path) -> str | None:
     """The first 16 hex digits of the file's SHA-256, None when it does not exist; of a
-    compressed file (``.gz``: ``rollouts.jsonl.gz``, ``eval/<name>.json.gz``), the SHA-256 of
-    the text it holds, so compressing a file keeps its digest."""
+    compressed file (``.gz``: ``metrics.jsonl.gz``, ``rollouts.jsonl.gz``,
+    ``eval/<name>.json.gz``), the SHA-256 of the text it holds, so compressing a file keeps
+    its digest."""
     path = Path(path)
     if not path.is_file():
         return None
@@ -105,17 +109,17 @@ def file_digest(path: Path) -> str | None:
 
 
 def _stored(root: Path, name: str) -> Path:
-    """Where light file ``name`` of run folder ``root`` is (its own name when absent)."""
-    if name == ROLLOUTS:
-        return table_file(root) or root / name
-    return root / name
+    """Where light file ``name`` of run folder ``root`` is, in whichever of its
+    :data:`STORED_AS` forms the folder holds (its own name when absent; both: ValueError)."""
+    forms = STORED_AS.get(name)
+    return (stored_file(root, forms) if forms else None) or root / name
 
 
 def digests(root: str | Path, files: tuple[str, ...] = LIGHT_FILES) -> dict[str, str | None]:
     """:func:`file_digest` of each of ``files`` (None for one the run does not have) and of
     every file in :data:`LIGHT_DIRS`, by path relative to the run folder ``root``; a file
-    under its plain name whichever form the folder stores (``rollouts.jsonl``,
-    ``eval/step_0.json``)."""
+    under its plain name whichever form the folder stores (``metrics.jsonl``,
+    ``rollouts.jsonl``, ``eval/step_0.json``)."""
     root = Path(root)
     out: dict[str, str | None] = {f: file_digest(_stored(root, f)) for f in files}
     for folder in LIGHT_DIRS:
@@ -148,14 +152,14 @@ def eval_files(root: str | Path) -> dict[str, Path]:
 
 def copy_light_file(src: Path, dst: Path, name: str) -> Path | None:
     """Copy light file ``name`` of run folder ``src`` into folder ``dst``, as a light copy
-    stores it: the per-rollout table compressed (``rollouts.jsonl.gz``,
-    :func:`rcgrpo.train.runlog.compress_table`), any other file as it is. Returns the file
-    written, None when ``src`` has no such file."""
+    stores it: the metrics and the per-rollout table compressed (``metrics.jsonl.gz``,
+    ``rollouts.jsonl.gz``: :data:`STORED_AS`, :func:`rcgrpo.train.runlog.compress_table`),
+    any other file as it is. Returns the file written, None when ``src`` has no such file."""
     path = _stored(Path(src), name)
     if not path.is_file():
         return None
-    if path.name == ROLLOUTS:
-        return compress_table(path, Path(dst) / ROLLOUTS_GZ)
+    if name in STORED_AS and path.name == name:  # the plain form
+        return compress_table(path, Path(dst) / (name + GZ))
     return Path(shutil.copy2(path, Path(dst) / path.name))
 
 
@@ -220,9 +224,10 @@ class Run:
 
     @cached_property
     def metrics(self) -> pd.DataFrame:
-        """One row per logged step (``step`` column + every metric name); the marker rows
-        of an extended run (:mod:`rcgrpo.train.rl.resume`) are left out."""
-        df = _read_jsonl(self.paths.metrics)
+        """One row per logged step (``step`` column + every metric name), from
+        ``metrics.jsonl`` or ``metrics.jsonl.gz``; the marker rows of an extended run
+        (:mod:`rcgrpo.train.rl.resume`) are left out."""
+        df = _read_jsonl(_stored(Path(self.root), METRICS))
         if MARKER in df:
             df = df[df[MARKER].isna()].drop(columns=MARKER)
         return df.sort_values("step").reset_index(drop=True) if "step" in df else df

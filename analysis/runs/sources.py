@@ -21,7 +21,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.runs.folder import is_finished
-from rcgrpo.train.runlog import table_file
+from rcgrpo.train.runlog import METRICS_FORMS, table_file
 
 RUNS_ROOT = REPO_ROOT / "runs"
 THEORY_REPORT = REPO_ROOT / "figures" / "theory_report.json"
@@ -44,9 +44,11 @@ class MissingRunsError(RuntimeError):
 
 
 def is_run_folder(path: Path) -> bool:
-    """A folder the trainer or Stage 1 wrote (``config.json`` + ``metrics.jsonl``)."""
+    """A folder the trainer or Stage 1 wrote (``config.json`` + ``metrics.jsonl``, or
+    ``metrics.jsonl.gz`` in a light copy)."""
     path = Path(path)
-    return (path / "config.json").is_file() and (path / "metrics.jsonl").is_file()
+    logged = any((path / name).is_file() for name in METRICS_FORMS)
+    return (path / "config.json").is_file() and logged
 
 
 def run_kind(path: Path) -> str:

@@ -4,21 +4,22 @@ A run folder::
 
     runs/<name>/config.json        resolved config (written once, at start)
                metrics.jsonl       one JSON object per logged step: {"step", "time", <metric>: float}
+               metrics.jsonl.gz    the same rows gzip-compressed (a committed light copy)
                rollouts.jsonl      one JSON object per rollout (the per-rollout table)
                rollouts.jsonl.gz   the same table gzip-compressed (a committed light copy)
                conversations.jsonl each rollout's messages (not in the light copies)
                events.out.tfevents.*   TensorBoard scalars (same names as metrics.jsonl)
                checkpoints/step_N/ save_pretrained + trainer_state.pt + manifest.json
-               eval/*.json         held-out evaluations
+               eval/*.json         held-out evaluations (``*.json.gz`` in a light copy)
 
 Only the main process (rank 0) writes. On resume, lines logged after the resumed step are
 dropped, so a resumed run's files equal those of an uninterrupted run.
 
-The trainer appends to ``rollouts.jsonl``; a light copy stores the table as
-``rollouts.jsonl.gz`` (:func:`compress_table`: gzip of the same bytes, mtime 0, no file name,
-level :data:`GZIP_LEVEL`), ``pandas.read_json(path, lines=True)`` reads either. Every reader
-of a folder's table opens it with :func:`open_table`, which takes whichever form the folder
-holds.
+The trainer appends to ``rollouts.jsonl`` and ``metrics.jsonl``; a light copy stores them as
+``rollouts.jsonl.gz`` and ``metrics.jsonl.gz`` (:func:`compress_table`: gzip of the same bytes,
+mtime 0, no file name, level :data:`GZIP_LEVEL`), ``pandas.read_json(path, lines=True)`` reads
+either. Every reader of a folder's table opens it with :func:`open_table`, which takes
+whichever form the folder holds, and finds its metrics with :func:`metrics_file`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+METRICS = "metrics.jsonl"
+"""The logged metrics as the trainer writes them (one JSON object a logged step, appended)."""
+METRICS_GZ = METRICS + ".gz"
+"""The same rows gzip-compressed (:func:`compress_table`), as a light copy stores them."""
+METRICS_FORMS = (METRICS, METRICS_GZ)
+"""The names a run folder's metrics may have, at most one of them present."""
 ROLLOUTS = "rollouts.jsonl"
 """The per-rollout table as the trainer writes it (one JSON object a line, appended)."""
 ROLLOUTS_GZ = ROLLOUTS + ".gz"
@@ -59,7 +66,7 @@ class RunPaths:
 
     @property
     def metrics(self) -> Path:
-        return self.root / "metrics.jsonl"
+        return self.root / METRICS
 
     @property
     def rollouts(self) -> Path:
@@ -204,16 +211,29 @@ def open_jsonl(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
 
 
-def table_file(folder: Path) -> Path | None:
-    """The per-rollout table of run folder ``folder`` (``rollouts.jsonl`` or
-    ``rollouts.jsonl.gz``), None when it has neither; both present is an error."""
-    found = [Path(folder) / name for name in TABLE_FORMS if (Path(folder) / name).is_file()]
+def stored_file(folder: Path, forms: tuple[str, str]) -> Path | None:
+    """The file of run folder ``folder`` stored under one of ``forms`` (plain, compressed:
+    :data:`TABLE_FORMS`, :data:`METRICS_FORMS`), None when it has neither; both present is an
+    error naming them."""
+    found = [Path(folder) / name for name in forms if (Path(folder) / name).is_file()]
     if len(found) > 1:
         raise ValueError(
-            f"{folder} holds both {ROLLOUTS} and {ROLLOUTS_GZ}: keep one "
+            f"{folder} holds both {forms[0]} and {forms[1]}: keep one "
             f"(python -m analysis.runs.pack {folder} compresses the plain one)"
         )
     return found[0] if found else None
+
+
+def table_file(folder: Path) -> Path | None:
+    """The per-rollout table of run folder ``folder`` (``rollouts.jsonl`` or
+    ``rollouts.jsonl.gz``), None when it has neither; both present is an error."""
+    return stored_file(folder, TABLE_FORMS)
+
+
+def metrics_file(folder: Path) -> Path | None:
+    """The logged metrics of run folder ``folder`` (``metrics.jsonl`` or
+    ``metrics.jsonl.gz``), None when it has neither; both present is an error."""
+    return stored_file(folder, METRICS_FORMS)
 
 
 def open_table(folder: Path) -> IO[bytes]:

@@ -106,7 +106,7 @@ def test_a_killed_campaign_continues_on_another_machine_from_committed_copies(ma
     sft_copy = cp.RESULTS / "sft-s0"
     assert cp.locate(SFT) == a / "sft-s0"
     assert sorted(p.name for p in sft_copy.iterdir()) == sorted(
-        ["campaign.json", ".complete", "config.json", "metrics.jsonl", "summary.json"]
+        ["campaign.json", ".complete", "config.json", "metrics.jsonl.gz", "summary.json"]
         + ["final", "weak"]
     )
     b = machine("b")  # a fresh clone: only results/ came along

@@ -1,5 +1,6 @@
-"""A light copy stores the per-rollout table and the held-out evaluations compressed
-(``rollouts.jsonl.gz``, ``eval/<name>.json.gz``): the export writes them,
+"""A light copy stores the metrics, the per-rollout table and the held-out evaluations
+compressed (``metrics.jsonl.gz``, ``rollouts.jsonl.gz``, ``eval/<name>.json.gz``): the export
+writes them,
 ``analysis.runs.pack`` converts an older copy in place, and every reader (the run, its kind,
 its digests, a figure's sidecar) gives for them what it gives for the plain files."""
 
@@ -15,14 +16,27 @@ from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
 from analysis.figures.save import file_entries, run_entry
 from analysis.runs import COMPLETE, load_run
-from analysis.runs.folder import digests, file_digest, light_globs
+from analysis.runs.folder import (
+    LIGHT_DIRS,
+    LIGHT_FILES,
+    copy_light_dir,
+    copy_light_file,
+    digests,
+    file_digest,
+    light_globs,
+)
 from analysis.runs.pack import main as pack_main
 from analysis.runs.pack import pack
 from analysis.runs.sources import run_kind
-from rcgrpo.train.runlog import ROLLOUTS, ROLLOUTS_GZ
+from rcgrpo.train.runlog import METRICS, METRICS_GZ, ROLLOUTS, ROLLOUTS_GZ
 
 GRPO = ex.rl("cpu-grpo", ex.stage1(0)["sft"], 0)
 STEPS, G = 20, 8
+METRIC_ROWS = [
+    {"step": 2, "time": 1.5, "reward/mean": 0.25, "adv/zero_std_frac": None},
+    {"step": 1, "time": 1.0, "reward/mean": 0.5, "adv/zero_std_frac": 0.75},
+]
+"""Two logged steps out of order, one metric missing (NaN): Run.metrics sorts by step."""
 
 
 def _table() -> str:
@@ -41,7 +55,7 @@ def _run(folder, finished=True):
     (folder / "eval").mkdir(parents=True)
     (folder / "checkpoints" / "step_20").mkdir(parents=True)
     (folder / "config.json").write_text(json.dumps({"algo": {"name": "grpo"}}))
-    (folder / "metrics.jsonl").write_text('{"step": 1, "reward/mean": 0.5}\n')
+    (folder / METRICS).write_text("".join(json.dumps(r) + "\n" for r in METRIC_ROWS))
     (folder / ROLLOUTS).write_text(_table())
     for step in (0, 20):  # a held-out evaluation: many repeated keys, as the trainer's
         per_task = [{"task_id": f"t{i}", "reward": float(i % 3 == 0)} for i in range(200)]
@@ -59,7 +73,7 @@ def test_export_writes_the_table_compressed_and_no_plain_copy(tmp_path, monkeypa
     src = _run(cp.CAMPAIGN / GRPO.name)
     copy = cp.export_run(ex.build_campaign(seeds=(0,)), GRPO.name)
     assert sorted(p.name for p in copy.iterdir()) == sorted(
-        [cp.SPEC_FILE, "config.json", "eval", "metrics.jsonl", ROLLOUTS_GZ, "summary.json"]
+        [cp.SPEC_FILE, "config.json", "eval", METRICS_GZ, ROLLOUTS_GZ, "summary.json"]
     )
     plain, packed = src / ROLLOUTS, copy / ROLLOUTS_GZ
     assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
@@ -104,8 +118,12 @@ def test_pack_is_lossless_and_keeps_the_digests(tmp_path):
     before, evals, digest = load_run(folder).rollouts, load_run(folder).evals, digests(folder)
     text = (folder / ROLLOUTS).read_bytes()
     plain = {p.name: p.read_bytes() for p in (folder / "eval").iterdir()}
+    logged = (folder / METRICS).read_bytes()
     files, plain_size, packed_size = pack(folder)
-    assert files == 3 and plain_size == len(text) + sum(map(len, plain.values())) > packed_size
+    assert files == 4  # metrics, table, 2 evaluations
+    assert plain_size == len(logged) + len(text) + sum(map(len, plain.values())) > packed_size
+    assert not (folder / METRICS).exists()
+    assert gzip.decompress((folder / METRICS_GZ).read_bytes()) == logged
     assert not (folder / ROLLOUTS).exists() and not list((folder / "eval").glob("*.json"))
     assert gzip.decompress((folder / ROLLOUTS_GZ).read_bytes()) == text
     for name, data in plain.items():
@@ -132,5 +150,69 @@ def test_pack_cli_refuses_an_unfinished_run_and_finishes_an_interrupted_pack(tmp
     (done / ROLLOUTS_GZ).write_bytes(b"half")  # a pack killed before it removed the plain table
     with pytest.raises(ValueError, match="holds both"):
         _ = load_run(done).rollouts
-    assert pack_main([str(done)]) == 0 and "3 file(s)" in capsys.readouterr().out
+    assert pack_main([str(done)]) == 0 and "4 file(s)" in capsys.readouterr().out
     assert gzip.decompress((done / ROLLOUTS_GZ).read_bytes()).decode() == _table()
+
+
+def test_a_light_copy_stores_metrics_and_evaluations_compressed_and_reads_them_alike(tmp_path):
+    src, copy = _run(tmp_path / "src"), tmp_path / "copy"
+    copy.mkdir()
+    for name in LIGHT_FILES:
+        copy_light_file(src, copy, name)
+    for name in LIGHT_DIRS:
+        copy_light_dir(src, copy, name)
+    assert not (copy / METRICS).exists() and not list((copy / "eval").glob("*.json"))
+    assert gzip.decompress((copy / METRICS_GZ).read_bytes()) == (src / METRICS).read_bytes()
+    assert (copy / METRICS_GZ).read_bytes()[4:8] == b"\0\0\0\0"  # gzip mtime 0: same bytes
+    plain, packed = load_run(src), load_run(copy)
+    pd.testing.assert_frame_equal(packed.metrics, plain.metrics)
+    assert packed.metrics["step"].tolist() == [1, 2]  # sorted by step
+    assert packed.metrics["reward/mean"].tolist() == [0.5, 0.25]
+    assert packed.metrics["adv/zero_std_frac"].isna().tolist() == [False, True]
+    assert packed.evals == plain.evals and list(packed.step_evals) == [0, 20]
+    assert packed.step_evals[20]["conditions"]["high"]["per_task"][3]["reward"] == 1.0
+    assert digests(copy) == digests(src) and digests(copy)[METRICS] == file_digest(src / METRICS)
+    # copying a light copy again keeps the compressed file as it is (bytes unchanged)
+    again = tmp_path / "again"
+    again.mkdir()
+    copy_light_file(copy, again, METRICS)
+    assert (again / METRICS_GZ).read_bytes() == (copy / METRICS_GZ).read_bytes()
+
+
+def test_metrics_stored_in_both_forms_are_one_clear_error(tmp_path):
+    folder = _run(tmp_path / "r")
+    (folder / METRICS_GZ).write_bytes(b"half")  # a pack killed before it removed the plain file
+    with pytest.raises(ValueError) as err:
+        _ = load_run(folder).metrics
+    assert str(err.value).count("\n") == 0
+    assert f"{folder} holds both metrics.jsonl and metrics.jsonl.gz: keep one" in str(err.value)
+    with pytest.raises(ValueError, match="holds both metrics.jsonl and metrics.jsonl.gz"):
+        digests(folder)
+    assert pack_main([str(folder)]) == 0  # finishing the pack mends it
+    assert load_run(folder).metrics["step"].tolist() == [1, 2]
+
+
+def test_pack_under_a_root_packs_every_run_folder_below_it(tmp_path, capsys):
+    for name in ("a/x-s0", "a/x-s1", "b/y-s0"):
+        _run(tmp_path / "results" / name)
+    before = {f: load_run(tmp_path / "results" / f).metrics for f in ("a/x-s0", "b/y-s0")}
+    assert pack_main(["--under", str(tmp_path / "results")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("3 folder(s), 0 refused: packed 12 file(s)")  # 4 per folder
+    left = [p.name for p in (tmp_path / "results").rglob("*") if p.suffix in (".json", ".jsonl")]
+    assert sorted(set(left)) == [cp.SPEC_FILE, "config.json", "summary.json"]  # stay plain
+    for name, metrics in before.items():
+        pd.testing.assert_frame_equal(load_run(tmp_path / "results" / name).metrics, metrics)
+    assert pack_main(["--under", str(tmp_path / "results")]) == 0
+    assert capsys.readouterr().out.count("packed already") == 3
+
+
+def test_pack_cli_bad_input_is_one_line(tmp_path, capsys):
+    assert pack_main(["--under", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err
+        == f"pack: --under {tmp_path / 'nowhere'}: no such folder (FOLDER ... or --under ROOT)\n"
+    )
+    assert pack_main([]) == 2
+    assert capsys.readouterr().err == "pack: no run folder given (FOLDER ... or --under ROOT)\n"
