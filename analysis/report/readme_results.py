@@ -241,6 +241,8 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     its runs under ``results/collapse``)."""
     from analysis.report import collapse_tables as ct
     from analysis.report import separation_tables as st
+    from analysis.campaigns.collapse_pairs.gates import gate_markdown
+    from analysis.report import transfer_table as tt
     from analysis.report.collapse_token import token_markdown
     from analysis.report.regime_entropy import calibration_block, entropy_block
     from analysis.report.regime_tables import (
@@ -264,6 +266,9 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "collapse-seeds": ct.seeds_markdown(),
         "collapse-control-init": ct.control_markdown(),
         "collapse-token": token_markdown(),
+        "transfer-diagnostics": tt.diagnostics_markdown(),
+        "transfer-predictions": tt.predictions_markdown(),
+        "collapse-pairs-gates": gate_markdown(),
     }
 
 

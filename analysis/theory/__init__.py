@@ -20,7 +20,7 @@ id                     statement                                  module
 ``near_collapse``      near-collapse advantages (beyond)          :mod:`.near_collapse`
 ``remark_4_4``         Remark 4.4 two-mode dynamics               :mod:`.dynamics`
 ``separation``         separation dynamics, goal-blind (beyond)   :mod:`.separation_fixed_point`
-``transfer``           per-goal update and transfer (beyond)      :mod:`.transfer`
+``transfer``           per-goal update and transfer (beyond)      :mod:`.transfer_check`
 =====================  =========================================  ===========================
 """
 
@@ -39,7 +39,7 @@ STATEMENTS: dict[str, str] = {
     "near_collapse": "analysis.theory.near_collapse",
     "remark_4_4": "analysis.theory.dynamics",
     "separation": "analysis.theory.separation_fixed_point",
-    "transfer": "analysis.theory.transfer",
+    "transfer": "analysis.theory.transfer_check",
 }
 
 

@@ -72,14 +72,54 @@ def mixture_success(s_high: float, s_low: float, p: float) -> float:
     return p * s_high + (1.0 - p) * s_low
 
 
+@lru_cache(maxsize=32)
+def _patterns(group_size: int) -> dict[str, np.ndarray]:
+    """Every (n high tokens, k_l, k_h successes) of a group as flat arrays, with the binomial
+    coefficients of each factor and the advantages of a success and a failure there."""
+    rows = [
+        (n, kl, kh)
+        for n in range(group_size + 1)
+        for kl in range(group_size - n + 1)
+        for kh in range(n + 1)
+    ]
+    n, kl, kh = (np.array(c, dtype=np.int64) for c in zip(*rows, strict=True))
+    coef = np.array(
+        [comb(group_size, a) * comb(group_size - a, b) * comb(a, c) for a, b, c in rows],
+        dtype=np.float64,
+    )
+    a = advantage_values(group_size)
+    k = kl + kh
+    return {"n": n, "kl": kl, "kh": kh, "coef": coef, "a1": a[k, 1], "a0": a[k, 0], "k": k}
+
+
 @lru_cache(maxsize=4096)
 def group_moments(s_high: float, s_low: float, group_size: int, p: float) -> dict[str, float]:
     r"""Exact expectations over one group (enumerated over n high tokens, k_h, k_l successes).
 
     Returns ``num_h``/``num_l`` = :math:`E[\tfrac1G\sum_{j:r_j=r}A_j(X_j-s_r)]`,
     ``sq_h``/``sq_l`` = :math:`E[\tfrac1G\sum_{j:r_j=r}A_j^2]`, ``zero_var`` = P(σ_g = 0),
-    ``var`` = E[σ_g²] (ddof 0) and ``n_high`` = E[n] = pG.
+    ``var`` = E[σ_g²] (ddof 0) and ``n_high`` = E[n] = pG. One vectorised sum over
+    :func:`_patterns` (the loop of :func:`group_moments_loop`, tested equal).
     """
+    g = _patterns(group_size)
+    n, kl, kh, size = g["n"], g["kl"], g["kh"], group_size
+    prob = g["coef"] * p**n * (1 - p) ** (size - n)
+    prob = prob * s_low**kl * (1 - s_low) ** (size - n - kl) * s_high**kh * (1 - s_high) ** (n - kh)
+    out = {}
+    for tag, s, kr, nr in (("l", s_low, kl, size - n), ("h", s_high, kh, n)):
+        fails = nr - kr
+        num = kr * g["a1"] * (1 - s) - fails * g["a0"] * s
+        out[f"num_{tag}"] = float(prob @ num) / size
+        out[f"sq_{tag}"] = float(prob @ (kr * g["a1"] ** 2 + fails * g["a0"] ** 2)) / size
+    k = g["k"]
+    out["zero_var"] = float(prob[(k == 0) | (k == size)].sum())
+    out["var"] = float(prob @ ((k / size) * (1 - k / size)))
+    out["n_high"] = p * size
+    return out
+
+
+def group_moments_loop(s_high: float, s_low: float, group_size: int, p: float) -> dict[str, float]:
+    """:func:`group_moments` as a loop over n with a meshgrid per n (the reference)."""
     a = advantage_values(group_size)
     s = (s_low, s_high)
     out = dict.fromkeys(("num_l", "num_h", "sq_l", "sq_h", "zero_var", "var"), 0.0)
@@ -218,91 +258,3 @@ def simulate(
         vh, vl = learning_speed(arm, float(s[0]), float(s[1]), rho, **kwargs)
         z = z + eta * np.array([vh, vl]) / np.maximum(s * (1 - s), 1e-12)
     return out
-
-
-def gain_share(grid: np.ndarray, rhos=(0.0, 0.5, 1.0), **kwargs) -> dict[float, float]:
-    """Per ρ: the share of grid cells with s_l > s_h where RC-GRPO's expected high-goal speed
-    exceeds RCTP-FT + GRPO's (``kwargs`` as :func:`learning_speed`)."""
-    out = {}
-    for rho in rhos:
-        gains = [
-            learning_speed("rc_grpo", h, lo, rho, **kwargs)[0]
-            - learning_speed("rctp_grpo", h, lo, rho, **kwargs)[0]
-            for h in grid
-            for lo in grid
-            if lo > h
-        ]
-        out[rho] = float(np.mean(np.array(gains) > 0))
-    return out
-
-
-def _random_setting(rng: np.random.Generator) -> tuple[float, float, int, float]:
-    s_high, s_low = rng.uniform(0.02, 0.98, size=2)
-    return float(s_high), float(s_low), int(rng.integers(2, 9)), float(rng.uniform(0.1, 0.9))
-
-
-def _check_setting(res, s_high: float, s_low: float, size: int, p: float, gen, num_mc: int):
-    from analysis.theory.report import bernstein_halfwidth, exact_tol
-    from analysis.theory.separation_dynamics import goal_weights
-
-    cfg = {"s_h": round(s_high, 4), "s_l": round(s_low, 4), "G": size, "p": round(p, 4)}
-    m, bar = group_moments(s_high, s_low, size, p), mixture_success(s_high, s_low, p)
-    closed = bar**size + (1 - bar) ** size
-    res.add("P(sigma_g=0) = sbar^G + (1-sbar)^G", "==", closed, m["zero_var"], 1e-12, "exact", cfg)
-    closed = (size - 1) / size * bar * (1 - bar)
-    res.add("E[sigma_g^2] = (G-1)/G sbar(1-sbar)", "==", closed, m["var"], 1e-12, "exact", cfg)
-    c = goal_coefficients("rc_grpo", s_high, s_low, size, p)
-    ref = goal_weights(np.array([s_low, s_high]), size, p)
-    res.add(
-        "c_h: enumeration vs goal_weights", "==", ref[1], c["c_h"], exact_tol(ref[1]), "exact", cfg
-    )
-    for noise in (False, True):  # rho = 1 on one policy (s_h = s_l) is GRPO at G
-        rc = learning_speed("rc_grpo", s_high, s_high, 1.0, size, p, noise=noise)[0]
-        grpo = learning_speed("rctp_grpo", s_high, s_high, 1.0, size, p, noise=noise)[0]
-        res.add(f"rho=1: RC-GRPO = GRPO at G (noise={noise})", "==", grpo, rc, 1e-12, "exact", cfg)
-    if s_low < s_high < 0.5:
-        for rho in (0.0, 0.5, 1.0):
-            rc = learning_speed("rc_grpo", s_high, s_low, rho, size, p)[0]
-            grpo = learning_speed("rctp_grpo", s_high, s_low, rho, size, p)[0]
-            res.add(f"s_l<s_h<1/2: RC-GRPO <= GRPO, rho={rho}", "<=", grpo, rc, 1e-12, "exact", cfg)
-    if num_mc:
-        import torch
-
-        from rcgrpo import group_advantages, sample_reward_tokens
-
-        high = sample_reward_tokens(num_mc, size, p=p, scheme="iid", generator=gen)
-        s = torch.where(high, torch.tensor(s_high), torch.tensor(s_low)).double()
-        x = torch.bernoulli(s, generator=gen)
-        a = group_advantages(x, "grpo")
-        per_group = ((a * (x - s_high)) * high).sum(dim=1).numpy() / size
-        hw = bernstein_halfwidth(per_group, 2.0 * np.sqrt(size))
-        res.add(
-            "E[A (X - s_h)] on high: MC", "==", m["num_h"], per_group.mean(), hw, "monte carlo", cfg
-        )
-
-
-def check(num_configs: int = 200, seed: int = 0, num_mc: int = 20000):
-    """The transfer model's laws on random (s_h, s_l, G, p) plus the paper's G = 5, p = ½."""
-    import torch
-
-    from analysis.theory.report import StatementResult
-
-    rng, gen = np.random.default_rng(seed), torch.Generator().manual_seed(seed)
-    res = StatementResult("transfer", "Per-goal update with transfer: mixture, rho=1 is GRPO")
-    settings = [(0.1, 0.05, 5, 0.5), (0.3, 0.6, 5, 0.5)]
-    for k, setting in enumerate(settings + [_random_setting(rng) for _ in range(num_configs)]):
-        _check_setting(res, *setting, gen, num_mc if k < 20 else 0)
-        res.configs += 1
-    share = gain_share(np.linspace(0.02, 0.98, 25))
-    res.notes.append(
-        "With goals drawn i.i.d. every reward is Bernoulli(sbar): P(sigma_g = 0) and E[sigma_g^2] "
-        "are GRPO's at sbar exactly; the between-goal variance is part of them, not extra."
-    )
-    res.notes.append(
-        "rho = 1 on one policy gives GRPO at G exactly (expected update and noise-bound). Where "
-        "s_l < s_h < 1/2 RC-GRPO's expected high-goal speed is below RCTP-FT + GRPO's for rho in "
-        "{0, 1/2, 1} (checked on every setting); at G = 5, p = 1/2 it gains on "
-        + ", ".join(f"{v:.2f} (rho = {k})" for k, v in share.items())
-        + " of a 25x25 grid's cells with s_l > s_h: only a low goal nearer 1/2 can add speed."
-    )
-    return res

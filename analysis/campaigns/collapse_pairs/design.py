@@ -1,6 +1,6 @@
 """The design runs of ``collapse-pairs`` (``docs/protocols/collapse-pairs.md``): per variant and
 design seed, the minimal-pair RCTP-FT, its matched SFT and the two 50-step pilots of gates C and
-C′. Trained in ``runs/collapse-pairs``, committed to ``results/collapse-pairs``.
+C′. Trained in ``runs/<home>`` and committed under ``results/<home>``, home :data:`HOME`.
 
 - ``rctp-<v>-s<seed>``: ``rctp-collapse`` from the seed's collapse SFT (the base), its non-swap
   tasks 1:1 with the base's own failures as ``rctp-collapse`` builds them, the swap tasks left out

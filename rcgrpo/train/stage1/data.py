@@ -54,9 +54,16 @@ def init_policy(cfg: SFTConfig, train_tasks: Sequence, resume: Path | None):
     return model.to(device=device_of(cfg), dtype=dtype), tokenizer
 
 
-def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str] | None = None):
-    """Scripted trajectories (``sft.demonstrations``: expert or demo) of ``tasks`` in every
-    mode (labels from the real reward); a progress bar per mode (``run.progress``)."""
+def expert_data(
+    cfg: SFTConfig,
+    tasks: Sequence,
+    tokenizer,
+    modes: Sequence[str] | None = None,
+    source: str | None = None,
+):
+    """Scripted trajectories (``source``, default ``sft.demonstrations``: expert or demo) of
+    ``tasks`` in every mode of ``modes`` (default ``sft.modes``), labels from the real reward;
+    a progress bar per mode (``run.progress``)."""
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.train.progress import EpisodeTally, close, open_bar
     from rcgrpo.train.stage1.trajectories import expert_trajectories
@@ -68,7 +75,7 @@ def expert_data(cfg: SFTConfig, tasks: Sequence, tokenizer, modes: Sequence[str]
         max_context=SCRATCH_MAX_CONTEXT,
         max_batch=256,
     )
-    source, out = cfg.sft.demonstrations, []
+    source, out = source or cfg.sft.demonstrations, []
     for mode in modes or cfg.sft.modes:
         desc = f"{cfg.stage} {source} episodes {mode}"
         bar = open_bar(len(tasks), desc, cfg.run.progress, unit="episode")

@@ -171,24 +171,14 @@ def build_mix(cfg: RCTPConfig, train_tasks: Sequence, tokenizer) -> tuple[list[T
 def minimal_pairs(cfg: RCTPConfig, train_tasks: Sequence, tokenizer):
     """(rows, stats) of ``failures.pairs`` (:mod:`rcgrpo.train.stage1.pairs`) that fit
     ``sft.max_length``; ValueError without kinds to pair (``failures.skip_decisions``)."""
-    from rcgrpo.policy.chat import ChatEncoder
-    from rcgrpo.train.stage1.data import SCRATCH_MAX_CONTEXT
     from rcgrpo.train.stage1.pairs import pair_rows, pair_tasks
-    from rcgrpo.train.stage1.trajectories import expert_trajectories
 
     kinds = [k for k in cfg.failures.skip_decisions if k != "stop_early"]
     if not kinds:
         raise ValueError("failures.pairs: name the swap kinds to pair in failures.skip_decisions")
-    encoder = ChatEncoder(tokenizer)
-    opts = dict(
-        prompt_style=cfg.tasks.prompt_style,
-        max_new_tokens=SCRATCH_MAX_CONTEXT,
-        max_context=SCRATCH_MAX_CONTEXT,
-        max_batch=256,
-    )
 
     def replay(tasks, mode, source):
-        return expert_trajectories(tasks, encoder, mode, source, **opts)
+        return expert_data(cfg, tasks, tokenizer, (mode,), source)
 
     tasks = pair_tasks(train_tasks, kinds, cfg.failures.pairs, cfg.run.seed)
     rows, stats = pair_rows(tasks, kinds, cfg.sft.modes, replay)

@@ -126,7 +126,7 @@ def test_bad_input_one_line():
 
 
 def test_check_passes_and_a_wrong_law_is_violated(monkeypatch):
-    from analysis.theory import transfer
+    from analysis.theory import transfer_check as transfer
 
     assert transfer.check(num_configs=5, seed=1, num_mc=2000).status == "ok"
     monkeypatch.setattr(transfer, "mixture_success", lambda h, lo, p: h)  # forgets the low goal
