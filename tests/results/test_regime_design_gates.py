@@ -21,9 +21,16 @@ from analysis.diagnostics.regime.gates import (
     g4_low_goal,
     gates,
 )
+from rcgrpo.train.runlog import metrics_file, open_jsonl
 
 pytestmark = pytest.mark.results
 REPO = Path(__file__).resolve().parents[2]
+
+
+def logged_rows(folder: Path) -> list[dict]:
+    """The rows of a committed run's ``metrics.jsonl`` (stored as ``metrics.jsonl.gz``)."""
+    with open_jsonl(metrics_file(folder)) as fh:
+        return [json.loads(line) for line in fh.read().splitlines()]
 
 
 def test_the_committed_reports_fail_the_gates_as_measured():
@@ -49,8 +56,7 @@ def test_the_committed_reports_fail_the_gates_as_measured():
 
 def test_g0_on_committed_stage1_runs():
     def fit(run):
-        text = (REPO / "results" / run / "metrics.jsonl").read_text()
-        return g0_fit([json.loads(line) for line in text.splitlines()])
+        return g0_fit(logged_rows(REPO / "results" / run))
 
     # every pool-regime seed fits (0.98); the regime suite's first design run did not (0.81)
     assert all(fit(f"campaign/sft-s{s}").holds for s in range(4))
@@ -83,8 +89,7 @@ def test_the_regime_suite_reports_give_the_measured_verdicts(sft, rctp, want):
     def report(run):
         return json.loads((root / "diagnostics" / f"regime-regime-{run}-s7.json").read_text())
 
-    text = (root / "regime" / f"{sft}-s7" / "metrics.jsonl").read_text()
-    fit = g0_fit([json.loads(line) for line in text.splitlines()])
+    fit = g0_fit(logged_rows(root / "regime" / f"{sft}-s7"))
     verdicts = [fit, *gates(report(sft), report(rctp))]
     assert [g.holds for g in verdicts] == want
     if rctp in ("rctp-v3", "rctp-v7"):
@@ -254,8 +259,7 @@ def test_variant_17_passes_every_gate_at_seeds_7_and_21():
     for seed, sft_run in ((7, "sft-w15-s7"), (21, "sft-w17-s21")):
         rctp = f"results/diagnostics/regime-regime-rctp-w17-s{seed}.json"
         assert fig.sft_report(rctp) == f"results/diagnostics/regime-regime-{sft_run}.json"
-        metrics = fig.REPO_ROOT / "results" / "regime" / sft_run / "metrics.jsonl"
-        fit = g0_fit([json.loads(line) for line in metrics.read_text().splitlines()])
+        fit = g0_fit(logged_rows(fig.REPO_ROOT / "results" / "regime" / sft_run))
         verdicts = [fit, *gates(files[fig.sft_report(rctp)], files[rctp])]
         assert [g.name.split()[0] for g in verdicts] == ["G0", "G1", "G2", "G3", "G4", "G5"]
         assert all(g.holds for g in verdicts), seed

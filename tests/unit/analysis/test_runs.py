@@ -13,10 +13,10 @@ from analysis.campaign import mechanics as cp
 from analysis.runs import COMPLETE, is_finished, load_run
 from analysis.runs.folder import LIGHT_FILES, digests, light_globs
 from analysis.runs.sources import layout_resolver
-from rcgrpo.train.runlog import ROLLOUTS_GZ
+from rcgrpo.train.runlog import METRICS_GZ, ROLLOUTS_GZ
 
 ANALYSIS = Path(__file__).resolve().parents[3] / "analysis"
-RUN_FILES = (*LIGHT_FILES, ROLLOUTS_GZ, "conversations.jsonl", COMPLETE)
+RUN_FILES = (*LIGHT_FILES, METRICS_GZ, ROLLOUTS_GZ, "conversations.jsonl", COMPLETE)
 """The names of a run folder's files (its ``eval/`` folder aside)."""
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from rcgrpo.diagnose import cli
 from rcgrpo.diagnose.verdict import onset_index, rolling_means, verdict
-from rcgrpo.train.runlog import ROLLOUTS_GZ, gzip_bytes, open_table
+from rcgrpo.train.runlog import ROLLOUTS_GZ, gzip_bytes, metrics_file, open_jsonl, open_table
 
 ROOT = Path(__file__).resolve().parents[3]
 RUNS = ("sweep-diag-lr2e-4-16tasks", "cpu-rcgrpo-s0")
@@ -38,7 +38,8 @@ def _same(logged, value) -> bool:
 def test_a_committed_run_reproduces_its_logged_group_metrics_exactly(name):
     folder = ROOT / "results" / "campaign" / name
     report = _report(str(folder))
-    logged = {m["step"]: m for m in map(json.loads, (folder / "metrics.jsonl").open())}
+    with open_jsonl(metrics_file(folder)) as fh:  # metrics.jsonl.gz in a light copy
+        logged = {m["step"]: m for m in map(json.loads, fh.read().splitlines())}
     compared = 0
     for row in report["steps"]:
         for key, value in row.items():
@@ -54,8 +55,8 @@ def test_a_light_copy_with_a_compressed_table_gives_the_same_report(tmp_path):
     and the compressed table file read as the plain table does."""
     plain, packed = ROOT / "results" / "campaign" / RUNS[0], tmp_path / RUNS[0]
     packed.mkdir()
-    for name in ("config.json", "metrics.jsonl"):
-        shutil.copy(plain / name, packed / name)
+    for path in (plain / "config.json", metrics_file(plain)):
+        shutil.copy(path, packed / path.name)
     with open_table(plain) as fh:  # plain or, once packed, compressed: the same bytes
         text = fh.read()
     (packed / ROLLOUTS_GZ).write_bytes(gzip_bytes(text))
