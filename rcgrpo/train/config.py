@@ -388,7 +388,9 @@ LEGACY_ADV_SCALE = {"group": "grpo", "batch": "grpo-batch", "none": "dr-grpo"}
 def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     """A config dict written by an older version, in today's keys (a new dict; the input is
     not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``; an RCTP-FT config
-    without ``goals.labels`` gets ``reward``, the only labelling before that key existed.
+    without ``goals.labels`` gets ``reward``, the only labelling before that key existed; a
+    Stage-1 config without ``sft.successes_of`` gets ``""`` and an RCTP-FT one without
+    ``failures.pairs`` gets 0 (no matched SFT, no minimal pairs before those keys existed).
     Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
     check) calls it."""
     if not isinstance(data, dict):
@@ -396,6 +398,12 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     goals = data.get("goals")
     if isinstance(goals, dict) and "labels" not in goals:
         data = {**data, "goals": {**goals, "labels": "reward"}}
+    sft = data.get("sft")
+    if data.get("stage") in ("sft", "rctp") and isinstance(sft, dict) and "successes_of" not in sft:
+        data = {**data, "sft": {**sft, "successes_of": ""}}
+    failures = data.get("failures")
+    if isinstance(failures, dict) and "pairs" not in failures:
+        data = {**data, "failures": {**failures, "pairs": 0}}
     algo = data.get("algo")
     if not isinstance(algo, dict) or "adv_scale" not in algo:
         return data

@@ -209,3 +209,15 @@ def test_a_matched_arm_runs_at_the_committed_calibration_choice(arm, knob, key):
     choice = json.loads(calib.read_text())
     assert choice["status"] == "matched"
     assert _diff("regime-rctp-grpo", arm) == {key: choice["chosen"]}
+
+
+def test_upgrade_config_gives_older_stage1_configs_no_matched_sft_and_no_pairs():
+    old = {"stage": "rctp", "sft": {"epochs": 4.0}, "failures": {"skip_keep": 0.01}}
+    assert upgrade_config(old) == {
+        "stage": "rctp",
+        "sft": {"epochs": 4.0, "successes_of": ""},
+        "failures": {"skip_keep": 0.01, "pairs": 0},
+    }
+    assert old == {"stage": "rctp", "sft": {"epochs": 4.0}, "failures": {"skip_keep": 0.01}}
+    rl = {"stage": "train", "sft": {"x": 1}}  # only Stage-1 configs have sft.successes_of
+    assert upgrade_config(rl) == rl
