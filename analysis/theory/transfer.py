@@ -51,7 +51,7 @@ update alone is blind to them. The KL term is left out (β ≪ the signal here).
 from __future__ import annotations
 
 from functools import lru_cache
-from math import comb
+from math import comb, fsum
 
 import numpy as np
 
@@ -61,10 +61,18 @@ ARMS = ("rctp_grpo", "rc_grpo", "grpo_n", "anchored")
 AGGREGATIONS = ("batch-mean", "fixed")
 
 
+def powers(x: float, n: int) -> np.ndarray:
+    """[n + 1] x^0 .. x^n by repeated multiplication: correctly rounded products, so the same
+    bits on every CPU (numpy's ``**`` may take a SIMD ``pow`` that differs in the last bit)."""
+    return np.cumprod(np.concatenate([[1.0], np.full(n, float(x))]))
+
+
 def binom_pmf(n: int, s: float) -> np.ndarray:
     """[n + 1] P(K = k), K ~ Binomial(n, s), k = 0..n (exact products, no scipy call)."""
     k = np.arange(n + 1)
-    return np.array([comb(n, i) for i in k], dtype=np.float64) * s**k * (1.0 - s) ** (n - k)
+    return (
+        np.array([comb(n, i) for i in k], dtype=np.float64) * powers(s, n) * powers(1 - s, n)[::-1]
+    )
 
 
 def mixture_success(s_high: float, s_low: float, p: float) -> float:
@@ -98,22 +106,25 @@ def group_moments(s_high: float, s_low: float, group_size: int, p: float) -> dic
 
     Returns ``num_h``/``num_l`` = :math:`E[\tfrac1G\sum_{j:r_j=r}A_j(X_j-s_r)]`,
     ``sq_h``/``sq_l`` = :math:`E[\tfrac1G\sum_{j:r_j=r}A_j^2]`, ``zero_var`` = P(σ_g = 0),
-    ``var`` = E[σ_g²] (ddof 0) and ``n_high`` = E[n] = pG. One vectorised sum over
-    :func:`_patterns` (the loop of :func:`group_moments_loop`, tested equal).
+    ``var`` = E[σ_g²] (ddof 0) and ``n_high`` = E[n] = pG. One vectorised pass over
+    :func:`_patterns` (the loop of :func:`group_moments_loop`, tested equal), powers by
+    :func:`powers` and sums by ``math.fsum`` (exactly rounded): the same bits on every CPU.
     """
     g = _patterns(group_size)
     n, kl, kh, size = g["n"], g["kl"], g["kh"], group_size
-    prob = g["coef"] * p**n * (1 - p) ** (size - n)
-    prob = prob * s_low**kl * (1 - s_low) ** (size - n - kl) * s_high**kh * (1 - s_high) ** (n - kh)
+    pw = {x: powers(x, size) for x in (p, 1 - p, s_low, 1 - s_low, s_high, 1 - s_high)}
+    prob = g["coef"] * pw[p][n] * pw[1 - p][size - n]
+    prob = prob * pw[s_low][kl] * pw[1 - s_low][size - n - kl]
+    prob = prob * pw[s_high][kh] * pw[1 - s_high][n - kh]
     out = {}
     for tag, s, kr, nr in (("l", s_low, kl, size - n), ("h", s_high, kh, n)):
         fails = nr - kr
         num = kr * g["a1"] * (1 - s) - fails * g["a0"] * s
-        out[f"num_{tag}"] = float(prob @ num) / size
-        out[f"sq_{tag}"] = float(prob @ (kr * g["a1"] ** 2 + fails * g["a0"] ** 2)) / size
+        out[f"num_{tag}"] = fsum(prob * num) / size
+        out[f"sq_{tag}"] = fsum(prob * (kr * g["a1"] * g["a1"] + fails * g["a0"] * g["a0"])) / size
     k = g["k"]
-    out["zero_var"] = float(prob[(k == 0) | (k == size)].sum())
-    out["var"] = float(prob @ ((k / size) * (1 - k / size)))
+    out["zero_var"] = fsum(prob[(k == 0) | (k == size)])
+    out["var"] = fsum(prob * ((k / size) * (1 - k / size)))
     out["n_high"] = p * size
     return out
 
