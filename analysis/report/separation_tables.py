@@ -61,7 +61,10 @@ def decisions(arms: Arms) -> list[fm.Decision]:
     outs = [rv.evaluate(rule, arms, {}) for rule in sep.RULES]
     first = fm.decide(outs, sep.FAMILIES, sep.EQUIVALENCE, sep.MARGIN, labelled={})
     held = {d.rule.id for d in first if d.verdict == "holds"}
-    closed = {rid for rid, gate in sep.Q2_GATES.items() if gate not in held}
+    tested = {d.rule.id for d in first if fm.testable(d.outcome)}
+    # a gate closes where its Q1 rule was tested and does not hold (untested: the X2 rule
+    # keeps its own reading, e.g. "not yet run")
+    closed = {r for r, gate in sep.Q2_GATES.items() if gate in tested and gate not in held}
     outs = [
         dataclasses.replace(o, note=f"gate {sep.Q2_GATES[o.rule.id]} does not hold")
         if o.rule.id in closed
