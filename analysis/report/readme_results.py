@@ -239,9 +239,9 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     study's verdicts and half-lives (:mod:`analysis.report.separation_tables`), and the
     collapse campaign's verdicts and per-seed report (:mod:`analysis.report.collapse_tables`,
     its runs under ``results/collapse``)."""
+    from analysis.campaigns.collapse_pairs.gates import gate_markdown
     from analysis.report import collapse_tables as ct
     from analysis.report import separation_tables as st
-    from analysis.campaigns.collapse_pairs.gates import gate_markdown
     from analysis.report import transfer_table as tt
     from analysis.report.collapse_token import token_markdown
     from analysis.report.regime_entropy import calibration_block, entropy_block
