@@ -29,16 +29,16 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)  ## create .venv from the pinned requirements
 
-test: $(STAMP)  ## the whole test suite (unit, properties, equivalence, smoke)
-	$(PY) -m pytest -n $(JOBS) -q tests
+test: $(STAMP)  ## the suite that tests the code (unit, properties, equivalence, smoke); not the tests marked results (make figures-check)
+	$(PY) -m pytest -n $(JOBS) -q -m "not results" tests
 
-test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
+test-avx2: $(STAMP)  ## make test's suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -x 'torch cpu capability: AVX2' >/dev/null
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
-	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
+	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q -m "not results" tests
 
-figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, the tests marked results, then make figures natively and emulated (AVX2) give the committed bytes, git status clean
+figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, the tests marked results (the committed lab numbers; make test leaves them out), then make figures natively and emulated (AVX2) give the committed bytes, git status clean
 	$(PY) -m pytest -q -m results tests
 	$(PY) -m analysis.figures build
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
@@ -81,7 +81,7 @@ lint: $(STAMP)  ## ruff lint + format check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-check: lint test  ## lint, then the whole test suite (what .ci/run does)
+check: lint test  ## lint, then make test (what .ci/run starts with)
 
 format: $(STAMP)  ## ruff autofix + format
 	$(VENV)/bin/ruff check --fix .
