@@ -5,7 +5,7 @@ PYTHON_SYS ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.bootstrapped
-# pytest workers (2 cores here); override with `make test JOBS=1`
+# pytest workers and figures built at once (2 cores here); override with `make test JOBS=1`
 JOBS ?= 2
 # a CPU without AVX-512 (AVX2 only, no native bf16), emulated on one that has it: torch's
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
@@ -29,20 +29,20 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)  ## create .venv from the pinned requirements
 
-test: $(STAMP)  ## the whole test suite (unit, properties, equivalence, smoke)
-	$(PY) -m pytest -n $(JOBS) -q tests
+test: $(STAMP)  ## the suite that tests the code (unit, properties, equivalence, smoke); not the tests marked results (make figures-check)
+	$(PY) -m pytest -n $(JOBS) -q -m "not results" tests
 
-test-avx2: $(STAMP)  ## the whole suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
+test-avx2: $(STAMP)  ## make test's suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -x 'torch cpu capability: AVX2' >/dev/null
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
-	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q tests
+	$(AVX2_EMULATION) $(PY) -m pytest -n $(JOBS) -q -m "not results" tests
 
-figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, the tests marked results, then make figures natively and emulated (AVX2) give the committed bytes, git status clean
+figures-check: $(STAMP) report-check  ## on a clean checkout: report-check, the tests marked results (the committed lab numbers; make test leaves them out), then make figures natively and emulated (AVX2) give the committed bytes, git status clean
 	$(PY) -m pytest -q -m results tests
-	$(PY) -m analysis.figures build
+	$(PY) -m analysis.figures build --jobs $(JOBS)
 	@git status --porcelain | grep . && { echo "figures-check: the tree changed (above)" >&2; exit 1; } || true
-	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --out .figures-avx2
+	rm -rf .figures-avx2 && $(AVX2_EMULATION) $(PY) -m analysis.figures build --jobs $(JOBS) --out .figures-avx2
 	for f in .figures-avx2/*; do cmp "$$f" "figures/$${f##*/}" || exit 1; done
 	# every committed file of figures/ is built (theory_report.json is make theory's)
 	for f in figures/*; do n="$${f##*/}"; [ "$$n" = theory_report.json ] || [ -e ".figures-avx2/$$n" ] || { echo "figures-check: no figure module builds $$f" >&2; exit 1; }; done
@@ -67,8 +67,8 @@ campaign: $(STAMP)  ## one campaign by id, trains what is not done: make campaig
 	$(if $(C),,$(error make campaign needs C=<id>; the ids: $(shell $(PY) -m analysis.campaign --ids) (e.g. make campaign C=collapse ARGS=--dry-run)))
 	$(PY) -m analysis.campaign --campaign $(C) $(ARGS)
 
-figures: $(STAMP)  ## build every figure from the committed runs; never trains (exit 1 naming the runs a figure lacks: make runs)
-	$(PY) -m analysis.figures build $(FIGURES_ARGS)
+figures: $(STAMP)  ## build every figure from the committed runs, JOBS at once; never trains (exit 1 naming the runs a figure lacks: make runs)
+	$(PY) -m analysis.figures build --jobs $(JOBS) $(FIGURES_ARGS)
 
 restore: $(STAMP)  ## bring back committed run folder RUN (or RUN=<run>/final, a Stage-1 checkpoint) removed from the working tree, from the last commit of main holding it
 	@[ -n "$(RUN)" ] || { echo "make restore: name the run, e.g. make restore RUN=regime-rcgrpo-s3" >&2; exit 2; }
@@ -81,7 +81,7 @@ lint: $(STAMP)  ## ruff lint + format check
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-check: lint test  ## lint, then the whole test suite (what .ci/run does)
+check: lint test  ## lint, then make test (what .ci/run starts with)
 
 format: $(STAMP)  ## ruff autofix + format
 	$(VENV)/bin/ruff check --fix .

@@ -10,6 +10,7 @@ logged) are dropped and counted in ``dropped``.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -40,5 +41,12 @@ def mean_ci(values: Iterable[float], level: float = 0.95) -> Estimate | None:
     if n == 1:
         return Estimate(mean, None, 1, len(raw) - n)
     var = math.fsum((v - mean) ** 2 for v in finite) / (n - 1)
-    t = float(_scipy_stats.t.ppf(0.5 + level / 2.0, df=n - 1))
+    t = _t_quantile(0.5 + level / 2.0, n - 1)
     return Estimate(mean, t * math.sqrt(var / n), n, len(raw) - n)
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_quantile(q: float, df: int) -> float:
+    """Student-t quantile ``q`` at ``df`` degrees of freedom, computed once per pair (a
+    figure's band calls :func:`mean_ci` for every step of every curve, at a few df)."""
+    return float(_scipy_stats.t.ppf(q, df=df))

@@ -7,6 +7,8 @@ draws the same examples, so a failure reproduces on any machine), no database, n
 database on. Choose with ``HYPOTHESIS_PROFILE=dev`` or ``pytest --hypothesis-profile dev``.
 A law that needs more or fewer examples says so with its own ``@settings(max_examples=N)``;
 any counterexample found is pinned there with ``@example``.
+
+Under pytest-xdist each worker gives torch its share of the cores (:func:`torch_threads`).
 """
 
 from __future__ import annotations
@@ -20,3 +22,21 @@ MAX_EXAMPLES = 80
 settings.register_profile("ci", settings.get_profile("ci"), max_examples=MAX_EXAMPLES)
 settings.register_profile("dev", max_examples=MAX_EXAMPLES, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def torch_threads() -> int | None:
+    """Torch intra-op threads of one of N xdist workers: the cores this process may use,
+    divided by N (at least 1); None outside xdist or when ``OMP_NUM_THREADS`` is set. With
+    ``make test`` (-n 2 on 2 cores) torch's default of 2 threads per worker puts 4 spinning
+    threads on 2 cores (test_logprob_recompute: 4-12x slower, measured on a loaded machine)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers < 2 or "OMP_NUM_THREADS" in os.environ:
+        return None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) // workers)
+
+
+if (THREADS := torch_threads()) is not None:
+    import torch
+
+    torch.set_num_threads(THREADS)

@@ -14,6 +14,8 @@ rollout's index in it). Rows without a reward goal (GRPO, no conditioning) and d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
 import torch
@@ -42,6 +44,28 @@ def group_grid(part: pd.DataFrame) -> tuple[torch.Tensor, torch.Tensor]:
     return adv.view(-1, g), high.view(-1, g)
 
 
+def step_grids(rows: pd.DataFrame) -> Iterator[tuple[int, torch.Tensor, torch.Tensor]]:
+    """(step, advantages, high goals) of :func:`group_grid` for every step of ``rows`` in
+    step order, from one sort of the whole table (a run has hundreds of steps; the per-step
+    slices of it sorted by ``(step, round, prompt, group)`` are the rows group_grid sorts)."""
+    if rows.empty:
+        return
+    rows = rows.sort_values(["step", "round", "prompt", "group"])
+    sizes = rows.groupby(["step", "round", "prompt"], sort=True).size()
+    steps = rows["step"].to_numpy()
+    adv = rows["advantage"].to_numpy(dtype=float)
+    high = (rows["reward_token"] == "high").to_numpy(dtype=bool)
+    bounds = np.flatnonzero(steps[1:] != steps[:-1]) + 1
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(steps)], strict=True):
+        step = steps[lo]
+        per_group = sizes.loc[step]
+        if per_group.nunique() != 1:
+            raise ValueError(f"groups of step {step} differ in size: {set(per_group)}")
+        g = int(per_group.iloc[0])
+        a = torch.tensor(adv[lo:hi], dtype=torch.float64)
+        yield int(step), a.view(-1, g), torch.tensor(high[lo:hi]).view(-1, g)
+
+
 def split_by_step(rollouts: pd.DataFrame) -> pd.DataFrame:
     """Per step (index), the :data:`~rcgrpo.advantage_split.SPLIT_METRICS` of the kept
     groups of a per-rollout table (module docstring); empty without reward goals."""
@@ -50,10 +74,9 @@ def split_by_step(rollouts: pd.DataFrame) -> pd.DataFrame:
         raise ValueError(f"the rollout table lacks columns {missing}")
     rows = rollouts[rollouts["kept"].astype(bool) & rollouts["reward_token"].notna()]
     out = {}
-    for step, part in rows.groupby("step", sort=True):
-        adv, high = group_grid(part)
+    for step, adv, high in step_grids(rows):
         stats = split_summaries(*advantage_split(adv, high), high)
-        out[int(step)] = {k: float(v) for k, v in stats.items()}
+        out[step] = {k: float(v) for k, v in stats.items()}
     frame = pd.DataFrame.from_dict(out, orient="index", columns=list(SPLIT_METRICS))
     frame.index.name = "step"
     return frame.astype(float)
@@ -92,8 +115,7 @@ def null_between_share(rollouts: pd.DataFrame, draws: int = 20, seed: int = 0) -
     rows = rollouts[rollouts["kept"].astype(bool) & rollouts["reward_token"].notna()]
     gen = torch.Generator().manual_seed(seed)
     out = {}
-    for step, part in rows.groupby("step", sort=True):
-        adv, high = group_grid(part)
+    for step, adv, high in step_grids(rows):
         n, g = adv.shape
         # all draws at once: [draws * N, G] with each group's goals permuted independently
         order = torch.argsort(torch.rand((draws * n, g), generator=gen), dim=1)
@@ -102,5 +124,5 @@ def null_between_share(rollouts: pd.DataFrame, draws: int = 20, seed: int = 0) -
         between = b.abs().view(draws, -1).sum(dim=1)
         total = between + w.abs().view(draws, -1).sum(dim=1)
         shares = torch.where(total > 0, between / total.clamp(min=1e-300), torch.nan)
-        out[int(step)] = float(torch.nanmean(shares)) if bool(total.gt(0).any()) else np.nan
+        out[step] = float(torch.nanmean(shares)) if bool(total.gt(0).any()) else np.nan
     return pd.Series(out, name="null_between_share", dtype=float).rename_axis("step")

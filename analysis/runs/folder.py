@@ -18,6 +18,7 @@ its plain name, so the two forms of one file have one digest and one key.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -38,7 +39,6 @@ from rcgrpo.train.runlog import (
     RunPaths,
     compress_table,
     open_jsonl,
-    open_table,
     stored_file,
     table_file,
 )
@@ -102,10 +102,17 @@ def file_digest(path: Path) -> str | None:
     path = Path(path)
     if not path.is_file():
         return None
-    if path.name.endswith(GZ):
-        with open_jsonl(path) as fh:
+    return _digest(*_version(path))
+
+
+@functools.lru_cache(maxsize=4096)
+def _digest(path: str, mtime_ns: int, size: int) -> str:
+    """:func:`file_digest` of ``path`` at version (``mtime_ns``, ``size``): hashed once (a
+    figure build hashes the same committed runs for each figure that reads them)."""
+    if path.endswith(GZ):
+        with open_jsonl(Path(path)) as fh:
             return hashlib.sha256(fh.read()).hexdigest()[:16]
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
 def _stored(root: Path, name: str) -> Path:
@@ -182,7 +189,13 @@ def copy_light_dir(src: Path, dst: Path, name: str) -> Path | None:
     return out
 
 
-def _rows(lines) -> pd.DataFrame:
+def _rows(lines: list[bytes]) -> pd.DataFrame:
+    if not lines:
+        return pd.DataFrame([])
+    try:  # every line whole (a finished run): one parse of them all, as a JSON array
+        return pd.DataFrame(json.loads(b"[" + b",".join(lines) + b"]"))
+    except json.JSONDecodeError:
+        pass
     rows = []
     for line in lines:
         try:
@@ -192,10 +205,34 @@ def _rows(lines) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _read_jsonl(path: Path) -> pd.DataFrame:
-    """The rows of a JSONL file (``.gz``: gzip-compressed); empty when it does not exist."""
+CACHED_TABLES = 512
+"""How many parsed JSONL files (metrics, per-rollout tables) one process keeps
+(:func:`_parsed_table`): a figure build or a report reads the same committed runs many
+times; a rollout table of a light copy is a few MB as a frame."""
+
+
+def _version(path: Path) -> tuple[str, int, int]:
+    """``path`` (resolved) with its modification time and size: a file rewritten or appended
+    to since is another key, so a cached parse is never stale."""
+    stat = path.stat()
+    return str(path.resolve()), stat.st_mtime_ns, stat.st_size
+
+
+@functools.lru_cache(maxsize=CACHED_TABLES)
+def _parsed_table(path: str, mtime_ns: int, size: int) -> pd.DataFrame:
+    """The rows of JSONL file ``path`` at version (``mtime_ns``, ``size``): parsed once."""
+    with open_jsonl(Path(path)) as fh:
+        return _rows(fh.read().splitlines())
+
+
+def _read_jsonl(path: Path, cached: bool = True) -> pd.DataFrame:
+    """The rows of a JSONL file (``.gz``: gzip-compressed); empty when it does not exist.
+    ``cached``: a copy of the process's one parse of this version of the file
+    (:func:`_parsed_table`); else parsed here (the full conversations, too large to keep)."""
     if not path.exists():
         return pd.DataFrame()
+    if cached:
+        return _parsed_table(*_version(path)).copy()
     with open_jsonl(path) as fh:
         return _rows(fh.read().splitlines())
 
@@ -236,10 +273,8 @@ class Run:
     def rollouts(self) -> pd.DataFrame:
         """The per-rollout table (one row per rollout), from ``rollouts.jsonl`` or
         ``rollouts.jsonl.gz``; empty when the folder has neither."""
-        if table_file(Path(self.root)) is None:
-            return pd.DataFrame()
-        with open_table(Path(self.root)) as fh:
-            return _rows(fh.read().splitlines())
+        path = table_file(Path(self.root))
+        return pd.DataFrame() if path is None else _read_jsonl(path)
 
     @cached_property
     def conversations(self) -> pd.DataFrame:
@@ -247,7 +282,8 @@ class Run:
         committed sample of a light copy (``conversations.jsonl.gz``, described by
         :attr:`conversations_source`); empty when the folder has neither."""
         full = self.paths.conversations
-        return _read_jsonl(full if full.exists() else Path(self.root) / SAMPLE_CONVERSATIONS)
+        path = full if full.exists() else Path(self.root) / SAMPLE_CONVERSATIONS
+        return _read_jsonl(path, cached=False)
 
     @cached_property
     def conversations_source(self) -> dict[str, Any]:

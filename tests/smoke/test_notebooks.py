@@ -134,6 +134,7 @@ def test_03_training_dynamics(tmp_path_factory):
     assert "with 6 Axes" in text and images(nb) == 2  # dashboard + separation-entropy view
 
 
+@pytest.mark.results
 def test_03_defaults_read_the_factorial_as_text():
     """On the committed campaign: the four factorial arms of seed 0, every statistic equal to
     its recomputation, a task that collapsed under SFT + GRPO read beside the same task under

@@ -152,6 +152,7 @@ def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.results
 def test_regime_wide1_grpo_is_the_recipe_of_the_committed_wide1_proof_runs(seed):
     """The proof runs on regime-wide1-d10 were ``--preset regime-grpo --tasks.synth_preset
     regime-wide1-d10 --run.eval-every 100`` (docs/regime.md); ``regime-wide1-grpo`` with the

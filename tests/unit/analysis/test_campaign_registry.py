@@ -66,6 +66,7 @@ def test_ids_prints_the_ids_and_an_unknown_id_is_one_line(capsys):
     )
 
 
+@pytest.mark.results
 def test_every_wide1_run_folder_is_the_regime_wide1_row_of_the_results_index():
     rows = ix.studies()
     for name, spec in wide1.build().runs.items():

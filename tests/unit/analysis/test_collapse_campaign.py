@@ -74,6 +74,7 @@ def test_the_control_is_rctp_grpo_from_the_shuffled_goal_rctp_ft():
     }
 
 
+@pytest.mark.results
 def test_collapse_grpo_is_the_recipe_of_the_design_pilots():
     """The gate-C pilot at lr 1e-5 (variant 4) ran ``--preset regime-grpo --tasks.synth_preset
     collapse1-d10 --rollout.group_size 5 --optim.lr 1e-5`` for 50 steps: ``collapse-grpo`` with
@@ -105,6 +106,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
         ),
     ],
 )
+@pytest.mark.results
 def test_the_stage1_presets_are_the_recipe_of_the_design_runs(name, run, specific):
     """Every key of the committed design run's config.json but its name, seed and start
     checkpoint equals the preset's (variant 2's SFT, variant 5's RCTP-FT)."""

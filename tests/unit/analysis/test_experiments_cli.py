@@ -85,18 +85,32 @@ AVX2 = Host("cpu", cpu_capability="AVX2", cpu_flags=frozenset({"avx2"}))
 AVX512_BF16 = Host("cpu", cpu_capability="AVX512", cpu_flags=frozenset({"avx512f", "avx512_bf16"}))
 
 
+STAGE1 = [n for n in CAMPAIGN.experiments["stage1"] if n in CAMPAIGN.runs]
+
+
 @pytest.mark.parametrize("host", [AVX2, AVX512_BF16], ids=["cpu_avx2", "cpu_avx512_bf16"])
 def test_a_spec_is_what_was_asked_on_every_cpu(host, monkeypatch):
     """The committed Stage-1 runs resolved ``sft.amp auto`` to bf16 on an AVX512-BF16 CPU;
     on an AVX2 CPU the same command resolves it to fp32. Neither is a spec difference: the
-    spec and config.json hold ``auto``; the resolution is in summary.json."""
+    spec holds ``auto`` (so does the committed config.json: the ``results`` test below);
+    the resolution is in summary.json."""
     for module in ("rcgrpo.precision", "rcgrpo.train.stage1.setup"):
         monkeypatch.setattr(f"{module}.probe_host", lambda device, h=host: h, raising=False)
     assert resolve_amp("auto", host).amp == ("bf16" if host is AVX512_BF16 else "fp32")
-    stage1 = [n for n in CAMPAIGN.experiments["stage1"] if n in CAMPAIGN.runs]
-    for name in stage1:
+    for name in STAGE1:
         spec = CAMPAIGN.runs[name]
         assert cc.resolved_config(spec, lambda r: ELSEWHERE / r)["sft"]["amp"] == "auto"
+
+
+@pytest.mark.results
+@pytest.mark.parametrize("host", [AVX2, AVX512_BF16], ids=["cpu_avx2", "cpu_avx512_bf16"])
+def test_the_committed_stage1_runs_asked_auto_and_resolved_bf16(host, monkeypatch):
+    """The committed Stage-1 light copies are their spec on every CPU (``auto`` in
+    config.json) and record the bf16 their AVX512-BF16 machine resolved in summary.json."""
+    for module in ("rcgrpo.precision", "rcgrpo.train.stage1.setup"):
+        monkeypatch.setattr(f"{module}.probe_host", lambda device, h=host: h, raising=False)
+    for name in STAGE1:
+        spec = CAMPAIGN.runs[name]
         folder = cp.locate(spec)
         if folder is not None and folder.parent == cp.RESULTS:
             have = json.loads((folder / "config.json").read_text())
@@ -106,6 +120,7 @@ def test_a_spec_is_what_was_asked_on_every_cpu(host, monkeypatch):
             assert summary["precision"]["amp"] == "bf16"  # what their machine resolved
 
 
+@pytest.mark.results
 def test_the_committed_light_copies_match_their_current_spec():
     found = {n: cp.locate(s) for n, s in CAMPAIGN.runs.items()}
     committed = {n: p for n, p in found.items() if p is not None and p.parent == cp.RESULTS}
@@ -124,6 +139,7 @@ COMMITTED_RL = sorted(
 
 
 @pytest.mark.parametrize("name", COMMITTED_RL)
+@pytest.mark.results
 def test_a_preset_and_seed_reproduce_the_committed_run(name):
     """``python -m rcgrpo train --preset NAME --run.seed S`` (the Stage-1 checkpoint given with
     ``--init``) resolves to the committed run's config.json, but for the machine's paths."""
@@ -145,6 +161,13 @@ def test_the_spec_records_resolved_values_and_the_suite():
     assert "init" not in config and "root" not in config["run"]  # machine facts
     assert len(rec["resolved"]["suite"]) == 64  # sha256 hex
     assert rec["needs"]["sft-s0"]["resolved"]["config"]["stage"] == "sft"
+
+
+@pytest.mark.results
+def test_the_committed_spec_is_the_current_one():
+    spec = CAMPAIGN.runs["cpu-grpo-s0"]
+    rec = spec.record()
+    config = rec["resolved"]["config"]
     recorded = cp.recorded_spec(cp.RESULTS / "cpu-grpo-s0")
     # The committed spec is the current one, values included, on the config fields both know:
     # a field added to the config since the run (tasks.num_eval_between) is no difference.

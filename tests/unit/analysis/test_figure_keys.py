@@ -1,5 +1,6 @@
 """Every line style, band, interval and point label a figure draws is defined on the figure
-itself, not only in its JSON sidecar (issue 49, item 6), on the committed runs and reports."""
+itself, not only in its JSON sidecar (issue 49, item 6), on the committed runs and reports
+(so marked ``results``: each test draws a figure from them; make figures-check runs them)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from analysis.figures import (  # noqa: E402
     fig_regime_g4,
     fig_rl_collapse,
 )
+
+pytestmark = pytest.mark.results
 
 
 def _texts(legend) -> list[str]:

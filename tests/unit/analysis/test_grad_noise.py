@@ -67,6 +67,7 @@ def test_jackknife_matches_the_leave_one_step_out_formula():
     assert out["signal_sq_se"] == pytest.approx(expected)
 
 
+@pytest.mark.results
 def test_the_committed_measurements_are_read_by_task_count():
     from analysis.figures import fig_rl_grad_noise as fig
 

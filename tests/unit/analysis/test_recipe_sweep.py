@@ -133,6 +133,7 @@ def test_a_longer_setting_runs_its_steps_and_ties_go_to_fewer_prompts_sampled():
     assert sw.choose(outs).setting == short  # 800 prompts sampled against 1,600
 
 
+@pytest.mark.results
 def test_the_campaign_recipe_is_the_one_the_committed_sweep_chooses():
     from analysis.campaign.experiments import RECIPE
     from analysis.runs import is_finished, load_run

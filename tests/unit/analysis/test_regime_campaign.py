@@ -22,6 +22,7 @@ HERE = Path(__file__).parent
 ELSEWHERE = Path("/elsewhere")
 
 
+@pytest.mark.results
 def test_every_committed_regime_run_is_its_current_spec():
     """The hand-trained runs of results/regime were adopted: each is done where it is
     committed, and its config.json is what the spec's command resolves to."""

@@ -108,6 +108,7 @@ def test_seeds_verdict_needs_every_seed_each_qualifying_and_the_mean_gain():
 
 
 @pytest.mark.parametrize("suite", sorted(proof.PROOF_RUNS))
+@pytest.mark.results
 def test_committed_proof_reports_match_their_runs(suite):
     """Each ``results/diagnostics/regime-proof-<run>.json`` is what the criterion computes
     from the committed run folder now, and every committed proof run has its report."""
@@ -126,6 +127,7 @@ def test_committed_proof_reports_match_their_runs(suite):
         assert rec["tasks"] >= 1000 and rec["steps"] == [0, 200]
 
 
+@pytest.mark.results
 def test_every_committed_proof_report_is_what_its_run_gives():
     """Each ``results/diagnostics/regime-proof-*.json`` (proof runs and the G4′ runs from
     RCTP-FT, on their recorded condition) is :func:`proof.run_verdict` of the committed run."""

@@ -11,12 +11,14 @@ from analysis import REPO_ROOT
 from analysis.runs import index as ix
 
 
+@pytest.mark.results
 def test_every_run_folder_belongs_to_exactly_one_study():
     rows = ix.studies()
     assert ix.unindexed(rows) == []
     assert ix.doubled(rows) == {}
 
 
+@pytest.mark.results
 def test_every_row_names_existing_pages_and_modules():
     for s in ix.studies():
         assert (REPO_ROOT / s.protocol).is_file(), (s.id, s.protocol)
@@ -53,6 +55,7 @@ def test_an_unknown_status_is_refused(tmp_path):
         ix.studies(index)
 
 
+@pytest.mark.results
 def test_every_listed_figure_reads_its_entries_and_names_a_history_row():
     rows = {s.id: s for s in ix.studies()}
     listed = ix.figures()

@@ -70,6 +70,7 @@ def differences(new: Path, reference: Path) -> list[str]:
     return out
 
 
+@pytest.mark.results
 def test_generated_latex_is_byte_identical_to_the_committed_reference(tmp_path):
     written = build(tmp_path)
     assert "macros.tex" in written and "setup_table.tex" in written

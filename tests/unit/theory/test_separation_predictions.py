@@ -38,6 +38,7 @@ def test_half_life_falls_with_the_learning_rate():
 
 
 @pytest.mark.slow
+@pytest.mark.results  # the fit reads the committed runs of results/regime
 def test_the_registered_tables_are_what_the_code_prints():
     from analysis.figures.fig_theory_separation_fit import results
 

@@ -204,6 +204,7 @@ def test_upgrade_config_labels_an_older_rctp_configs_goals_by_reward():
         ("regime-rctp-grpo-entcoef", "entropy_coef", "algo.entropy_coef"),
     ],
 )
+@pytest.mark.results
 def test_a_matched_arm_runs_at_the_committed_calibration_choice(arm, knob, key):
     calib = Path(__file__).resolve().parents[3] / "results" / "regime" / f"calib-{knob}.json"
     choice = json.loads(calib.read_text())

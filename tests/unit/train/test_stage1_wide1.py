@@ -48,11 +48,13 @@ def _recipe_differences(name: str, run: str) -> dict:
 
 
 @pytest.mark.parametrize("run", SFT_RUNS)
+@pytest.mark.results
 def test_sft_regime_wide1_is_the_committed_sft_recipe(run):
     assert _recipe_differences("sft-regime-wide1", run) == {}
 
 
 @pytest.mark.parametrize("run", RCTP_RUNS)
+@pytest.mark.results
 def test_rctp_regime_wide1_is_the_committed_rctp_recipe(run):
     assert _recipe_differences("rctp-regime-wide1", run) == {}
 
@@ -65,6 +67,7 @@ def test_the_rctp_preset_starts_from_and_samples_the_sft_preset():
     assert rctp.model.path == rctp.failures.policy == final == "runs/regime/sft-regime-wide1/final"
 
 
+@pytest.mark.results
 def test_the_documented_commands_write_the_committed_configs_byte_for_byte():
     """The preset plus the run-specific flags of docs/regime.md ("Measuring a design") resolve
     to the committed config.json exactly: seed 0's SFT from the pool SFT of seed 0 (the preset's
