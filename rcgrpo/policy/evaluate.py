@@ -318,5 +318,12 @@ def main(argv: list[str]) -> int:
 
     usage = "python -m rcgrpo eval --model PATH [--option VALUE ...]"
     args = parse_dataclass(EvalArgs, argv, "python -m rcgrpo eval", usage, required=["model"])
+    from rcgrpo.policy.task_sources import resolve_task_source
+    from rcgrpo.train.errors import ConfigError
+
+    try:  # a bad --tasks is one line (exit 2) before the model loads
+        resolve_task_source(args.tasks)
+    except ValueError as err:
+        raise ConfigError(f"--tasks: {err}") from None
     _print_summary(run_eval(args))
     return 0

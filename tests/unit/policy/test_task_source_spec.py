@@ -72,3 +72,11 @@ def test_a_bad_spec_is_one_line_naming_it(user_module, spec, message):
 def test_a_plain_unknown_name_is_still_the_registry_error():
     with pytest.raises(ValueError, match=r"^source must be one of \['bfcl', 'synth'\], got 'x'"):
         resolve_task_source("x")
+
+
+def test_eval_refuses_a_bad_tasks_spec_before_loading_a_model():
+    from rcgrpo.policy import evaluate
+
+    # no such model either: the --tasks check comes first
+    with pytest.raises(ConfigError, match=r"^--tasks: tasks source 'nomod_xyz:f': cannot import"):
+        evaluate.main(["--model", "no/such/model", "--tasks", "nomod_xyz:f"])
