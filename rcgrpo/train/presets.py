@@ -312,7 +312,6 @@ def arm_sections(arm: Arm) -> dict[str, Any]:
     return _merge(base, init=init, **_CHANGES[arm.preset])
 
 
-
 # ------------------------------------------------------------------------------------------
 # Quick start (README): the method's own try-out presets, stated in full (no campaign preset
 # underneath). Stage 2 on the current testbed, the synth suite "collapse1-d10", from the

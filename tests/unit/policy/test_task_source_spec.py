@@ -10,12 +10,12 @@ from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks, resolve_task_so
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.validate import ConfigError
 
-SOURCE = '''
+SOURCE = """
 def rows(split, seed=0, limit=None):
     return [f"{split}-{seed}-{i}" for i in range(limit or 2)]
 
 NOT_A_FUNCTION = 3
-'''
+"""
 
 
 @pytest.fixture
