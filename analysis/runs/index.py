@@ -32,7 +32,7 @@ STATUS_WORDS = {
     "current": "running now",
     "complete": "done",
     "planned": "planned, no runs yet",
-    "design history": "done (chose a design)",
+    "design history": "done (design runs)",
 }
 """A status as the README's studies table says it."""
 

@@ -238,7 +238,7 @@ _SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["comb
 """CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
 a multi_turn episode, so Stage 1 spends its whole budget on the combined rendering."""
 
-# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: README, Stage-1 table,
+# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: docs/findings.md, Stage-1 table,
 # generated from the committed runs): the first epoch
 # opens with its shortest half of the batches, the lr stays at its peak after warm-up and
 # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
