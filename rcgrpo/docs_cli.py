@@ -7,7 +7,7 @@ from the library (:mod:`rcgrpo.docblocks` markers).
   block ``synth-presets``: every ``SYNTH_PRESETS`` field that differs from ``SynthConfig()``;
   block ``synth-decisions``: :func:`rcgrpo.env.synth_demo.decision_table`.
 
-The README's results block comes from runs, so ``python -m analysis.report --write-readme``
+The README's studies table and docs/findings.md's tables come from runs, so ``python -m analysis.report --write-readme``
 writes it. ``--check`` writes nothing and exits 1 naming every stale block (exit 2: a file
 or marker is missing).
 """

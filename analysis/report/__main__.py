@@ -18,8 +18,9 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
   campaign's verdicts from ``results/collapse`` (:mod:`analysis.report.collapse_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
-``--write-readme`` instead rewrites only the README's run-generated blocks (``results``,
-``verdicts``; :mod:`analysis.report.readme_results`), ``--check-readme`` exits 1 if stale.
+``--write-readme`` instead rewrites only the run-generated Markdown blocks (the README's studies
+table, ``docs/findings.md``'s result tables and the other docs' blocks;
+:mod:`analysis.report.readme_results`), ``--check-readme`` exits 1 if stale.
 
 Exit 2 with a message naming them when experiments a table needs have no finished run,
 unless ``--allow-missing`` (their rows then read *not yet run*). ``--ensure-theory`` first
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         "--ensure-theory", action="store_true", help="run the theory check / figures if missing"
     )
     parser.add_argument(
-        "--write-readme", action="store_true", help="only rewrite the README's results blocks"
+        "--write-readme", action="store_true", help="only rewrite the README / docs blocks"
     )
     parser.add_argument(
         "--check-readme", action="store_true", help="only check them: exit 1 if stale"

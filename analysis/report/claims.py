@@ -1,5 +1,5 @@
-r"""The claims registry: every number the README's findings and the paper's prose cite, tied to
-the generated table it comes from.
+r"""The claims registry: every number the findings page (``docs/findings.md``) and the paper's
+prose cite, tied to the generated table it comes from.
 
 A :class:`Claim` names a generated block of ``docs/results.md`` (which ``make report-check``
 keeps equal to the committed runs), a row and column of it (or a function of the block), how the
@@ -24,7 +24,9 @@ from pathlib import Path
 from analysis import REPO_ROOT
 
 RESULTS_MD = REPO_ROOT / "docs" / "results.md"
-README, PAPER = "README.md", "paper/sections/regime.tex"
+FINDINGS, PAPER = "docs/findings.md", "paper/sections/regime.tex"
+"""The files whose prose cites registered numbers (the README cites none: its findings are
+plain sentences linking the findings page's sections)."""
 _NUM = re.compile(r"-?\d+\.\d+")
 
 
@@ -118,36 +120,36 @@ def _range(block: str, column: str, label: str, tex: bool = False) -> Callable[[
 
 EST = "estimate [95% CI]"
 V, S = "collapse-verdicts", "separation-verdicts"
-BOTH_POINTS = ((README, "points_md"), (PAPER, "points_tex"))
+BOTH_POINTS = ((FINDINGS, "points_md"), (PAPER, "points_tex"))
 CLAIMS: tuple[Claim, ...] = (
-    Claim("K1", V, "K1", EST, ((README, "share_md"), (PAPER, "share_tex"))),
-    Claim("K2", V, "K2", EST, ((README, "share_md"), (PAPER, "share_tex"))),
+    Claim("K1", V, "K1", EST, ((FINDINGS, "share_md"), (PAPER, "share_tex"))),
+    Claim("K2", V, "K2", EST, ((FINDINGS, "share_md"), (PAPER, "share_tex"))),
     Claim("K4s", V, "K4s", EST, ((PAPER, "points_tex"),)),
     *(Claim(k, V, k, EST, BOTH_POINTS) for k in ("K3s", "K3f", "K5s", "K5f", "K6s")),
     *(Claim(k, V, k, EST, BOTH_POINTS) for k in ("K6f", "M2s", "M3s", "M4s", "X1s", "X1f")),
     Claim("X2s", V, "X2s", EST, BOTH_POINTS),
     Claim("X2f", V, "X2f", EST, ((PAPER, "points_tex"),)),
-    Claim("X2as", S, "X2as", EST, ((README, "abs_points"), (PAPER, "abs_points"))),
-    Claim("X2bs", S, "X2bs", EST, ((README, "abs_points"), (PAPER, "abs_points"))),
+    Claim("X2as", S, "X2as", EST, ((FINDINGS, "abs_points"), (PAPER, "abs_points"))),
+    Claim("X2bs", S, "X2bs", EST, ((FINDINGS, "abs_points"), (PAPER, "abs_points"))),
     Claim("X2af", S, "X2af", EST, ((PAPER, "abs_points"),)),
     Claim("X2bf", S, "X2bf", EST, ((PAPER, "abs_points"),)),
     Claim("X2cs", S, "X2cs", EST, BOTH_POINTS),
     Claim("X3s", S, "X3s", EST, BOTH_POINTS),
     Claim("X3f", S, "X3f", EST, ((PAPER, "points_tex"),)),
-    Claim("X4ds", S, "X4ds", EST, ((README, "points_md"),)),
+    Claim("X4ds", S, "X4ds", EST, ((FINDINGS, "points_md"),)),
     Claim(
         "sft-right-swap",
         "collapse-control-init",
         "mean",
         "sampled right-swap rate: SFT",
-        ((README, "first"), (PAPER, "pm_tex")),
+        ((FINDINGS, "first"), (PAPER, "pm_tex")),
     ),
     Claim(
         "rctp-right-swap-high",
         "collapse-control-init",
         "mean",
         "RCTP-FT high",
-        ((README, "first"), (PAPER, "pm_tex")),
+        ((FINDINGS, "first"), (PAPER, "pm_tex")),
     ),
     Claim(
         "rctp-right-swap-low", "collapse-control-init", "mean", "RCTP-FT low", ((PAPER, "pm_tex"),)
@@ -170,7 +172,7 @@ CLAIMS: tuple[Claim, ...] = (
 """Every registered number (module docstring)."""
 TOKEN = "collapse-token"
 RANGES: tuple[tuple[Callable[[dict], str], tuple[str, ...]], ...] = tuple(
-    (_range(TOKEN, column, label, tex), (PAPER,) if tex else (README,))
+    (_range(TOKEN, column, label, tex), (PAPER,) if tex else (FINDINGS,))
     for column, label in (
         ("identical, switched, steps 1–10", "switched"),
         ("not switched, steps 1–10", "not_switched"),
@@ -194,7 +196,7 @@ def _flat(text: str) -> str:
 def failures(root: Path = REPO_ROOT, results_md: Path = RESULTS_MD) -> list[str]:
     """One line per cited number missing from a file that cites it."""
     tables = blocks(results_md.read_text())
-    texts = {f: _flat((root / f).read_text()) for f in (README, PAPER)}
+    texts = {f: _flat((root / f).read_text()) for f in (FINDINGS, PAPER)}
     out = []
     for claim in CLAIMS:
         for path, renderer in claim.cites:

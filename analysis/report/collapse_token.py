@@ -15,7 +15,7 @@ switches some slots' goal to low. Per seed:
 (RC-GRPO's training success per goal over steps 1–10 is in ``collapse-seeds``.)
 
 A token the model reads changes its rollouts where it is switched; an inert one leaves them
-identical as often as where it is not switched. Every number of the README's and the paper's
+identical as often as where it is not switched. Every number of docs/findings.md's and the paper's
 "the token is inert" sentences comes from here (``analysis/report/claims.py``).
 """
 

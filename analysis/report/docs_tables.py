@@ -11,7 +11,7 @@
   run of the regime suite, and of ``regime-wide1-d10``
   (:func:`analysis.diagnostics.regime.proof.proof_record`), and the verdict over the proof seeds.
 
-Written with the README's run blocks by ``python -m analysis.report --write-readme``.
+Written with the README's and docs/findings.md's run blocks by ``python -m analysis.report --write-readme``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ or reward is constant over its steps has no rank correlation (NaN, dropped from 
 
 The tables are registered in :data:`analysis.report.tables.TABLES` (LaTeX, ``make paper``);
 :func:`analysis.report.readme_results.dynamics_markdown` renders the same tables as markdown
-for the README's results.
+for docs/findings.md's results.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-r"""The generated blocks that come from runs: the README's ``results``, ``verdicts`` (the pool
-regime) and ``regime-verdicts`` (the regime suite), and those of the docs.
+r"""The generated blocks that come from runs: the README's ``campaigns`` (the studies table),
+``docs/findings.md``'s ``results``, ``verdicts`` (the pool regime) and ``regime-verdicts`` (the
+regime suite), and those of the other docs.
 
 ``python -m analysis.report --write-readme`` rewrites them from the campaign's committed
 light copies in ``results/campaign/`` (:func:`analysis.campaign.experiments.campaign_resolver`
 of :data:`REPORTED`, committed copies only; not ``runs/``, so the
-README is the same on every clone; never starts a run), ``--check-readme`` exits 1 when they are stale. The experiment groups are the report's
+tables are the same on every clone; never starts a run), ``--check-readme`` exits 1 when they are stale. The experiment groups are the report's
 (:data:`analysis.report.tables.EXPERIMENTS`), so a renamed group changes both.
 
 Each cell is the mean over seeds ± the 95% Student-t half-width
@@ -41,6 +42,8 @@ from rcgrpo.docblocks import update_file
 from rcgrpo.train.arms import arms
 
 README = REPO_ROOT / "README.md"
+FINDINGS = REPO_ROOT / "docs" / "findings.md"
+"""The findings page: the findings in words and the result tables they come from."""
 REGIME_RESULTS = REPO_ROOT / "results" / "regime"
 """The regime suite's committed runs (``docs/regime.md``, ``docs/results.md``)."""
 DOCS = REPO_ROOT / "docs"
@@ -49,7 +52,7 @@ SUCCESS = "reward/eval_success"
 
 
 REPORTED: tuple[str, ...] = ("stage1", "factorial", "baselines", "stratified")
-"""Campaign experiments whose runs the README reports (``rl-sweep`` runs, e.g. its own
+"""Campaign experiments whose runs the findings page reports (``rl-sweep`` runs, e.g. its own
 ``sft-s3``, are not seeds of the Stage-1 or factorial tables)."""
 
 
@@ -157,14 +160,19 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 
 
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body, for every run-generated block of the README: the campaigns table
-    of ``results/INDEX.toml`` (:mod:`analysis.runs.index`), the pool regime's tables, the
-    regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`)."""
-    from analysis.report.regime_tables import readme_block
+    """Block name -> body, for the run-generated block of the README: the studies table of
+    ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`)."""
     from analysis.runs import index
 
+    return {"campaigns": index.markdown(index.studies())}
+
+
+def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
+    """Block name -> body for ``docs/findings.md`` (:data:`FINDINGS`): the pool regime's
+    tables and the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`)."""
+    from analysis.report.regime_tables import readme_block
+
     return {
-        "campaigns": index.markdown(index.studies()),
         "results": results_markdown(resolve),
         "verdicts": verdicts_markdown(resolve),
         "regime-verdicts": readme_block(REGIME_RESULTS),
@@ -186,7 +194,7 @@ def missing(resolve: Resolver | None = None) -> list[str]:
 
 def dynamics_markdown(found: dict | None = None) -> str:
     """Both tables as markdown (headings included) from ``found`` (experiment -> finished
-    run folders; default: the committed light copies, as the README's results block)."""
+    run folders; default: the committed light copies, as the findings page's results block)."""
     specs = dynamics_tables(E, markdown=True)
     if found is None:
         found = collect([e for s in specs for e in s.requires], layout_resolver(RESULTS))
@@ -201,7 +209,7 @@ def dynamics_markdown(found: dict | None = None) -> str:
 def docs_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body for ``docs/experiments.md``: the campaign and figure tables
     (:mod:`analysis.report.docs_tables`) and the RL dynamics tables of the same runs as the
-    README (:func:`dynamics_markdown`)."""
+    findings page (:func:`dynamics_markdown`)."""
     from analysis.report.docs_tables import campaign_markdown, figures_markdown
 
     specs = dynamics_tables(E, markdown=True)
@@ -278,6 +286,7 @@ def generated_files(
     """Every run- and report-generated block: file -> block name -> body."""
     return {
         readme: readme_blocks(resolve),
+        docs / "findings.md": findings_blocks(resolve),
         docs / "experiments.md": docs_blocks(resolve),
         docs / "theory-checks.md": theory_blocks(),
         docs / "regime.md": regime_blocks(),
@@ -299,7 +308,7 @@ def readme_main(
         print(f"error: {err}", file=sys.stderr)
         return 2
     for name in missing(resolve):
-        print(f"[report] README: not yet run: {name}")
+        print(f"[report] findings: not yet run: {name}")
     if check and changed:
         print(f"[report] stale block(s) {'; '.join(changed)}; run --write-readme")
         return 1

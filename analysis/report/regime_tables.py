@@ -1,7 +1,7 @@
 r"""The regime suite's tables: the Table 1 analogue, pass@k of final checkpoints, verdicts.
 
 Markdown blocks (``python -m analysis.report --write-readme``): ``regime-table1`` and
-``regime-passk`` of ``docs/results.md``, ``regime-verdicts`` of the README (the paper's
+``regime-passk`` of ``docs/results.md``, ``regime-verdicts`` of ``docs/findings.md`` (the paper's
 claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.tex``): the Table 1
 analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
 
@@ -239,7 +239,7 @@ SHORT_HEADER = (
     "ITT estimate [95% CI]",
     "learning speed [95% CI], pts",
 )
-"""The columns of the README's and the paper's verdict table (the docs have them all)."""
+"""The columns of the findings page's and the paper's verdict table (the docs have them all)."""
 
 
 def short_rows(root: Path, ids: tuple[str, ...] | None = None) -> list[list[str]]:
@@ -408,12 +408,12 @@ def admission_block() -> str:
 
 
 README_RULES = ("C", "I", "T")
-"""Rule families the README shows (the paper's claims, informative variance, Table 1 order);
+"""Rule families the findings page shows (the paper's claims, informative variance, Table 1 order);
 the entropy-matched (E) and stratified (S) rules and the checks are in docs/results.md."""
 
 
 def readme_block(root: Path) -> str:
-    """The README's ``regime-verdicts`` block: the :data:`README_RULES` rows of the verdict
+    """The ``regime-verdicts`` block of ``docs/findings.md``: the :data:`README_RULES` rows of the verdict
     table on the committed runs under ``root`` (:data:`SHORT_HEADER`), the by-construction
     rules in one sentence, then one line on the other rules."""
     rows = short_rows(root, README_RULES)

@@ -1,5 +1,5 @@
 """The verdicts of :mod:`analysis.verdicts.pool` as tables: the report's LaTeX table
-(``paper/generated/verdicts.tex``) and the README's ``verdicts`` block (markdown).
+(``paper/generated/verdicts.tex``) and the ``verdicts`` block of ``docs/findings.md`` (markdown).
 
 Each row: the claim, the measured quantity, the estimate with its 95% t-interval, the number
 of seeds with every arm, the test and the verdict (naming the arms not yet run).
@@ -58,7 +58,7 @@ def verdicts_latex(resolve: Resolver | None = None) -> str:
 
 
 def verdicts_markdown(resolve: Resolver | None = None) -> str:
-    """The README's ``verdicts`` block (default: the committed light copies)."""
+    """The ``verdicts`` block of ``docs/findings.md`` (default: the committed light copies)."""
     if resolve is None:
         resolve = layout_resolver(RESULTS)
     lines = ["| " + " | ".join(HEADER) + " |", "|---|---|--:|--:|---|---|"]

@@ -37,7 +37,7 @@ def last(metric: str) -> Extractor:
 
 def cpu_seconds(run: Run) -> float:
     """CPU seconds of the whole run (``summary.json`` ``cpu_s``; Stage 1 records it): the one
-    source of what a Stage-1 seed costs, in the README's and the paper's Stage-1 tables."""
+    source of what a Stage-1 seed costs, in the findings page's and the paper's Stage-1 tables."""
     return float(run.summary.get("cpu_s", math.nan))
 
 

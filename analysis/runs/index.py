@@ -2,10 +2,12 @@
 committed run folder belongs to.
 
 Each row (:class:`Study`) names its task suite, status, the fnmatch patterns of its run
-folders (relative to ``results/``), its protocol page, its verdict module and a one-line
-finding. Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
-``tests/unit/analysis/test_results_index.py``). The README's campaigns table is
-:func:`markdown` (``python -m analysis.report --write-readme``). The design-history figures
+folders (relative to ``results/``), its protocol page, its verdict module, a one-line
+finding (with the rule codes of its protocol) and a plain ``summary`` of it (no rule codes).
+Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
+``tests/unit/analysis/test_results_index.py``). The README's studies table is
+:func:`markdown`, in plain words: title, suite, status in words (:data:`STATUS_WORDS`), runs,
+summary and a link to the protocol or lab note (``python -m analysis.report --write-readme``). The design-history figures
 read the runs they draw from ``results/FIGURES.toml`` (:func:`figure_entries`; each names its
 index row), so a new design run adds an entry, not code.
 """
@@ -26,6 +28,13 @@ FIGURES = RESULTS / "FIGURES.toml"
 FIGURES_FILE = FIGURES.relative_to(REPO_ROOT).as_posix()
 """``results/FIGURES.toml``, repository-relative: an input of every figure that reads it."""
 STATUSES = ("current", "complete", "planned", "design history")
+STATUS_WORDS = {
+    "current": "running now",
+    "complete": "done",
+    "planned": "planned, no runs yet",
+    "design history": "done (design runs)",
+}
+"""A status as the README's studies table says it."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,8 @@ class Study:
     protocol: str
     verdicts: str
     finding: str
+    summary: str = ""
+    """The finding in plain words, without rule codes (the README's table)."""
 
     def owns(self, folder: str) -> bool:
         """Whether ``folder`` (relative to ``results/``) matches one of the row's patterns."""
@@ -101,13 +112,24 @@ def doubled(rows: list[Study], results: Path = RESULTS) -> dict[str, list[str]]:
     return {f: o for f in run_folders(results) if len(o := owners(f, rows)) > 1}
 
 
+def page_kind(path: str) -> str:
+    """How the studies table names a row's page: ``protocol``, ``lab note`` or ``reference``."""
+    if "/protocols/" in path:
+        return "protocol"
+    return "lab note" if "/lab-notes/" in path else "reference"
+
+
 def markdown(rows: list[Study], results: Path = RESULTS) -> str:
-    """The README's campaigns table: study, suite, status, runs committed, finding, protocol."""
+    """The README's studies table (module docstring): study, suite, status in words, runs
+    committed, the plain summary, a link to the row's protocol or lab note."""
     folders = run_folders(results)
-    head = "| study | suite | status | runs | finding | read more |\n|---|---|---|--:|---|---|"
+    head = (
+        "| study | suite | status | runs | what it found | read more |\n|---|---|---|--:|---|---|"
+    )
     lines = [head]
     for s in rows:
         n = sum(s.owns(f) for f in folders)
-        link = f"[{Path(s.protocol).name}]({s.protocol})"
-        lines.append(f"| {s.title} | {s.suite} | {s.status} | {n} | {s.finding} | {link} |")
+        link = f"[{page_kind(s.protocol)}]({s.protocol})"
+        status = STATUS_WORDS[s.status]
+        lines.append(f"| {s.title} | {s.suite} | {status} | {n} | {s.summary} | {link} |")
     return "\n".join(lines) + "\n"

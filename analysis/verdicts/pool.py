@@ -30,7 +30,7 @@ training steps (at least one step), "over training" = every training step (``ste
 "final" = the last held-out evaluation (RC arms: conditioned on the high goal).
 
 :mod:`analysis.report.verdict_table` renders the outcomes: the report's table
-(``paper/generated/verdicts.tex``) and the README's ``verdicts`` block.
+(``paper/generated/verdicts.tex``) and the ``verdicts`` block of ``docs/findings.md``.
 """
 
 from __future__ import annotations

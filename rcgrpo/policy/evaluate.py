@@ -3,7 +3,8 @@
 Greedy by default. Reports the paper's reward R and BFCL's validity rule as success rates,
 overall and per category, each with a 95% Wilson score interval (R is binary), plus means
 of steps, tool errors, truncation and generated tokens. Writes
-``<tasks>-<split>-<condition>.json`` and a ``.txt`` with a few conversations rendered by the
+``<tasks>-<split>-<condition>.json`` (``<tasks>`` with every run of characters other than letters,
+digits, ``.`` and ``-`` as ``_``) and a ``.txt`` with a few conversations rendered by the
 model's chat template into the folder ``--out`` (default ``runs/eval/<model path, / as _>``,
 never into the model's own folder). A missing local ``--model``, or a Hub id not cached
 while offline, is one line (exit 2).
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -212,7 +214,8 @@ class EvalArgs:
     condition: Literal["high", "low", "none"] = "high"
     """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts)"""
     tasks: str = "bfcl"
-    """task source (rcgrpo.policy.task_sources): bfcl | synth"""
+    """task source (rcgrpo.policy.task_sources): bfcl | synth | your own as module:function or
+    path/file.py:function (docs/own-task.md)"""
     task_seed: int = 0
     """split seed (bfcl) or generator seed (synth)"""
     limit: int | None = None
@@ -280,7 +283,8 @@ def run_eval(args: EvalArgs) -> Path:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    out = output_folder(args) / f"{args.tasks}-{args.split}-{args.condition}.json"
+    source = re.sub(r"[^\w.-]+", "_", args.tasks)  # my_tasks:make -> my_tasks_make
+    out = output_folder(args) / f"{source}-{args.split}-{args.condition}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     report = {
         "args": asdict(args),
@@ -314,5 +318,12 @@ def main(argv: list[str]) -> int:
 
     usage = "python -m rcgrpo eval --model PATH [--option VALUE ...]"
     args = parse_dataclass(EvalArgs, argv, "python -m rcgrpo eval", usage, required=["model"])
+    from rcgrpo.policy.task_sources import resolve_task_source
+    from rcgrpo.train.errors import ConfigError
+
+    try:  # a bad --tasks is one line (exit 2) before the model loads
+        resolve_task_source(args.tasks)
+    except ValueError as err:
+        raise ConfigError(f"--tasks: {err}") from None
     _print_summary(run_eval(args))
     return 0

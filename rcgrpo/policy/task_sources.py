@@ -1,7 +1,10 @@
 """Task sources by name: where evaluation (and any other consumer) gets its ``Task`` lists.
 
 A source is a function ``(split, seed, limit, **options) -> list[Task]``; register more with
-:func:`register_task_source`. Built in:
+:func:`register_task_source`, or name one on the command line as ``module:function`` or
+``path/to/file.py:function`` (``--tasks.source my_tasks:make_tasks``; ``--tasks`` of ``eval``):
+:func:`resolve_task_source` imports it on first use and registers it under that spec, so every
+consumer of the registry sees it (``docs/own-task.md``, ``examples/my_tasks.py``). Built in:
 
 - ``bfcl``: the 800 BFCL v4 multi-turn tasks, split by scenario id (``rcgrpo.env``):
   ``train`` (720) | ``test`` (80) | ``all``; ``seed`` is the split seed.
@@ -18,7 +21,11 @@ Training (both stages) and the campaign take a run's (train, held-out) pair from
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rcgrpo.validation import check_choice
@@ -61,11 +68,49 @@ def register_task_source(name: str, source: TaskSource) -> None:
     TASK_SOURCES[name] = source
 
 
+def _import_spec(spec: str) -> TaskSource:
+    """The function ``spec`` (``module:function`` | ``file.py:function``) names; ValueError in
+    one line naming ``spec`` when it cannot be imported or is no callable."""
+    where, _, name = spec.rpartition(":")
+    if not where or not name.isidentifier():
+        raise ValueError(
+            f"tasks source {spec!r}: a task source is a registered name "
+            f"({', '.join(sorted(TASK_SOURCES))}) or module:function / path/file.py:function"
+        )
+    try:
+        if where.endswith(".py"):
+            loader = importlib.util.spec_from_file_location(Path(where).stem, where)
+            if loader is None or not Path(where).is_file():
+                raise ImportError(f"no file {where}")
+            module = importlib.util.module_from_spec(loader)
+            sys.modules.setdefault(loader.name, module)
+            loader.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+    except Exception as err:  # any import-time error, in one line
+        raise ValueError(f"tasks source {spec!r}: cannot import {where!r} ({err})") from None
+    source = getattr(module, name, None)
+    if not callable(source):
+        raise ValueError(f"tasks source {spec!r}: {where!r} has no function {name!r}")
+    return source
+
+
+def resolve_task_source(source: str) -> TaskSource:
+    """The source named ``source``: a registered one, or a ``module:function`` /
+    ``path/file.py:function`` spec, imported and registered under ``source`` on first use
+    (module docstring); ValueError in one line otherwise."""
+    if source not in TASK_SOURCES:
+        if ":" not in source:
+            check_choice("source", source, TASK_SOURCES)
+        register_task_source(source, _import_spec(source))
+    return TASK_SOURCES[source]
+
+
 def load_tasks(
     source: str, split: str, seed: int = 0, limit: int | None = None, **options: Any
 ) -> list:
     """Tasks of ``source`` / ``split`` (first ``limit`` of them if given)."""
-    check_choice("source", source, TASK_SOURCES)
+    resolve_task_source(source)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit must be an integer >= 1 or None, got {limit!r}")
     return TASK_SOURCES[source](split, seed=seed, limit=limit, **options)

@@ -23,6 +23,11 @@ SUITES = {
 """An arm's regime -> the synth suite (and pool) its description names."""
 
 DESCRIPTIONS: dict[str, str] = {
+    # Quick start (README): Stage 1 and 2 on the collapse1-d10 suite, about a minute each
+    "quick-sft": "quick start: SFT on collapse1-d10 from the pool's sft-s3, 8 steps",
+    "quick-rctp": "quick start: RCTP-FT from quick-sft on its failures of 24 tasks, 8 steps",
+    "quick-grpo": "quick start: SFT + GRPO from quick-sft on collapse1-d10, 4 steps",
+    "quick-rcgrpo": "quick start: RC-GRPO from quick-rctp on collapse1-d10, 4 steps",
     # Stage 1 (rcgrpo.train.stage1.config.PRESETS)
     "sft-synth-cpu": "SFT of the tiny Qwen2 from scratch on the cpu suite (the CPU Stage-1 recipe)",
     "rctp-synth-cpu": "RCTP-FT from sft-synth-cpu on its weak snapshot's failures (cpu suite)",

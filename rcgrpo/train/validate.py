@@ -319,11 +319,24 @@ def _plan(cfg: Any) -> tuple[str, tuple[Rule, ...], Callable[[Any], None]]:
     raise TypeError(f"no validation for {type(cfg).__name__}")
 
 
+def _import_task_source(source: str) -> None:
+    """A ``module:function`` task source is imported and registered here, so the registry
+    check below knows it (:func:`rcgrpo.policy.task_sources.resolve_task_source`)."""
+    from rcgrpo.policy.task_sources import resolve_task_source
+
+    if ":" in source:
+        try:
+            resolve_task_source(source)
+        except ValueError as err:
+            raise ConfigError(f"config: {err}") from None
+
+
 def validate_config(cfg: Any) -> Any:
     """Raise a one-line :class:`ConfigError` naming the first bad key (types, then
     registries, then ranges and cross-field rules); return ``cfg`` unchanged."""
     check_types(cfg)
     stage, rules, cross_checks = _plan(cfg)
+    _import_task_source(cfg.tasks.source)
     for key, options in _registries(stage).items():
         if stage == "trl" and not _has(cfg, key):
             continue

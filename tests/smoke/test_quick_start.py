@@ -1,37 +1,45 @@
-"""The README's Quick start runs as written (issue 49): its ``python -m rcgrpo`` commands, in
-order, with tiny budgets appended, in a fresh working directory; the checkpoint its ``eval``
-names is one the RL preset keeps."""
+"""The README's Quick start runs as written: its ``python -m rcgrpo`` commands, in order, in a
+fresh working directory that sees the committed base checkpoint (``results/``), at tinier
+budgets appended to the presets' (:data:`TINY`: 2 Stage-1 steps of 2 examples on 8 tasks, 2 RL
+steps of 1 prompt x G 2, 2 held-out tasks, 12 new tokens), so the suite stays fast; the
+presets' own budgets (the README's times) are those of ``quick-*``. The checkpoint its ``eval``
+names is the one the RL preset writes."""
 
 from __future__ import annotations
 
-import os
-import re
-import shlex
-import subprocess
-import sys
-from pathlib import Path
+import json
+
+from doc_commands import ROOT, rcgrpo_commands, run_rcgrpo
 
 from rcgrpo.train.cli import parse_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-TINY_STEPS = 2
-TASKS = ["--tasks.num-train", "20", "--tasks.num-eval", "2", "--run.no-tensorboard"]
-STAGE1 = [*TASKS, "--run.steps", "4", "--model.path", "micro"]  # weak snapshot at step 1
-BUDGETS = {
-    "sft": [*STAGE1, "--sft.vocab-size", "300", "--sft.eval-max-new-tokens", "4"],
-    "rctp": [
-        *TASKS,
-        "--run.steps",
-        str(TINY_STEPS),
-        "--failures.num-tasks",
-        "4",
-        "--failures.max-rounds",
-        "1",
-        "--failures.max-new-tokens",
-        "8",
-        "--sft.eval-max-new-tokens",
-        "4",
+README = ROOT / "README.md"
+QUICK_START = [
+    ["sft", "--preset", "quick-sft"],
+    ["rctp", "--preset", "quick-rctp"],
+    ["train", "--preset", "quick-grpo"],
+    ["train", "--preset", "quick-rcgrpo"],
+    [
+        "eval",
+        "--model",
+        "runs/quick/quick-rcgrpo-s0/checkpoints/step_4",
+        "--tasks",
+        "synth",
+        "--synth-options",
+        '{"preset": "collapse1-d10"}',
+        "--mode",
+        "combined",
+        "--limit",
+        "50",
     ],
+]
+"""The Quick start as this test knows it: the README's block must be exactly this."""
+TINY_STEPS = 2
+TASKS = ["--tasks.num-train", "8", "--tasks.num-eval", "2", "--run.no-tensorboard"]
+STAGE1 = [*TASKS, "--run.steps", str(TINY_STEPS), "--sft.batch-size", "2"]
+TINY = {
+    "sft": [*STAGE1, "--sft.eval-max-new-tokens", "12"],
+    "rctp": [*STAGE1, "--failures.num-tasks", "4", "--failures.max-new-tokens", "12"],
     "train": [
         *TASKS,
         "--run.steps",
@@ -39,50 +47,37 @@ BUDGETS = {
         "--rollout.group-size",
         "2",
         "--rollout.prompts-per-step",
-        "2",
+        "1",
         "--rollout.max-new-tokens",
-        "8",
-        "--run.eval-every",
-        "0",
+        "12",
     ],
-    "eval": ["--limit", "2", "--max-new-tokens", "8"],
+    "eval": ["--limit", "2", "--max-new-tokens", "12"],
 }
-"""Tiny budget flags per subcommand, appended to the README's own flags."""
+"""Tiny budget flags per subcommand, appended to the README's own (the last flag wins)."""
 
 
-def quick_start_commands() -> list[list[str]]:
-    """The ``python -m rcgrpo`` commands of the README's Quick start block, as argv."""
-    text = (ROOT / "README.md").read_text()
-    block = text.split("## Quick start", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
-    joined = re.sub(r"\\\n\s*", " ", block)
-    lines = [line.split(" #", 1)[0].strip() for line in joined.splitlines()]
-    return [shlex.split(line)[3:] for line in lines if line.startswith("python -m rcgrpo ")]
+def test_the_readme_quick_start_is_the_tested_one():
+    assert rcgrpo_commands(README, "## Quick start") == QUICK_START
 
 
-def test_the_eval_command_names_a_checkpoint_the_preset_keeps():
-    commands = quick_start_commands()
-    assert [c[0] for c in commands] == ["sft", "rctp", "train", "train", "eval"]
-    model = commands[-1][commands[-1].index("--model") + 1]
-    cfg = parse_cli("train", commands[2][1:])
-    # with checkpoint_every 20 and keep 2, a 200-step run keeps step_180 and step_200
-    assert model == f"{cfg.run.root}/{cfg.run.name}/checkpoints/step_{cfg.run.steps}"
+def test_the_eval_command_names_the_checkpoint_the_preset_writes():
+    model = QUICK_START[-1][QUICK_START[-1].index("--model") + 1]
+    cfg = parse_cli("train", QUICK_START[3][1:])
+    # a run always keeps its last step's checkpoint: runs/quick/quick-rcgrpo-s0/.../step_4
+    assert model == f"{cfg.run.root}/quick-rcgrpo-s{cfg.run.seed}/checkpoints/step_{cfg.run.steps}"
 
 
 def test_the_quick_start_runs_verbatim_at_tiny_sizes(tmp_path):
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    for argv in quick_start_commands():
+    (tmp_path / "results").symlink_to(ROOT / "results")  # the committed base checkpoint
+    for argv in rcgrpo_commands(README, "## Quick start"):
         if argv[0] == "eval":  # the checkpoint of the tiny run's last step
-            argv = [a.replace("step_200", f"step_{TINY_STEPS}") for a in argv]
-        done = subprocess.run(
-            [sys.executable, "-m", "rcgrpo", *argv, *BUDGETS[argv[0]]],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            cwd=tmp_path,
-            env=env,
-        )
-        assert done.returncode == 0, (argv, done.stderr[-3000:])
-    out = tmp_path / "runs" / "eval" / f"runs_cpu-rcgrpo-s0_checkpoints_step_{TINY_STEPS}"
-    assert (out / "synth-test-high.json").is_file()
-    for run in ("stage1/sft-synth", "stage1/rctp-synth", "cpu-rcgrpo-s0", "cpu-grpo-s0"):
-        assert (tmp_path / "runs" / run / "summary.json").is_file(), run
+            argv = [a.replace("step_4", f"step_{TINY_STEPS}") for a in argv]
+        run_rcgrpo([*argv, *TINY[argv[0]]], tmp_path)
+    runs = tmp_path / "runs" / "quick"
+    for run in ("sft", "rctp", "quick-grpo-s0", "quick-rcgrpo-s0"):
+        assert (runs / run / "summary.json").is_file(), run
+    out = tmp_path / "runs" / "eval" / f"runs_quick_quick-rcgrpo-s0_checkpoints_step_{TINY_STEPS}"
+    report = json.loads((out / "synth-test-high.json").read_text())
+    assert report["num_tasks"] == 2 and 0.0 <= report["overall"]["reward"]["mean"] <= 1.0
+    rl = json.loads((runs / "quick-rcgrpo-s0" / "config.json").read_text())
+    assert (rl["init"], rl["tasks"]["synth_preset"]) == ("runs/quick/rctp/final", "collapse1-d10")

@@ -1,4 +1,5 @@
-"""Generated blocks are up to date: docs/metrics.md, docs/synth.md, the README's results.
+"""Generated blocks are up to date: docs/metrics.md, docs/synth.md, the README's studies table,
+docs/findings.md's results.
 
 Writers: ``python -m rcgrpo docs`` (library blocks) and ``python -m analysis.report
 --write-readme`` (blocks computed from the committed runs).
@@ -116,7 +117,7 @@ def test_first_sentence_and_seed_patterns_hand_worked():
 
 @pytest.mark.results
 def test_verdicts_block_is_the_placeholder_until_the_module_exists():
-    body = _block((ROOT / "README.md").read_text(), "verdicts")
+    body = _block((ROOT / "docs" / "findings.md").read_text(), "verdicts")
     assert body == rr.verdicts_markdown()
     assert body.strip()
 
@@ -174,7 +175,8 @@ def test_readme_main_exit_codes(tmp_path, capsys, monkeypatch):
     assert rr.readme_main(True, empty, readme, docs) == 1
     assert rr.readme_main(False, empty, readme, docs) == 0
     assert rr.readme_main(True, empty, readme, docs) == 0
-    assert "not yet run" in _block(readme.read_text(), "results")
+    assert "not yet run" in _block((docs / "findings.md").read_text(), "results")
+    assert "| study | suite | status |" in _block(readme.read_text(), "campaigns")
     readme.write_text("no markers\n")
     assert rr.readme_main(False, empty, readme, docs) == 2
     capsys.readouterr()

@@ -14,6 +14,10 @@ Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, b
 The ``*-synth-cpu`` presets train the tiny Qwen2 FROM SCRATCH (no pretrained weights exist
 here), which needs a larger learning rate and more epochs; their values were chosen by the
 measurements in ``docs/lab-notes/2026-11-stage1.md`` (``docs/training.md``: the presets).
+``quick-sft`` / ``quick-rctp`` are the README's Quick start: Stage 1 on the current testbed (the
+synth suite ``collapse1-d10``) at a try-out budget of about a minute each on 2 CPU cores, SFT
+from the committed base checkpoint :data:`QUICK_BASE` and RCTP-FT from that SFT model, into
+``runs/quick/{sft,rctp}`` (the block above :data:`PRESETS` states them in full).
 """
 
 from __future__ import annotations
@@ -240,7 +244,7 @@ _SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["comb
 """CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
 a multi_turn episode, so Stage 1 spends its whole budget on the combined rendering."""
 
-# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: README, Stage-1 table,
+# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: docs/findings.md, Stage-1 table,
 # generated from the committed runs): the first epoch
 # opens with its shortest half of the batches, the lr stays at its peak after warm-up and
 # anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
@@ -383,7 +387,57 @@ _RCTP_COLLAPSE_SHUFFLED = with_overrides(
     _RCTP_COLLAPSE, goals={"labels": "shuffled"}, run={"name": "rctp-collapse-shuffled"}
 )
 
+# ------------------------------------------------------------------------------------------
+# Quick start (README): the method's own try-out presets, stated in full (no campaign preset
+# underneath). Stage 1 on the current testbed, the synth suite "collapse1-d10" (docs/synth.md),
+# at a budget of about a minute each on 2 CPU cores: quick-sft fine-tunes the committed base
+# checkpoint QUICK_BASE (the pool's SFT seed 3, where the testbed's own SFT starts) for 8 steps
+# of 8 examples of the suite's imperfect demonstrator; quick-rctp fine-tunes that SFT model for
+# 8 steps of 8 on a 1:1 mix of its own failures on 24 training tasks and expert successes. Both
+# evaluate 20 held-out tasks (greedy, combined mode) at the end; runs/quick/{sft,rctp}/final.
+QUICK_BASE = "results/campaign/sft-s3/final"
+"""The committed Stage-1 checkpoint the quick-start SFT starts from (a tiny Qwen2 that copies
+arguments; the collapse testbed's base)."""
+QUICK_SFT_OUT = "runs/quick/sft/final"
+"""The quick-start SFT checkpoint: quick-rctp's start and failure policy, quick-grpo's init."""
+_QUICK_TASKS = {
+    "source": "synth",
+    "prompt_style": "compact",
+    "num_train": 64,
+    "num_eval": 20,
+    "max_turns": 2,
+    "max_calls_per_turn": 2,
+}
+_QUICK_STAGE = {
+    "synth_preset": "collapse1-d10",
+    "modes": ["combined"],
+    "eval_modes": ["combined"],
+    "batch_size": 8,
+    "amp": "fp32",
+}
+_QUICK_SFT = _preset(
+    SFTConfig,
+    model={"path": QUICK_BASE},
+    tasks=_QUICK_TASKS,
+    sft={**_QUICK_STAGE, "demonstrations": "demo", "random_goals": 0.5, "prompt_loss_weight": 1.0},
+    optim={"lr": 3e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 2},
+    run={"root": "runs/quick", "name": "sft", "steps": 8, "checkpoint_every": 0},
+)
+_QUICK_RCTP = _preset(
+    RCTPConfig,
+    model={"path": QUICK_SFT_OUT},
+    tasks=_QUICK_TASKS,
+    sft=_QUICK_STAGE,
+    failures={"policy": QUICK_SFT_OUT, "num_tasks": 24, "max_rounds": 1},
+    goals={"spread": 0.6},
+    optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 2},
+    run={"root": "runs/quick", "name": "rctp", "steps": 8, "checkpoint_every": 0},
+)
+# ------------------------------------------------------------------------------------------
+
 PRESETS: dict[str, SFTConfig] = {
+    "quick-sft": _QUICK_SFT,
+    "quick-rctp": _QUICK_RCTP,
     "sft-synth-cpu": _SFT_SYNTH_CPU,
     "rctp-synth-cpu": _RCTP_SYNTH_CPU,
     "sft-synth-regime": _SFT_SYNTH_REGIME,

@@ -42,7 +42,7 @@ def test_an_orphan_and_a_double_are_found(tmp_path):
     assert ix.unindexed(rows, results) == ["regime/c-s1"]
     assert ix.doubled(rows, results) == {"regime/b-s1": ["x", "y"]}
     table = ix.markdown(rows, results).splitlines()
-    assert table[2] == "| X | s | current | 2 | f | [p](p) |"
+    assert table[2] == "| X | s | running now | 2 |  | [reference](p) |"
 
 
 def test_an_unknown_status_is_refused(tmp_path):
@@ -72,3 +72,28 @@ def test_figure_entries_are_read_in_order(tmp_path):
     assert ix.figure_entries("x", path) == ({"run": "r1", "seed": 7}, {"run": "r0"})
     with pytest.raises(KeyError, match="no figure 'y'"):
         ix.figure_entries("y", path)
+
+
+RULE_CODE = r"\b([KMTCXGHFDIQRS][0-9]+[a-z′]?|[CHR]′|gate [A-Z]\b)"
+"""A rule code of a protocol (K1, M2s, X1, T3, C1, G0, H′, gate R, ...)."""
+
+
+def test_every_row_has_a_plain_summary_and_the_table_shows_it():
+    import re
+
+    rows = ix.studies()
+    for s in rows:
+        assert s.summary and not re.search(RULE_CODE, s.summary + s.title), (s.id, s.summary)
+    table = ix.markdown(rows).splitlines()
+    assert len(table) == 2 + len(rows)
+    for s, line in zip(rows, table[2:], strict=True):
+        cells = line.strip("| ").split(" | ")
+        assert cells[2] == ix.STATUS_WORDS[s.status] and cells[4] == s.summary
+        assert cells[5] == f"[{ix.page_kind(s.protocol)}]({s.protocol})"
+    assert [
+        ix.page_kind(p) for p in ("docs/protocols/a.md", "docs/lab-notes/b.md", "docs/c.md")
+    ] == [
+        "protocol",
+        "lab note",
+        "reference",
+    ]

@@ -1,0 +1,66 @@
+"""docs/own-task.md runs as written: the example task source ``examples/my_tasks.py`` named on
+the command line (``module:function``) through Stage 1, RC-GRPO and ``eval``, at tiny budgets
+appended to the page's commands (2 steps, 8 training tasks, 2 held-out ones, 12 new tokens);
+the example's tasks score as their ground truth says; the README's own-task command is one of
+the page's."""
+
+from __future__ import annotations
+
+import json
+
+from doc_commands import ROOT, rcgrpo_commands, run_rcgrpo
+
+from rcgrpo.env.reward import score_trajectory
+from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks
+
+PAGE = ROOT / "docs" / "own-task.md"
+SPEC = "examples.my_tasks:make_tasks"
+TINY_STEPS = 2
+TASKS = ["--tasks.num-train", "8", "--tasks.num-eval", "2", "--run.no-tensorboard"]
+STAGE1 = [*TASKS, "--run.steps", str(TINY_STEPS), "--sft.batch-size", "2"]
+TINY = {
+    "sft": [*STAGE1, "--sft.eval-max-new-tokens", "12"],
+    "rctp": [*STAGE1, "--failures.num-tasks", "4", "--failures.max-new-tokens", "12"],
+    "train": [*TASKS, "--run.steps", str(TINY_STEPS), "--rollout.group-size", "2"]
+    + ["--rollout.prompts-per-step", "1", "--rollout.max-new-tokens", "12"],
+    "eval": ["--limit", "2", "--max-new-tokens", "12"],
+}
+
+
+def test_the_example_tasks_score_as_their_ground_truth_says(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    try:
+        train, test = load_tasks(SPEC, "train", limit=40), load_tasks(SPEC, "test", limit=40)
+    finally:
+        TASK_SOURCES.pop(SPEC, None)
+    assert len(train) == len(test) == 40
+    folders = [{t.ground_truth[0][0] for t in ts} for ts in (train, test)]
+    assert not folders[0] & folders[1]  # held-out folder names never occur in training
+    for task in train + test:
+        calls = [c for turn in task.ground_truth for c in turn]
+        # R = 1 for the ground truth in one combined reply; mkdir alone leaves the file: R = 0
+        assert score_trajectory(task, [calls], "combined").reward == 1, task.id
+        assert score_trajectory(task, [calls[:1]], "combined").reward == 0, task.id
+
+
+def test_the_readme_names_the_page_s_train_command():
+    readme = rcgrpo_commands(ROOT / "README.md", "## Use it on your own task")
+    assert readme == [c for c in rcgrpo_commands(PAGE, "## The method on it") if c[0] == "train"]
+
+
+def test_the_own_task_page_runs_verbatim_at_tiny_sizes(tmp_path):
+    for name in ("results", "examples"):  # the base checkpoint; the example module
+        (tmp_path / name).symlink_to(ROOT / name)
+    commands = rcgrpo_commands(PAGE, "## The method on it")
+    assert [c[0] for c in commands] == ["sft", "rctp", "train", "eval"]
+    for argv in commands:
+        if argv[0] == "eval":
+            argv = [a.replace("step_4", f"step_{TINY_STEPS}") for a in argv]
+        run_rcgrpo([*argv, *TINY[argv[0]]], tmp_path)
+    rl = json.loads((tmp_path / "runs/my/quick-rcgrpo-s0/config.json").read_text())
+    assert rl["tasks"]["source"] == SPEC and rl["init"] == "runs/my/rctp/final"
+    name = f"runs_my_quick-rcgrpo-s0_checkpoints_step_{TINY_STEPS}"
+    report = json.loads(
+        (tmp_path / "runs/eval" / name / f"{SPEC.replace(':', '_')}-test-high.json").read_text()
+    )
+    assert report["num_tasks"] == 2 and set(report["per_category"]) == {"my_tasks"}
