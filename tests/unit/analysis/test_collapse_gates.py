@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from analysis.diagnostics.regime import collapse_gates as cg
+from analysis.campaigns.collapse_design import gates as cg
 from analysis.diagnostics.regime.decisions import ANY, decision_section, tally
 from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
 
@@ -115,7 +115,7 @@ def _eval(step: int, success: float, right: float) -> dict:
 def test_report_reads_a_pilot_folder_and_reports(tmp_path, capsys):
     import json
 
-    from analysis.diagnostics.regime import collapse_report
+    from analysis.campaigns.collapse_design import report as collapse_report
 
     pilot = tmp_path / "pilot"
     (pilot / "eval").mkdir(parents=True)

@@ -63,9 +63,7 @@ def test_every_file_a_figure_reads_is_declared_and_hashed(name, tmp_path):
             rel = rel.removesuffix(GZ)  # a compressed file is hashed under its plain name
             entry = next(e for es in side["runs"].values() for e in es if e["path"] == run)
             assert rel in entry["sha256_16"], f"{name} read {path}, not hashed in its sidecar"
-    for pattern in getattr(
-        __import__(f"analysis.figures.fig_{name}", fromlist=["x"]), "INPUTS", ()
-    ):
+    for pattern in getattr(__import__(builder.modules()[name], fromlist=["x"]), "INPUTS", ()):
         assert any(fnmatch.fnmatch(f, pattern) for f in files)
 
 
