@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from analysis import REPO_ROOT
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import PAPER_LLAMA, PAPER_QWEN
@@ -313,7 +314,7 @@ def verdicts_latex(root: Path) -> str:
     )
 
 
-DIAGNOSTICS = Path(__file__).resolve().parents[2] / "results" / "diagnostics"
+DIAGNOSTICS = REPO_ROOT / "results" / "diagnostics"
 """Where ``regime-final-<run>.json`` lies: the regime diagnostic of an RL run's final
 checkpoint under the run's evaluation goal, ``python -m analysis.diagnostics.regime --init <run>/checkpoints/step_200
 --preset <arm> --conditions <goal> --seed <seed> --out results/diagnostics/regime-final-<run>.json``

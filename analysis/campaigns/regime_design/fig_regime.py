@@ -18,11 +18,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from analysis import REPO_ROOT
 from analysis.diagnostics.regime.gates import gates
 from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ()
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SFT_REPORT = "results/diagnostics/regime-sft-s0.json"
 RCTP_REPORT = "results/diagnostics/regime-rctp-s0.json"
 INPUTS: tuple[str, ...] = (SFT_REPORT, RCTP_REPORT)
