@@ -2,9 +2,12 @@
 [--list]`` (``make campaign C=ID ARGS=...``; ``make runs`` is the default campaign, ``pool``).
 
 ``--campaign`` takes an id of :data:`analysis.campaign.registry.CAMPAIGNS` (``--ids`` prints
-them): ``pool`` (:mod:`analysis.campaign.experiments`, ``runs/campaign`` and
-``results/campaign``), ``regime-d10`` (:mod:`analysis.campaign.regime`) and ``regime-wide1``
-(:mod:`analysis.campaign.wide1`), both in ``runs/regime`` and ``results/regime``. Trains every
+them), each the driver of its folder ``analysis/campaigns/<id>/``: ``pool``
+(:mod:`analysis.campaigns.pool.driver`, ``runs/campaign`` and ``results/campaign``),
+``regime-d10`` (:mod:`analysis.campaigns.regime_d10.driver`) and ``regime-wide1``
+(:mod:`analysis.campaigns.regime_wide1.driver`), both in ``runs/regime`` and ``results/regime``;
+an INDEX id whose runs are data only prints one line saying so (and which id trains them) and
+exits 0 (:data:`analysis.campaign.registry.DATA_ONLY`). Trains every
 run of the named experiments (default: the campaign's) that is not done, at most ``--jobs`` at
 a time, each as a real ``python -m rcgrpo ...`` subprocess (one torch thread each, ``nice``),
 Stage 1 before the RL runs that start from it: in the regime-d10 campaign each new seed's
@@ -35,7 +38,7 @@ import sys
 from analysis import REPO_ROOT as ROOT
 from analysis.campaign.config import adopt
 from analysis.campaign.mechanics import Campaign, export_results, run_all, status
-from analysis.campaign.registry import CAMPAIGNS, campaign
+from analysis.campaign.registry import CAMPAIGNS, DATA_ONLY, campaign
 from rcgrpo.train.provenance import dirty_paths
 
 SHOWN_PATHS = 5
@@ -88,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.ids:
         print("\n".join(CAMPAIGNS))
+        return 0
+    if args.campaign in DATA_ONLY:
+        print(DATA_ONLY[args.campaign])
         return 0
     try:
         entry = campaign(args.campaign)

@@ -1,91 +1,55 @@
-"""The campaigns, one record per id: ``python -m analysis.campaign --campaign ID`` (``make
-campaign C=ID``) takes the id from :data:`CAMPAIGNS`.
+"""The campaigns, one per ``results/INDEX.toml`` id, found in their folders: ``python -m
+analysis.campaign --campaign ID`` (``make campaign C=ID``) takes the id from :data:`CAMPAIGNS`.
 
-A campaign is a set of runs by experiment (:class:`~analysis.campaign.mechanics.Campaign`)
-and its own way of training them (Stage 1 first; the regime-d10 campaign admits seeds between
-Stage 1 and RL). The ids of the campaigns under :mod:`analysis.campaign` are also the regimes of
-their RL arms (:data:`rcgrpo.train.arms.REGIMES`; a test checks they are the same ids in the same
-order); a campaign of :mod:`analysis.campaigns` keeps its own.
+Each INDEX id has a folder ``analysis/campaigns/<pkg>/`` (``<pkg>``: the id with ``-`` as
+``_``). A folder whose ``campaign.py`` defines ``ENTRY`` (an
+:class:`~analysis.campaign.entry.Entry`) trains: a set of runs by experiment
+(:class:`~analysis.campaign.mechanics.Campaign`) and its own way of training them (Stage 1 first;
+the regime-d10 campaign admits seeds between Stage 1 and RL). Any other folder is data only: its
+``campaign.py`` may say in ``DATA_ONLY`` which id's driver trains its runs, and ``--campaign ID``
+prints that line (:data:`DATA_ONLY`). A new campaign is one new folder and one INDEX row.
+
+The ids of the campaigns whose arms are in :data:`rcgrpo.train.arms.ARMS` are also the regimes
+of their RL arms (:data:`rcgrpo.train.arms.REGIMES`; a test checks they are the same ids in the
+same order); collapse-pairs keeps its own records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import importlib
+import importlib.util
 
-from analysis.campaign import collapse, regime, wide1
-from analysis.campaign import experiments as pool
-from analysis.campaign.mechanics import Campaign, RunSpec
-from analysis.campaigns.collapse_pairs import design as collapse_pairs
+from analysis.campaign.entry import Entry
+from analysis.runs import index
 
-
-@dataclass(frozen=True)
-class Entry:
-    """One campaign (module docstring)."""
-
-    id: str
-    """``--campaign`` value; the regime of its arms."""
-    summary: str
-    """What it trains, in one line (``--ids``)."""
-    build: Callable[[], Campaign]
-    """Every run of the campaign, by experiment (``--list``, ``--runs``, ``--export``)."""
-    experiments: Callable[[Campaign], list[str]]
-    """The experiments it trains when ``--only`` is not given, in order."""
-    run: Callable[[list[str], int, bool, bool], None]
-    """Train the runs of the named experiments that are not done: ``(experiments, jobs,
-    force_train, dry_run)``."""
-    on_done: Callable[[RunSpec], None] | None = None
-    """What follows each run ``--runs`` trains (the pass@k and proof reports of the regime
-    campaigns)."""
+PACKAGE = "analysis.campaigns"
+"""Where the campaign folders are."""
 
 
-CAMPAIGNS: dict[str, Entry] = {
-    e.id: e
-    for e in (
-        Entry(
-            "pool",
-            "the CPU campaign on the cpu suite: Stage 1, the 2x2 factorial, the collapse fixes "
-            "(runs/campaign)",
-            pool.build_campaign,
-            lambda camp: list(camp.experiments),
-            pool.run,
-        ),
-        Entry(
-            regime.ID,
-            "the regime-d10 campaign: Stage 1, admission, the arms, pass@k (runs/regime)",
-            regime.build,
-            regime.experiments,
-            regime.run,
-            regime.finished,
-        ),
-        Entry(
-            wide1.ID,
-            "the regime-wide1-d10 factorial (the regime suites' chosen design, variant 17): "
-            "Stage 1, the four arms, pass@k (runs/regime)",
-            wide1.build,
-            wide1.experiments,
-            wide1.run,
-            regime.finished,
-        ),
-        Entry(
-            collapse.ID,
-            "the collapse1-d10 factorial and mechanism arms, where SFT + GRPO collapses: "
-            "Stage 1, the seven arms (runs/collapse)",
-            collapse.build,
-            collapse.experiments,
-            collapse.run,
-        ),
-        Entry(
-            collapse_pairs.ID,
-            "the fair test of RC sampling on collapse1-d10: matched Stage 1, minimal-pair "
-            "RCTP-FT; its design runs now (runs/collapse-pairs)",
-            collapse_pairs.build,
-            collapse_pairs.experiments,
-            collapse_pairs.run,
-        ),
-    )
-}
-"""Every campaign by id."""
+def package(campaign_id: str) -> str:
+    """The folder (Python package) of the campaign ``campaign_id``."""
+    return f"{PACKAGE}.{campaign_id.replace('-', '_')}"
+
+
+def _discover() -> tuple[dict[str, Entry], dict[str, str]]:
+    entries, data_only = {}, {}
+    for study in index.studies():
+        name = f"{package(study.id)}.campaign"
+        module = importlib.import_module(name) if importlib.util.find_spec(name) else None
+        entry = getattr(module, "ENTRY", None)
+        if entry is not None:
+            if entry.id != study.id:
+                raise ValueError(f"{name}.ENTRY has id {entry.id!r}, its INDEX id is {study.id!r}")
+            entries[study.id] = entry
+        else:
+            why = getattr(module, "DATA_ONLY", "nothing to train")
+            data_only[study.id] = f"{study.id}: data only ({study.status}); {why}"
+    return entries, data_only
+
+
+CAMPAIGNS, DATA_ONLY = _discover()
+"""Every campaign that trains by id, in INDEX order; and for every other INDEX id, the one line
+``--campaign ID`` prints."""
 
 
 def campaign(campaign_id: str) -> Entry:

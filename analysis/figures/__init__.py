@@ -2,7 +2,7 @@
 
 Contract of a figure module ``analysis/figures/fig_<name>.py``:
 
-- ``REQUIRES: tuple[str, ...]`` — names of experiments in :mod:`analysis.campaign.experiments`
+- ``REQUIRES: tuple[str, ...]`` — names of experiments in :mod:`analysis.campaigns.pool.driver`
   whose run folders the figure reads (empty for theory figures, which compute their data).
 - ``make_figure(runs: dict[str, list[Path]]) -> matplotlib.figure.Figure`` — build the
   figure; ``runs`` maps each required experiment to its run folders (read them only through

@@ -30,6 +30,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import analysis.campaigns as campaigns  # noqa: E402
 import analysis.figures as pkg  # noqa: E402
 from analysis import REPO_ROOT as ROOT  # noqa: E402
 from analysis.figures.save import (  # noqa: E402
@@ -52,11 +53,31 @@ class MissingRuns(RuntimeError):
         super().__init__(f"{figure}: lacks run(s) {', '.join(runs)} (train them: {TRAIN_COMMAND})")
 
 
+def modules() -> dict[str, str]:
+    """Figure name (module name without the ``fig_`` prefix) -> its module, sorted by name: the
+    ``fig_*`` modules of this package and of each campaign folder (``analysis/campaigns/*/``).
+    A name two modules claim is a ValueError."""
+    folders = [(pkg.__name__, pkg.__path__)]
+    for c in pkgutil.iter_modules(campaigns.__path__):
+        if c.ispkg:
+            folders.append(
+                (f"{campaigns.__name__}.{c.name}", [f"{campaigns.__path__[0]}/{c.name}"])
+            )
+    found: dict[str, str] = {}
+    for parent, path in folders:
+        for m in pkgutil.iter_modules(path):
+            if m.name.startswith("fig_"):
+                if m.name[4:] in found:
+                    raise ValueError(
+                        f"figure {m.name[4:]!r} is in {found[m.name[4:]]} and {parent}"
+                    )
+                found[m.name[4:]] = f"{parent}.{m.name}"
+    return dict(sorted(found.items()))
+
+
 def discover() -> list[str]:
-    """Names (without the ``fig_`` prefix) of all figure modules, sorted."""
-    return sorted(
-        m.name[4:] for m in pkgutil.iter_modules(pkg.__path__) if m.name.startswith("fig_")
-    )
+    """Names (without the ``fig_`` prefix) of all figure modules, sorted (:func:`modules`)."""
+    return list(modules())
 
 
 def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> Path:
@@ -64,12 +85,12 @@ def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> P
     rebuilt from unchanged inputs (:mod:`analysis.figures.save`). Returns its first file.
     Raises :class:`MissingRuns` (before drawing or writing anything) when a run of an
     experiment it reads is not done; never trains."""
-    module = importlib.import_module(f"analysis.figures.fig_{name}")
+    module = importlib.import_module(modules()[name])
     requires = tuple(getattr(module, "REQUIRES", ()))
     files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
     runs: dict[str, list[Path]] = {}
     if requires:
-        from analysis.campaign.experiments import find_runs
+        from analysis.campaigns.pool.driver import find_runs
 
         found = find_runs(requires)
         lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
@@ -134,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = discover()
     if not names:
-        print("error: no figure modules (analysis/figures/fig_*.py) found", file=sys.stderr)
+        print(
+            "error: no figure modules (analysis/figures/fig_*.py, analysis/campaigns/*/fig_*.py)",
+            file=sys.stderr,
+        )
         return 1
     if args.command == "list":
         print("\n".join(names))

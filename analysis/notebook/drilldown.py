@@ -9,7 +9,7 @@ The drill-down of ``notebooks/03_training_dynamics.ipynb`` (tables:
 - :func:`group_rollouts` / :func:`render_group` / :func:`drill_down`: the G rollouts of one
   group with reward, goal, advantage and its between / within parts, and their messages (the
   task, each reply with its tool calls, each tool result) from ``conversations.jsonl``, or a
-  light copy's committed sample (:mod:`analysis.campaign.conversation_sample`), which
+  light copy's committed sample (:mod:`analysis.campaigns.pool.conversation_sample`), which
   :func:`conversation_note` describes.
 """
 

@@ -100,8 +100,8 @@ def campaign_runs(arms: Iterable[str] = FACTORIAL_ARMS, seed: int = 0) -> tuple[
     """The campaign's complete runs of ``arms`` for ``seed`` in that order (where
     :func:`analysis.campaign.mechanics.locate` finds them: ``runs/campaign``, else
     ``results/campaign``), and the run names it has no complete run for."""
-    from analysis.campaign.experiments import build_campaign
     from analysis.campaign.mechanics import locate
+    from analysis.campaigns.pool.driver import build_campaign
 
     camp = build_campaign((seed,))
     names = [f"{a}-s{seed}" for a in arms]
@@ -329,8 +329,8 @@ def compare_step(runs: Sequence[Run], step: int, round_: int = 0) -> pd.DataFram
 
 
 def separation_entropy_view(runs: Sequence[Run]) -> Figure:
-    """:mod:`analysis.figures.fig_rl_separation_entropy` for the chosen runs."""
-    from analysis.figures import fig_rl_separation_entropy
+    """:mod:`analysis.campaigns.pool.fig_rl_separation_entropy` for the chosen runs."""
+    from analysis.campaigns.pool import fig_rl_separation_entropy
 
     return fig_rl_separation_entropy.make_figure(
         {"factorial": [r.root for r in runs], "baselines": []}

@@ -13,14 +13,14 @@ module                             concern
 :mod:`~analysis.report.tables`     the report's tables and the experiment names they need
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
-:mod:`~analysis.report.verdict_table`  the verdicts of :mod:`analysis.verdicts.pool` as tables
-:mod:`~analysis.report.separation_tables`  the separation study's verdicts and half-lives
-:mod:`~analysis.report.collapse_tables`  the collapse campaign's verdicts
+:mod:`~analysis.report.readme_results`  the generated blocks of the README and ``docs/``
 =================================  ==========================================================
 
 Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run
 discovery, experiment name -> run folders) and :mod:`analysis.runs.extractors` (one run -> one
 number). The report imports figures, verdicts and run data; none of them imports the report.
+
+Each campaign's own tables are in its folder of :mod:`analysis.campaigns`.
 
 A table never shows an invented number: a missing experiment is an error naming it, or
 with ``--allow-missing`` an explicit *not yet run* row.

@@ -7,15 +7,15 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
 - ``figures_results.tex``, the built figures that read runs;
 - ``verdicts.tex``, the pre-registered verdicts on the paper's claims
-  (:mod:`analysis.verdicts.pool`);
+  (:mod:`analysis.campaigns.pool.verdicts`);
 - ``regime_table1.tex``, ``regime_categories.tex``, ``regime_passk.tex`` and
   ``regime_verdicts.tex``, the regime suite's Table 1 analogue, its success per category, pass@k
   of the final checkpoints and its verdicts from ``results/regime`` and
-  ``results/diagnostics`` (:mod:`analysis.report.regime_tables`), and ``regime_entropy.tex``,
-  each arm's high-goal token entropy (:mod:`analysis.report.regime_entropy`);
+  ``results/diagnostics`` (:mod:`analysis.campaigns.regime_d10.tables`), and ``regime_entropy.tex``,
+  each arm's high-goal token entropy (:mod:`analysis.campaigns.regime_d10.entropy_tables`);
 - ``separation_verdicts.tex``, the separation study's verdicts from ``results/regime``
-  (:mod:`analysis.report.separation_tables`); ``collapse_verdicts.tex``, the collapse
-  campaign's verdicts from ``results/collapse`` (:mod:`analysis.report.collapse_tables`);
+  (:mod:`analysis.campaigns.regime_separation.tables`); ``collapse_verdicts.tex``, the collapse
+  campaign's verdicts from ``results/collapse`` (:mod:`analysis.campaigns.collapse.tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the run-generated Markdown blocks (the README's studies
@@ -36,17 +36,19 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.campaign.experiments import default_resolver
-from analysis.report import collapse_tables, regime_tables, separation_tables
+from analysis.campaigns.collapse import tables as collapse_tables
+from analysis.campaigns.pool.driver import default_resolver
+from analysis.campaigns.pool.verdict_table import verdicts_latex
+from analysis.campaigns.regime_d10 import tables as regime_tables
+from analysis.campaigns.regime_d10.entropy_tables import entropy_latex
+from analysis.campaigns.regime_separation import tables as separation_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import REGIME_RESULTS, readme_main
-from analysis.report.regime_entropy import entropy_latex
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
 from analysis.report.theory_table import theory_macros, theory_table
-from analysis.report.verdict_table import verdicts_latex
 from analysis.runs.sources import THEORY_REPORT, MissingRunsError, collect
 
 OUT_DIR = REPO_ROOT / "paper" / "generated"
@@ -57,7 +59,7 @@ def ensure_theory(theory_json: Path, figures_dir: Path) -> list[str]:
     """Run the theory check if its JSON is missing; build missing theory figures."""
     import importlib
 
-    from analysis.figures.__main__ import build_one, discover
+    from analysis.figures.__main__ import build_one, modules
 
     done = []
     if not theory_json.is_file():
@@ -66,8 +68,8 @@ def ensure_theory(theory_json: Path, figures_dir: Path) -> list[str]:
         if theory_main(["check", "--json", str(theory_json)]) != 0:
             raise SystemExit("theory check reported violations; see its output above")
         done.append(str(theory_json))
-    for name in discover():
-        module = importlib.import_module(f"analysis.figures.fig_{name}")
+    for name, path in modules().items():
+        module = importlib.import_module(path)
         if (
             tuple(getattr(module, "REQUIRES", ())) == ()
             and not (figures_dir / f"{name}.pdf").is_file()

@@ -1,6 +1,6 @@
 """Tables of ``docs/experiments.md`` computed from the code: the campaign and the figures.
 
-- ``campaign``: one row per experiment of :func:`analysis.campaign.experiments.build_campaign`
+- ``campaign``: one row per experiment of :func:`analysis.campaigns.pool.driver.build_campaign`
   with its run names (seeds collapsed into ``{seed}``), the seeds, the run count, how many of them are
   committed in ``results/campaign`` (complete, launched with the current spec) and the wall
   time those took, summed over runs (``summary.json``; the campaign runs two at a time, so
@@ -70,8 +70,8 @@ def _committed_wall(spec, results: Path) -> float | None:
 def campaign_markdown() -> str:
     """The ``campaign`` block: experiment, runs, seeds, count, committed runs and their
     summed wall hours; the totals in the last line."""
-    from analysis.campaign.experiments import build_campaign
     from analysis.campaign.mechanics import RESULTS
+    from analysis.campaigns.pool.driver import build_campaign
 
     camp = build_campaign()
     lines = [
@@ -111,11 +111,11 @@ def first_sentence(doc: str | None) -> str:
 
 def figures_markdown() -> str:
     """The ``figures`` block: figure, the experiments it reads (— for theory), what it shows."""
-    from analysis.figures.__main__ import discover
+    from analysis.figures.__main__ import modules
 
     lines = ["| figure | reads | shows |", "|---|---|---|"]
-    for name in discover():
-        module = importlib.import_module(f"analysis.figures.fig_{name}")
+    for name, path in modules().items():
+        module = importlib.import_module(path)
         reads = ", ".join(f"`{e}`" for e in getattr(module, "REQUIRES", ())) or "—"
         text = first_sentence(module.__doc__).replace("|", "\\|")
         lines.append(f"| `{name}` | {reads} | {text} |")
@@ -151,8 +151,8 @@ def regime_proof_markdown(root: Path | None = None, suite: str = "regime-d10") -
     verdict over :data:`~analysis.diagnostics.regime.proof.PROOF_SEEDS` (mean gain ± 95%
     Student-t half-width, n)."""
     from analysis import REPO_ROOT
+    from analysis.campaigns.regime_wide1.proof import seeds_verdict
     from analysis.diagnostics.regime import proof
-    from analysis.verdicts.proof import seeds_verdict
 
     root = root or REPO_ROOT
     if not proof.has_runs(root, suite):

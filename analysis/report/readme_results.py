@@ -3,7 +3,7 @@ r"""The generated blocks that come from runs: the README's ``campaigns`` (the st
 regime suite), and those of the other docs.
 
 ``python -m analysis.report --write-readme`` rewrites them from the campaign's committed
-light copies in ``results/campaign/`` (:func:`analysis.campaign.experiments.campaign_resolver`
+light copies in ``results/campaign/`` (:func:`analysis.campaigns.pool.driver.campaign_resolver`
 of :data:`REPORTED`, committed copies only; not ``runs/``, so the
 tables are the same on every clone; never starts a run), ``--check-readme`` exits 1 when they are stale. The experiment groups are the report's
 (:data:`analysis.report.tables.EXPERIMENTS`), so a renamed group changes both.
@@ -12,8 +12,8 @@ Each cell is the mean over seeds ± the 95% Student-t half-width
 (:func:`analysis.stats.mean_ci`; one seed: the mean alone); success rates in %. Collapse
 statistics are means over the training steps of a run (``step >= 1``).
 
-``verdicts`` is :func:`analysis.report.verdict_table.verdicts_markdown`; ``regime-verdicts``
-is :func:`analysis.report.regime_tables.readme_block` of the committed runs in
+``verdicts`` is :func:`analysis.campaigns.pool.verdict_table.verdicts_markdown`; ``regime-verdicts``
+is :func:`analysis.campaigns.regime_d10.tables.readme_block` of the committed runs in
 ``results/regime/``. The same options rewrite the ``campaign`` and ``figures`` tables of
 ``docs/experiments.md`` (:mod:`analysis.report.docs_tables`), the proof runs' blocks of
 ``docs/regime.md`` and the regime-d10 campaign's tables of ``docs/results.md``
@@ -28,9 +28,9 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.campaign.experiments import campaign_resolver
 from analysis.campaign.mechanics import RESULTS
-from analysis.report import verdict_table
+from analysis.campaigns.pool import verdict_table
+from analysis.campaigns.pool.driver import campaign_resolver
 from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.runtable import Column, Row, TableSpec, missing_experiments
 from analysis.report.tables import EXPERIMENTS as E
@@ -58,7 +58,7 @@ REPORTED: tuple[str, ...] = ("stage1", "factorial", "baselines", "stratified")
 
 def _resolver(runs_root: Path | None = None) -> Resolver:
     """The committed runs of the :data:`REPORTED` experiments
-    (:func:`~analysis.campaign.experiments.campaign_resolver`), or every finished run below
+    (:func:`~analysis.campaigns.pool.driver.campaign_resolver`), or every finished run below
     ``runs_root`` when given."""
     if runs_root is not None:
         return layout_resolver(runs_root)
@@ -154,7 +154,7 @@ def results_markdown(resolve: Resolver | None = None) -> str:
 
 
 def verdicts_markdown(resolve: Resolver | None = None) -> str:
-    """The ``verdicts`` block: :func:`analysis.report.verdict_table.verdicts_markdown` on the
+    """The ``verdicts`` block: :func:`analysis.campaigns.pool.verdict_table.verdicts_markdown` on the
     same runs."""
     return verdict_table.verdicts_markdown(resolve or _resolver())
 
@@ -170,7 +170,7 @@ def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
 def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body for ``docs/findings.md`` (:data:`FINDINGS`): the pool regime's
     tables and the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`)."""
-    from analysis.report.regime_tables import readme_block
+    from analysis.campaigns.regime_d10.tables import readme_block
 
     return {
         "results": results_markdown(resolve),
@@ -241,25 +241,25 @@ def regime_blocks(root: Path | None = None) -> dict[str, str]:
 
 def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     """Block name -> body for ``docs/results.md``: every rule and check of the regime-d10
-    campaign on the committed runs under ``root`` (:mod:`analysis.verdicts.table`), each seed's
-    admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.report.regime_tables`), the
-    entropy and calibration tables (:mod:`analysis.report.regime_entropy`), and the separation
-    study's verdicts and half-lives (:mod:`analysis.report.separation_tables`), and the
-    collapse campaign's verdicts and per-seed report (:mod:`analysis.report.collapse_tables`,
+    campaign on the committed runs under ``root`` (:mod:`analysis.campaigns.regime_d10.verdict_table`), each seed's
+    admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.campaigns.regime_d10.tables`), the
+    entropy and calibration tables (:mod:`analysis.campaigns.regime_d10.entropy_tables`), and the separation
+    study's verdicts and half-lives (:mod:`analysis.campaigns.regime_separation.tables`), and the
+    collapse campaign's verdicts and per-seed report (:mod:`analysis.campaigns.collapse.tables`,
     its runs under ``results/collapse``)."""
+    from analysis.campaigns.collapse import tables as ct
+    from analysis.campaigns.collapse import transfer_table as tt
+    from analysis.campaigns.collapse.token import token_markdown
     from analysis.campaigns.collapse_pairs.gates import gate_markdown
-    from analysis.report import collapse_tables as ct
-    from analysis.report import separation_tables as st
-    from analysis.report import transfer_table as tt
-    from analysis.report.collapse_token import token_markdown
-    from analysis.report.regime_entropy import calibration_block, entropy_block
-    from analysis.report.regime_tables import (
+    from analysis.campaigns.regime_d10 import verdict_table as vt
+    from analysis.campaigns.regime_d10.entropy_tables import calibration_block, entropy_block
+    from analysis.campaigns.regime_d10.tables import (
         admission_block,
         passk_block,
         regime_report,
         table1_block,
     )
-    from analysis.verdicts import table as vt
+    from analysis.campaigns.regime_separation import tables as st
 
     return {
         "regime-admission": admission_block(),

@@ -2,7 +2,7 @@ r"""The report's experiment tables: what each one shows and which runs it needs.
 
 Experiment groups come from :func:`experiments` (role -> group name): Stage 1's and the
 arms' of :data:`rcgrpo.train.arms.ARMS`; a group is every seed of one configuration, named
-as the campaign (:mod:`analysis.campaign.experiments`) names its runs: ``sft-s0``, ``rctp-s0``
+as the campaign (:mod:`analysis.campaigns.pool.driver`) names its runs: ``sft-s0``, ``rctp-s0``
 (Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``). A row names an arm by its
 ``start`` and ``method``; :func:`tables` builds the rows from the arms registered now.
 

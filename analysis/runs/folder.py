@@ -60,7 +60,7 @@ LIGHT_DIRS = ("eval",)
 SAMPLE_CONVERSATIONS = "conversations.jsonl.gz"
 """A light copy's committed sample of conversations (rows as in ``conversations.jsonl``)."""
 SAMPLE_SOURCE = "conversations.source.json"
-"""How that sample was made: see :mod:`analysis.campaign.conversation_sample`."""
+"""How that sample was made: see :mod:`analysis.campaigns.pool.conversation_sample`."""
 GROUP_KEYS = ("step", "round", "prompt")
 """The columns of the per-rollout table (:attr:`Run.rollouts`) that identify a group: the G
 rollouts of one prompt in one generation round of one step."""

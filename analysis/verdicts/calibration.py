@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from analysis.campaigns.pool.verdicts import seed_of
 from analysis.runs import Run, load_run
-from analysis.verdicts.pool import seed_of
 
 ENTROPY_TOLERANCE = 0.10
 """|H_arm / H_RC − 1| at most this: entropy-matched (issue 27: ±10%)."""

@@ -1,10 +1,10 @@
 r"""Verdicts of the new regime (issue 27), by rules committed before its first campaign run.
 
-The pool regime's rules stay in :mod:`analysis.verdicts.pool` (its table, labelled as the pool
+The pool regime's rules stay in :mod:`analysis.campaigns.pool.verdicts` (its table, labelled as the pool
 regime's). Here each :class:`Rule` (the table of them is
-:data:`analysis.verdicts.regime_rules.RULES`) maps run data to *holds*, *does not hold* or
+:data:`analysis.campaigns.regime_d10.rules.RULES`) maps run data to *holds*, *does not hold* or
 *inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
-:mod:`analysis.verdicts.checks` holds what held by construction in the pool regime, as labelled
+:mod:`analysis.campaigns.regime_d10.checks` holds what held by construction in the pool regime, as labelled
 bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (B4, B5).
 
 Two designs; an arm is an experiment group (``regime-rcgrpo``, …), one run per seed, and a
@@ -46,13 +46,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from analysis.campaigns.pool.verdicts import seed_of
 from analysis.inference import area_under_curve
 from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
 from analysis.paired_design import mde as _mde
 from analysis.runs import Run, load_run
 from analysis.verdicts import groups as rg
 from analysis.verdicts.calibration import high_like_entropy
-from analysis.verdicts.pool import seed_of
 from rcgrpo.train.arms import arm, roles
 
 MIN_SEEDS = 3
@@ -64,7 +64,7 @@ variant 14 (the ``regime-wide-d10`` suite), 18, that of variant 15, 19, that of 
 20, and that of variant 17, 21."""
 ADMITTED = (3, 4, 5, 11, 15)
 """The registered population of every rule that reads an RCTP-FT arm: the seeds whose RCTP-FT
-goals separated (:func:`analysis.campaign.regime.rl_seeds`, a layer beside this one; a test
+goals separated (:func:`analysis.campaigns.regime_d10.driver.rl_seeds`, a layer beside this one; a test
 checks they agree)."""
 ITT = (3, 4, 5, 6, 11, 12, 13, 14, 15)
 """The intention-to-treat population (``docs/protocols/regime-d10-reanalysis.md`` §3): every
@@ -228,7 +228,7 @@ class Rule:
     weights: tuple[float, ...] | None = None
     """Task × seed design: the contrast's w_k, one per arm."""
     gate: str | None = None
-    """A check (:mod:`analysis.verdicts.checks`) that must pass, else inconclusive."""
+    """A check (:mod:`analysis.campaigns.regime_d10.checks`) that must pass, else inconclusive."""
 
     def __post_init__(self) -> None:
         if self.side not in SIDES:

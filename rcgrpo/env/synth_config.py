@@ -154,7 +154,7 @@ _WIDE = dataclasses.replace(
 COLLAPSE_ERROR = 0.97
 """The collapse suite's demonstrator error at every swap: an SFT that imitates it samples the
 right option ~3% of the time, inside gate H's [0.01, 0.10]
-(:mod:`analysis.diagnostics.regime.collapse_gates`)."""
+(:mod:`analysis.campaigns.collapse_design.gates`)."""
 
 _COLLAPSE = dataclasses.replace(
     _WIDE, decisions=SWAP_DECISIONS, expert_error=COLLAPSE_ERROR, stop_on_swaps=False

@@ -8,13 +8,13 @@ trains it and the role the verdict rules read it under. Each record is typed onc
 - :mod:`rcgrpo.train.presets` builds each arm's preset from its regime's base, the Stage-1
   checkpoint of ``start`` and the arm's changes (``_CHANGES`` there);
 - the campaign of its regime trains it, one run per seed, in ``experiment``
-  (:mod:`analysis.campaign.experiments`, :mod:`~analysis.campaign.regime`,
-  :mod:`~analysis.campaign.wide1`);
+  (:mod:`analysis.campaigns.pool.driver`, :mod:`~analysis.campaigns.regime_d10.driver`,
+  :mod:`~analysis.campaigns.regime_wide1.driver`);
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
+- :mod:`analysis.campaigns.pool.verdicts` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
   read their arms by ``role``.
 
 Adding an arm is one record here plus its changes in ``presets._CHANGES``; a verdict on it

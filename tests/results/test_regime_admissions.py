@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from analysis.campaign import regime
-from analysis.report import regime_tables as rt
+from analysis.campaigns.regime_d10 import driver as regime
+from analysis.campaigns.regime_d10 import tables as rt
 
 pytestmark = pytest.mark.results
 
@@ -29,7 +29,7 @@ def test_the_admission_table_reads_each_seeds_report_in_the_preregistered_order(
     head, rows = rt.admission_rows()
     assert head[-2:] == ["separation", "admitted"]
     by_seed = {int(r[0]): r for r in rows}
-    assert list(by_seed)[:6] == [0, 1, 2, 3, 4, 5]  # order of analysis.campaign.regime
+    assert list(by_seed)[:6] == [0, 1, 2, 3, 4, 5]  # order of analysis.campaigns.regime_d10.driver
     assert by_seed[5][1:] == ["`results/campaign/sft-s3/final`", "0.405", "0.291", "+0.114", "yes"]
     assert by_seed[0][1] == "`results/campaign/sft-s0/final`" and by_seed[0][4:] == ["−0.010", "no"]
     assert rt.admission_block().splitlines()[1] == "|---|---|--:|--:|--:|--:|"

@@ -34,7 +34,7 @@ def logged_rows(folder: Path) -> list[dict]:
 
 
 def test_the_committed_reports_fail_the_gates_as_measured():
-    from analysis.figures import fig_regime as fig
+    from analysis.campaigns.regime_design import fig_regime as fig
 
     reports = fig.load_reports()
     sft, rctp = reports[fig.SFT_REPORT], reports[fig.RCTP_REPORT]
@@ -107,7 +107,7 @@ def test_g4_prime_on_the_committed_seed_8_runs_does_not_hold():
     """The verdict the design diary reports: every clause of G4′ holds at seed 8 except RL's
     room (RCTP-FT + GRPO from variant 9: 0.785 -> 0.795 under the high goal, 46 gained and
     36 lost of 1,000 held-out tasks)."""
-    from analysis.figures import fig_regime_g4prime as fig
+    from analysis.campaigns.regime_design import fig_regime_g4prime as fig
 
     pts = {(p["entry"].variant, p["entry"].seed): p for p in fig.points()}
     gate = pts[9, 8]["gate"]
@@ -126,7 +126,7 @@ def test_variant_11_at_seed_7_leaves_resolve_close_to_rl():
     """Variant 11's prediction (the design diary): its high goal makes every held-out
     resolve_close point wrong at step 0 (0 of 284), RL makes them right (273 of 284), and
     G4′ holds at the design seed (+0.190, 207 gained, 17 lost)."""
-    from analysis.figures import fig_regime_g4prime as fig
+    from analysis.campaigns.regime_design import fig_regime_g4prime as fig
 
     p = next(p for p in fig.points() if p["entry"][:2] == (11, 7))
     assert p["decisions"]["resolve_close"] == pytest.approx((0.0, 273 / 284))
@@ -139,8 +139,8 @@ def test_g4_prime_on_the_committed_seed_10_runs_holds():
     """The verdict the design diary reports for variant 11 on its deciding seed: G4′ holds
     (RCTP-FT + GRPO 0.596 -> 0.856 under the high goal, 279 gained and 19 lost), while G4 as
     written fails on the high goal's headroom."""
+    from analysis.campaigns.regime_design import fig_regime_g4prime as fig
     from analysis.diagnostics.regime import gates as g
-    from analysis.figures import fig_regime_g4prime as fig
 
     p = next(p for p in fig.points() if p["entry"][:2] == (11, 10))
     assert p["entry"].decides and p["gate"].holds is True
@@ -158,7 +158,7 @@ def test_variant_12_fails_g4_at_seed_7_on_one_clause_each():
     """The verdict the design diary reports for variant 12: at share 0.03 the goal is not read
     (separation fails alone), at 0.10 it is read and the high goal makes the choice greedily
     (headroom fails alone)."""
-    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
 
     failing = {
         p["point"].run: [k for k, ok in p["g4"].detail.items() if not ok]
@@ -172,7 +172,7 @@ def test_variant_13_and_every_rctp_run_miss_g4s_corner():
     """Variant 13 (share 0.01) fails G4 on seed 7 on separation alone and on seed 17 on
     headroom alone; and no committed RCTP-FT diagnostic has both separation >= 0.10 and
     high-goal headroom >= 0.15 (the design diary, panel c of regime_g4_share)."""
-    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
 
     pts = {(p["point"].run, p["point"].seed): p["g4"] for p in fig.points()}
     assert [k for k, ok in pts["rctp-v13", 7].detail.items() if not ok] == ["goals_separate"]
@@ -193,7 +193,7 @@ def test_variant_14_passes_g4_at_seed_7_and_fails_g2_on_missing_call_at_both_see
     """The verdict the design diary reports for variant 14 (``regime-wide-d10``): seed 7 is
     the first RCTP-FT checkpoint in G4's corner; the SFT fails G2 on ``missing_call`` at
     both seeds (just under 2x chance) and seed 18 does not read its goal."""
-    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
 
     files = fig.load_reports(inputs=fig.REPORTS)
     failing = {}
@@ -215,7 +215,7 @@ def test_variant_14_passes_g4_at_seed_7_and_fails_g2_on_missing_call_at_both_see
 def test_variant_15_passes_every_gate_at_seed_7_and_misses_separation_at_seed_19():
     """The verdict the design diary reports for variant 15 (``regime-wide1-d10``): G0-G5 at the
     design seed 7; at the confirmation seed 19 only G4's separation clause fails."""
-    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
 
     files = fig.load_reports(inputs=fig.REPORTS)
     report = lambda kind, seed: files[f"results/diagnostics/regime-regime-{kind}-w15-s{seed}.json"]  # noqa: E731
@@ -233,7 +233,7 @@ def test_variant_16_passes_every_gate_at_seed_7_and_does_not_read_its_goal_at_se
     """The verdict the design diary reports for variant 16 (RCTP-FT 4 epochs on
     ``regime-wide1-d10``): G1-G5 at the design seed 7, whose RCTP-FT starts from variant 15's
     SFT and is gated against that SFT's report; at seed 20 only G4 fails, on separation."""
-    from analysis.figures import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
 
     files = fig.load_reports(inputs=fig.REPORTS)
     rctp = {s: f"results/diagnostics/regime-regime-rctp-w16-s{s}.json" for s in (7, 20)}
@@ -252,8 +252,8 @@ def test_variant_17_passes_every_gate_at_seeds_7_and_21():
     """The verdict the design diary reports for variant 17 (the goal rows started apart): G0-G5
     at the design seed 7 and at the confirmation seed 21, so issue 25's gates hold for
     ``regime-wide1-d10``; the figure of the regime carried forward draws it."""
-    from analysis.figures import fig_regime_g4_share as fig
-    from analysis.figures import fig_regime_suite
+    from analysis.campaigns.regime_design import fig_regime_g4_share as fig
+    from analysis.campaigns.regime_design import fig_regime_suite
 
     files = fig.load_reports(inputs=fig.REPORTS)
     for seed, sft_run in ((7, "sft-w15-s7"), (21, "sft-w17-s21")):

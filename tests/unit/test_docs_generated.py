@@ -85,7 +85,7 @@ def test_run_blocks_are_up_to_date():
 
 
 def test_campaign_and_figure_tables_count_what_the_code_has():
-    from analysis.campaign.experiments import build_campaign
+    from analysis.campaigns.pool.driver import build_campaign
     from analysis.figures.__main__ import discover
 
     camp = build_campaign()

@@ -248,11 +248,11 @@ regime.speed` (wrapped), :mod:`analysis.experiments` (moved), :func:`no_such`,
 results/regime/calib-{knob}.json, figures/*.png, runs/regime/x.json, eval/step_N.json,
 trl/trainer/grpo_trainer.py, https://example.org/docs/a.md."""
 '''
-"""A docstring of ``analysis.verdicts.regime_rules`` with planted references."""
+"""A docstring of ``analysis.verdicts.regime`` with planted references."""
 
 
 def test_the_checker_finds_the_planted_bad_references():
-    assert broken_references(PLANTED, "analysis.verdicts.regime_rules", name="probe.py") == [
+    assert broken_references(PLANTED, "analysis.verdicts.regime", name="probe.py") == [
         "probe.py:1: 'analysis.verdicts.\\nregime.speed' does not resolve",
         "probe.py:1: 'analysis.experiments' does not resolve",
         "probe.py:1: 'no_such' does not resolve",

@@ -18,10 +18,10 @@ Gate R and ρ come from ``python -m analysis.diagnostics.transfer`` on the RCTP-
 from __future__ import annotations
 
 from analysis import REPO_ROOT
-from analysis.campaign import experiments as pool
 from analysis.campaign import mechanics as cp
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
+from analysis.campaigns.pool import driver as pool
 
 ID = "collapse-pairs"
 HOME = "collapse-pairs"

@@ -4,7 +4,7 @@ and ρ per variant and design seed, from the committed design runs and transfer 
 - **R**: the goal-effect instrument on the variant's RCTP-FT, every planted decision pooled
   (``goal_effect.kinds.any``): P(right | high) − P(right | low) ≥ 0.10 with its 95% interval's
   low end above 0.05, and P(right | high) ≤ 0.30
-  (:data:`analysis.diagnostics.regime.collapse_gates.R_SEPARATION`, ``R_HIGH_MAX``);
+  (:data:`analysis.campaigns.collapse_design.gates.R_SEPARATION`, ``R_HIGH_MAX``);
 - **C** / **C′**: the mean all-fail share (``group/zero_var_fail_frac``) over steps 1–50 of the
   matched SFT's / the RCTP-FT's GRPO pilot ≥ 0.5 (``C_ALL_FAIL``; the protocol registers the
   share alone, without gate C's held-out gain clause);
@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaigns.collapse_design.gates import C_ALL_FAIL, R_HIGH_MAX, R_SEPARATION
 from analysis.campaigns.collapse_pairs.design import DESIGN_SEEDS, HOME, PILOT_STEPS, VARIANTS
-from analysis.diagnostics.regime.collapse_gates import C_ALL_FAIL, R_HIGH_MAX, R_SEPARATION
-from analysis.report import separation_tables as st
+from analysis.campaigns.regime_separation import tables as st
 from analysis.runs import is_finished, load_run
 
 RESULTS = REPO_ROOT / "results" / HOME

@@ -2,7 +2,7 @@ r"""Per planted decision kind: how often a checkpoint takes the right option, gr
 
 The regime diagnostic's P(right | sampled) of :mod:`analysis.diagnostics.regime.kinds` is read
 on the tasks whose *greedy* rollout fails, per failure kind. The collapse gates
-(:mod:`analysis.diagnostics.regime.collapse_gates`) ask a different question of one planted
+(:mod:`analysis.campaigns.collapse_design.gates`) ask a different question of one planted
 decision kind K (:data:`rcgrpo.env.synth_demo.DECISIONS`): on every held-out task with a point
 of kind K, with n samples per task at τ,
 

@@ -17,7 +17,7 @@ A run *qualifies* when all three hold. The thresholds are the issue's, committed
 run on the regime suite.
 
 Across the seeds :data:`PROOF_SEEDS` (the factorial's; the recipe was chosen on
-:data:`DESIGN_SEED`) the verdict is :func:`analysis.verdicts.proof.seeds_verdict`.
+:data:`DESIGN_SEED`) the verdict is :func:`analysis.campaigns.regime_wide1.proof.seeds_verdict`.
 """
 
 from __future__ import annotations

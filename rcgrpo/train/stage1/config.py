@@ -318,7 +318,7 @@ _SFT_BFCL_GPU = _preset(
 # Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the design
 # seed 7 from sft-s3. RCTP-FT (variant 7) fine-tunes that same base, as the paper's RCTP-FT
 # does, on failures sampled from the regime SFT model (--failures.policy); the regime-d10
-# campaign's (variant 11) passes its flags (analysis/campaign/regime.py).
+# campaign's (variant 11) passes its flags (analysis/campaigns/regime_d10/driver.py).
 _SFT_SYNTH_REGIME = with_overrides(
     _SFT_SYNTH_CPU,
     model={"path": "results/campaign/sft-s0/final"},

@@ -10,12 +10,12 @@ import re
 import pytest
 
 from analysis import REPO_ROOT
-from analysis.campaign import experiments as ex
 from analysis.campaign import spec
+from analysis.campaigns.pool import driver as ex
+from analysis.campaigns.pool import verdicts as vd
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb
-from analysis.verdicts import pool as vd
 from analysis.verdicts import regime as rv
 from rcgrpo.train import arms as am
 from rcgrpo.train import presets as ps
@@ -110,7 +110,7 @@ def test_the_presets_docstring_table_lists_the_pool_arms():
 
 
 def test_the_arms_one_regime_figure_draws_together_have_distinct_colours():
-    from analysis.figures import fig_regime_baselines, fig_regime_factorial
+    from analysis.campaigns.regime_d10 import fig_regime_baselines, fig_regime_factorial
 
     for drawn in (fig_regime_baselines.ARMS, fig_regime_factorial.ARMS):
         colours = [next(a.colour for a in am.ARMS if a.preset == p) for p in drawn]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from analysis.campaign import config as cc
-from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
 from analysis.campaign import spec as campaign_spec
+from analysis.campaigns.pool import driver as ex
 from analysis.runs import COMPLETE
 
 FAKE_TRAINER = Path(__file__).with_name("fake_trainer.py")

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from analysis.campaign import config as cc
-from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
-from analysis.campaign import regime, wide1
 from analysis.campaign.__main__ import main
 from analysis.campaign.registry import CAMPAIGNS
+from analysis.campaigns.pool import driver as ex
+from analysis.campaigns.regime_d10 import driver as regime
+from analysis.campaigns.regime_wide1 import driver as wide1
 from analysis.runs import COMPLETE
 from analysis.runs import index as ix
 from rcgrpo.train import arms as am
@@ -27,7 +28,7 @@ STATES = ("done", "stale", "partial", "missing")
 
 
 def test_the_campaign_ids_are_the_regimes_of_the_arms():
-    # the campaigns of analysis.campaign; those of analysis.campaigns keep their own records
+    # the campaigns whose arms are in rcgrpo.train.arms; collapse-pairs keeps its own records
     legacy = tuple(c for c in CAMPAIGNS if c in am.REGIMES)
     assert legacy == am.REGIMES == ("pool", "regime-d10", "regime-wide1", "collapse")
     assert tuple(CAMPAIGNS)[len(legacy) :] == ("collapse-pairs",)

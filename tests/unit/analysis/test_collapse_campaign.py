@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from analysis import REPO_ROOT
-from analysis.campaign import collapse as cc
 from analysis.campaign import spec
-from analysis.verdicts import collapse as kv
+from analysis.campaigns.collapse import driver as cc
+from analysis.campaigns.collapse import verdicts as kv
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
 from rcgrpo.train import arms as am

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from analysis.diagnostics.regime import collapse_gates as cg
+from analysis.campaigns.collapse_design import gates as cg
 from analysis.diagnostics.regime.decisions import ANY, decision_section, tally
 from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
 
@@ -105,33 +105,3 @@ def test_reachable_after_a_long_pilot_only():
     assert cg.h2_reachable({0: 0.02, 200: 0.5}).holds is None  # shorter than 400 steps
     assert cg.h2_reachable({0: 0.02, 400: 0.25}).holds is True  # +0.23
     assert cg.h2_reachable({0: 0.02, 400: 0.10}).holds is False  # +0.08
-
-
-def _eval(step: int, success: float, right: float) -> dict:
-    block = {"overall": {"reward": {"mean": success}}, "decisions": {"right": {"mean": right}}}
-    return {"step": step, "conditions": {"none": block}}
-
-
-def test_report_reads_a_pilot_folder_and_reports(tmp_path, capsys):
-    import json
-
-    from analysis.diagnostics.regime import collapse_report
-
-    pilot = tmp_path / "pilot"
-    (pilot / "eval").mkdir(parents=True)
-    (pilot / "config.json").write_text(json.dumps({"rollout": {"group_size": 5}}))
-    rows = [{"step": s, "group/zero_var_fail_frac": 0.7} for s in range(1, 51)]
-    (pilot / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    for step, s in ((0, 0.30), (25, 0.31), (50, 0.32)):
-        (pilot / "eval" / f"step_{step}.json").write_text(json.dumps(_eval(step, s, 0.02)))
-    sft = tmp_path / "sft.json"
-    block = {"n": 32, "p_right_sampled": 0.03, "pass_at_n": 0.6, "greedy_success": 0.0}
-    sft.write_text(json.dumps(_report(none=(32, block | {"tasks": 140}))))
-    out = tmp_path / "gates.json"
-    assert collapse_report.main(["--sft", str(sft), "--pilot", str(pilot), "--out", str(out)]) == 0
-    gates = {g["name"]: g for g in json.loads(out.read_text())["gates"]}
-    assert gates["C collapse"]["holds"] is True  # 0.7 >= 0.5 and 0.32 − 0.30 < 0.05
-    assert gates["C collapse"]["values"]["gain"] == pytest.approx(0.02)
-    assert gates["H headroom"]["holds"] is True and gates["R rescue"]["holds"] is None
-    assert "C collapse         holds" in capsys.readouterr().out
-    assert collapse_report.main(["--pilot", str(tmp_path / "nope")]) == 2

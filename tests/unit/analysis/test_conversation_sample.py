@@ -1,4 +1,4 @@
-"""analysis.campaign.conversation_sample on hand-made run folders: a re-run's messages are committed
+"""analysis.campaigns.pool.conversation_sample on hand-made run folders: a re-run's messages are committed
 only when its rollout table and held-out evaluations equal the committed run's."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from analysis.campaign import conversation_sample as cs
+from analysis.campaigns.pool import conversation_sample as cs
 from analysis.runs import load_run
 
 ARGV = ["train", "--preset", "cpu-rcgrpo", "--run.seed", "0", "--run.steps", "200"]

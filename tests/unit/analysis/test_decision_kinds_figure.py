@@ -13,9 +13,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
-from analysis.figures import fig_regime_decision_kinds as fig_kinds  # noqa: E402
+from analysis.campaigns.regime_d10 import fig_regime_decision_kinds as fig_kinds  # noqa: E402
+from analysis.campaigns.regime_separation import verdicts as sep  # noqa: E402
 from analysis.runs import load_run  # noqa: E402
-from analysis.verdicts import separation as sep  # noqa: E402
 
 
 def _kinds(rename: tuple, resolve: tuple, stop: tuple) -> dict:

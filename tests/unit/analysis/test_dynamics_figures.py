@@ -11,8 +11,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from analysis.figures import dynamics as dyn  # noqa: E402
-from analysis.figures import (  # noqa: E402
+from analysis.campaigns.pool import (
     fig_rl_baselines,
     fig_rl_collapse,
     fig_rl_factorial,
@@ -20,6 +19,7 @@ from analysis.figures import (  # noqa: E402
     fig_rl_stratified,
     fig_stage1,
 )
+from analysis.figures import dynamics as dyn  # noqa: E402
 from analysis.runs import load_run  # noqa: E402
 
 KEYS = (

@@ -45,7 +45,7 @@ def _read_inputs(paths: list[str], out_dir: Path) -> set[str]:
 
 def _reads_committed_files(name: str) -> bool:
     """Whether figure ``name`` reads committed files (runs it ``REQUIRES``, ``INPUTS``)."""
-    module = importlib.import_module(f"analysis.figures.fig_{name}")
+    module = importlib.import_module(builder.modules()[name])
     return bool(getattr(module, "REQUIRES", ()) or getattr(module, "INPUTS", ()))
 
 
@@ -78,7 +78,7 @@ def test_every_file_a_figure_reads_is_declared_and_hashed(name, tmp_path):
             rel = rel.removesuffix(GZ)  # a compressed file is hashed under its plain name
             entry = next(e for es in side["runs"].values() for e in es if e["path"] == run)
             assert rel in entry["sha256_16"], f"{name} read {path}, not hashed in its sidecar"
-    for pattern in getattr(importlib.import_module(f"analysis.figures.fig_{name}"), "INPUTS", ()):
+    for pattern in getattr(__import__(builder.modules()[name], fromlist=["x"]), "INPUTS", ()):
         assert any(fnmatch.fnmatch(f, pattern) for f in files)
 
 

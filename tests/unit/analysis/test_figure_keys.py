@@ -10,13 +10,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
+from analysis.campaigns.pool import fig_rl_collapse
+from analysis.campaigns.regime_d10 import fig_regime_decision_kinds, fig_regime_factorial
+from analysis.campaigns.regime_design import fig_regime_g4
 from analysis.figures import dynamics as dyn  # noqa: E402
-from analysis.figures import (  # noqa: E402
-    fig_regime_decision_kinds,
-    fig_regime_factorial,
-    fig_regime_g4,
-    fig_rl_collapse,
-)
 
 pytestmark = pytest.mark.results
 
@@ -32,7 +29,7 @@ def close():
 
 
 def test_rl_collapse_keys_its_styles_and_bands(close):
-    from analysis.campaign.experiments import find_runs
+    from analysis.campaigns.pool.driver import find_runs
 
     found = find_runs(("factorial",))["factorial"]
     if any(p is None for p in found.values()):

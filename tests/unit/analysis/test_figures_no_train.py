@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 import analysis.campaign.__main__ as campaign_cli
-import analysis.campaign.experiments as ex
 import analysis.campaign.mechanics as cp
+import analysis.campaigns.pool.driver as ex
 import analysis.figures.__main__ as builder
 from analysis.runs import is_finished
 

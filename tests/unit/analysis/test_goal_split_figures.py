@@ -14,12 +14,12 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from analysis.diagnostics import goal_split  # noqa: E402
-from analysis.figures import (  # noqa: E402
+from analysis.campaigns.pool import (
     fig_rl_advantage_split,
     fig_rl_separation_entropy,
     fig_rl_spread_reward,
 )
+from analysis.diagnostics import goal_split  # noqa: E402
 from analysis.runs import load_run  # noqa: E402
 
 CONDITIONING = {

@@ -69,7 +69,7 @@ def test_jackknife_matches_the_leave_one_step_out_formula():
 
 @pytest.mark.results
 def test_the_committed_measurements_are_read_by_task_count():
-    from analysis.figures import fig_rl_grad_noise as fig
+    from analysis.campaigns.rl_recipe import fig_rl_grad_noise as fig
 
     data = fig.measurements()
     assert [n for n, _ in data] == [16, 128, fig.FULL_TASKS]

@@ -1,4 +1,4 @@
-"""The recipe sweep's criterion on hand-made metrics (analysis.campaign.recipe_sweep)."""
+"""The recipe sweep's criterion on hand-made metrics (analysis.campaigns.rl_recipe.recipe_sweep)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.campaign import recipe_sweep as sw
+from analysis.campaigns.rl_recipe import recipe_sweep as sw
 
 
 def _metrics(success: list[float], evals: dict[int, float], kl: float = 0.01) -> pd.DataFrame:
@@ -121,7 +121,7 @@ def test_paired_rise_removes_the_task_draw_shared_with_the_frozen_run():
 
 
 def test_a_longer_setting_runs_its_steps_and_ties_go_to_fewer_prompts_sampled():
-    from analysis.campaign.experiments import build_campaign
+    from analysis.campaigns.pool.driver import build_campaign
 
     long = sw.POOL_FOLLOW_UP[0]
     argv = build_campaign().runs[f"sweep-{long.tag}"].argv
@@ -135,7 +135,7 @@ def test_a_longer_setting_runs_its_steps_and_ties_go_to_fewer_prompts_sampled():
 
 @pytest.mark.results
 def test_the_campaign_recipe_is_the_one_the_committed_sweep_chooses():
-    from analysis.campaign.experiments import RECIPE
+    from analysis.campaigns.pool.driver import RECIPE
     from analysis.runs import is_finished, load_run
 
     root = Path(__file__).resolve().parents[3] / "results" / "campaign"

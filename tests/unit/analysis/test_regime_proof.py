@@ -10,9 +10,9 @@ import math
 import pytest
 
 from analysis import REPO_ROOT
+from analysis.campaigns.regime_wide1.proof import seeds_verdict
 from analysis.diagnostics.regime import proof
 from analysis.diagnostics.regime.proof import mcnemar_exact, proof_verdict
-from analysis.verdicts.proof import seeds_verdict
 
 
 def test_mcnemar_exact_by_hand():

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaigns.regime_d10 import checks as rc
+from analysis.campaigns.regime_d10 import verdict_table as rt
+from analysis.campaigns.regime_d10.rules import RULES
 from analysis.runs import load_run
 from analysis.verdicts import calibration as cal
-from analysis.verdicts import checks as rc
 from analysis.verdicts import regime as rv
-from analysis.verdicts import table as rt
-from analysis.verdicts.regime_rules import RULES
 
 TASKS = ("t0", "t1", "t2")
 HHLL = ("high", "high", "low", "low")

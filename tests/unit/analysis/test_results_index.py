@@ -57,12 +57,14 @@ def test_an_unknown_status_is_refused(tmp_path):
 
 @pytest.mark.results
 def test_every_listed_figure_reads_its_entries_and_names_a_history_row():
+    from analysis.figures.__main__ import modules
+
     rows = {s.id: s for s in ix.studies()}
     listed = ix.figures()
     assert listed, "the design-history figures read their runs from results/FIGURES.toml"
     for name, fig in listed.items():
         assert rows[fig["study"]].status == "design history", name
-        module = REPO_ROOT / "analysis" / "figures" / f"fig_{name}.py"
+        module = REPO_ROOT / (modules()[name].replace(".", "/") + ".py")
         assert f'figure_entries("{name}")' in module.read_text(), name
 
 

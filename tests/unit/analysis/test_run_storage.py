@@ -12,8 +12,8 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
+from analysis.campaigns.pool import driver as ex
 from analysis.figures.save import file_entries, run_entry
 from analysis.runs import COMPLETE, load_run
 from analysis.runs.folder import (

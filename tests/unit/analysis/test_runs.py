@@ -8,8 +8,8 @@ import json
 import re
 from pathlib import Path
 
-from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
+from analysis.campaigns.pool import driver as ex
 from analysis.runs import COMPLETE, is_finished, load_run
 from analysis.runs.folder import LIGHT_FILES, digests, light_globs
 from analysis.runs.sources import layout_resolver

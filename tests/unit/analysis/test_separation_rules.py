@@ -1,4 +1,4 @@
-"""analysis.verdicts.separation: the registered rules' bookkeeping, and two rules decided on
+"""analysis.campaigns.regime_separation.verdicts: the registered rules' bookkeeping, and two rules decided on
 constructed run folders (evaluations at every 25 steps, hand-known values)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaigns.regime_d10 import verdict_table as vt
+from analysis.campaigns.regime_separation import verdicts as sep
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
-from analysis.verdicts import separation as sep
-from analysis.verdicts import table as vt
 from rcgrpo.train.arms import arm
 
 TASKS = tuple(f"t{i}" for i in range(12))

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from analysis.campaign import regime as campaign
+from analysis.campaigns.regime_d10 import driver as campaign
+from analysis.campaigns.regime_d10.rules import RULES
 from analysis.runs import load_run
 from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
-from analysis.verdicts.regime_rules import RULES
 
 BIG_DF = 1e9  # the t reference is the normal
 

@@ -1,4 +1,4 @@
-"""Pre-registered verdicts (analysis/verdicts/pool.py): the decision rule by hand, and fake run
+"""Pre-registered verdicts (analysis/campaigns/pool/verdicts.py): the decision rule by hand, and fake run
 folders that make every rule come out holds / does not hold / inconclusive."""
 
 from __future__ import annotations
@@ -8,11 +8,8 @@ import math
 
 import pytest
 
-from analysis.report.verdict_table import verdicts_latex, verdicts_markdown
-from analysis.runs import load_run
-from analysis.runs.sources import layout_resolver
-from analysis.stats import Estimate
-from analysis.verdicts.pool import (
+from analysis.campaigns.pool.verdict_table import verdicts_latex, verdicts_markdown
+from analysis.campaigns.pool.verdicts import (
     ENTROPY,
     HIGHTEMP,
     RCTP,
@@ -26,6 +23,9 @@ from analysis.verdicts.pool import (
     outcomes,
     seed_of,
 )
+from analysis.runs import load_run
+from analysis.runs.sources import layout_resolver
+from analysis.stats import Estimate
 
 STEPS = 4  # the 25% windows hold one step each: early = step 1, late = step 4
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from analysis.report import collapse_tables as ct
-from analysis.verdicts import collapse as kv
+from analysis.campaigns.collapse import tables as ct
+from analysis.campaigns.collapse import verdicts as kv
 
 
 def _finish(folder, metrics, evals=None, data=None):

@@ -1,4 +1,4 @@
-"""The regime suite's entropy and calibration tables (analysis/report/regime_entropy.py) on
+"""The regime suite's entropy and calibration tables (analysis/campaigns/regime_d10/entropy_tables.py) on
 fake run folders, by hand."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from analysis.report.regime_entropy import calibration_block, entropy_block
+from analysis.campaigns.regime_d10.entropy_tables import calibration_block, entropy_block
 from analysis.verdicts import calibration as cal
 
 

@@ -1,4 +1,4 @@
-"""The new regime's Table 1 analogue (analysis/report/regime_tables.py) on fake run folders,
+"""The new regime's Table 1 analogue (analysis/campaigns/regime_d10/tables.py) on fake run folders,
 by hand: means ± 95% t half-widths over seeds, the evaluation goal of the RC arms, per
 category and decision-point columns, dashes for an arm without runs."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from analysis.report.regime_tables import cell, table1_block
+from analysis.campaigns.regime_d10.tables import cell, table1_block
 
 
 def rate(k: int, n: int) -> dict:
@@ -81,9 +81,9 @@ def test_table1_shows_a_baseline_only_once_it_has_runs(tmp_path):
 
 
 def test_readme_block_shows_the_claims_and_counts_the_other_rules(tmp_path):
-    from analysis.report.regime_tables import README_RULES, readme_block
+    from analysis.campaigns.regime_d10.rules import RULES
+    from analysis.campaigns.regime_d10.tables import README_RULES, readme_block
     from analysis.verdicts.family import BY_CONSTRUCTION
-    from analysis.verdicts.regime_rules import RULES
 
     block = readme_block(tmp_path).splitlines()  # no runs: every rule is inconclusive
     # C2 holds by construction: a sentence below the table, not a row
@@ -113,7 +113,7 @@ def write_final(folder: Path, preset: str, seed: int, greedy: float, passk: list
 
 
 def test_passk_rows_by_hand(tmp_path):
-    from analysis.report.regime_tables import passk_block
+    from analysis.campaigns.regime_d10.tables import passk_block
 
     ks = [0.5, 0.6, 0.65, 0.7, 0.72, 0.74, 0.76, 0.8]
     write_final(tmp_path, "regime-rcgrpo", 3, 0.6, ks)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.campaign.experiments import campaign_resolver
+from analysis.campaigns.pool.driver import campaign_resolver
 from analysis.report.__main__ import FIGURES_DIR, generate
 from analysis.runs.sources import THEORY_REPORT
 

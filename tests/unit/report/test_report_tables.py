@@ -114,7 +114,7 @@ def test_resolver_layout_and_finished_only(runs):
 
 def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path, monkeypatch):
     import analysis.campaign.mechanics as cp
-    from analysis.campaign.experiments import build_campaign, campaign_resolver
+    from analysis.campaigns.pool.driver import build_campaign, campaign_resolver
 
     campaign, results = tmp_path / "runs" / "campaign", tmp_path / "results" / "campaign"
     monkeypatch.setattr(cp, "CAMPAIGN", campaign)

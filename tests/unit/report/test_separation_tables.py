@@ -1,4 +1,4 @@
-"""analysis.report.separation_tables: the separation study's verdict and half-life blocks,
+"""analysis.campaigns.regime_separation.tables: the separation study's verdict and half-life blocks,
 with no run of its arms (every rule inconclusive) and on constructed run folders whose
 verdicts and half-lives are known by hand."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from analysis.report import separation_tables as st
+from analysis.campaigns.regime_separation import tables as st
+from analysis.campaigns.regime_separation import verdicts as sep
 from analysis.verdicts import regime as rv
-from analysis.verdicts import separation as sep
 
 TASKS = tuple(f"t{i}" for i in range(12))
 NINE = (1,) * 9 + (0,) * 3

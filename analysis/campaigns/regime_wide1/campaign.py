@@ -1,0 +1,15 @@
+"""The regime-wide1 campaign's entry in the registry (:mod:`analysis.campaign.registry`)."""
+
+from analysis.campaign.entry import Entry
+from analysis.campaigns.regime_d10.driver import finished
+from analysis.campaigns.regime_wide1 import driver
+
+ENTRY = Entry(
+    driver.ID,
+    "the regime-wide1-d10 factorial (the regime suites' chosen design, variant 17): "
+    "Stage 1, the four arms, pass@k (runs/regime)",
+    driver.build,
+    driver.experiments,
+    driver.run,
+    finished,
+)

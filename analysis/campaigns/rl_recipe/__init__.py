@@ -1,0 +1,1 @@
+"""The ``rl-recipe`` campaign (results/INDEX.toml); README.md in this folder says what is here."""
