@@ -7,13 +7,24 @@ draws the same examples, so a failure reproduces on any machine), no database, n
 database on. Choose with ``HYPOTHESIS_PROFILE=dev`` or ``pytest --hypothesis-profile dev``.
 A law that needs more or fewer examples says so with its own ``@settings(max_examples=N)``;
 any counterexample found is pinned there with ``@example``.
+
+The campaigns' presets reach ``python -m rcgrpo`` through the entry point of pyproject.toml
+(:mod:`rcgrpo.train.plugins`); where the installed package predates it, the tests name it in
+``RCGRPO_PRESET_PLUGINS`` instead (read in this process and by every subprocess they start).
 """
 
 from __future__ import annotations
 
 import os
+from importlib.metadata import entry_points
 
 from hypothesis import settings
+
+from rcgrpo.train.plugins import ENV, GROUP
+
+CAMPAIGN_PRESETS = "analysis.campaigns.presets:PRESETS"
+if not any(ep.value == CAMPAIGN_PRESETS for ep in entry_points(group=GROUP)):
+    os.environ.setdefault(ENV, CAMPAIGN_PRESETS)
 
 MAX_EXAMPLES = 80
 

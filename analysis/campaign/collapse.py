@@ -27,12 +27,12 @@ from __future__ import annotations
 from analysis.campaign import experiments as pool
 from analysis.campaign import mechanics as cp
 from analysis.campaign import regime
+from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
-from rcgrpo.train.arms import arms
 
 ID = "collapse"
-"""The campaign's id (``--campaign``), also its arms' regime (:data:`rcgrpo.train.arms.REGIMES`)."""
+"""The campaign's id (``--campaign``), also its arms' regime (:data:`analysis.campaign.arms.REGIMES`)."""
 HOME = "collapse"
 SEEDS = (3, 4, 5, 6, 11)
 """The factorial's seeds, registered with the gates before any design run

@@ -4,7 +4,7 @@ campaign C=ID``) takes the id from :data:`CAMPAIGNS`.
 A campaign is a set of runs by experiment (:class:`~analysis.campaign.mechanics.Campaign`)
 and its own way of training them (Stage 1 first; the regime-d10 campaign admits seeds between
 Stage 1 and RL). The ids of the campaigns under :mod:`analysis.campaign` are also the regimes of
-their RL arms (:data:`rcgrpo.train.arms.REGIMES`; a test checks they are the same ids in the same
+their RL arms (:data:`analysis.campaign.arms.REGIMES`; a test checks they are the same ids in the same
 order); a campaign of :mod:`analysis.campaigns` keeps its own.
 """
 

@@ -32,6 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from analysis.campaign.arms import arm as arm_of
 from analysis.paired_design import Components, Paired, paired, plan, planned_mde
 from analysis.runs import Run
 from analysis.runs.hosts import cpu_kind
@@ -39,7 +40,6 @@ from analysis.verdicts import checks as rc
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
 from analysis.verdicts.regime_rules import RULES
-from rcgrpo.train.arms import arm as arm_of
 
 
 def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:

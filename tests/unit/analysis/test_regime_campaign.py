@@ -14,9 +14,9 @@ from analysis.campaign import config as cc
 from analysis.campaign import experiments as ex
 from analysis.campaign import mechanics as cp
 from analysis.campaign import regime
+from analysis.campaign.arms import arms
 from analysis.diagnostics.regime.gates import G4_SEPARATION
 from analysis.runs import COMPLETE
-from rcgrpo.train.arms import arms
 
 HERE = Path(__file__).parent
 ELSEWHERE = Path("/elsewhere")

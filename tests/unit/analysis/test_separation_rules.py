@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaign.arms import arm
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
 from analysis.verdicts import separation as sep
 from analysis.verdicts import table as vt
-from rcgrpo.train.arms import arm
 
 TASKS = tuple(f"t{i}" for i in range(12))
 

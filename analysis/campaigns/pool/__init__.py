@@ -1,0 +1,1 @@
+"""The ``pool`` campaign (results/INDEX.toml); README.md in this folder says what is here."""

@@ -1,0 +1,1 @@
+"""The ``regime-d10`` campaign (results/INDEX.toml); README.md in this folder says what is here."""

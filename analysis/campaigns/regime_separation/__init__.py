@@ -1,0 +1,1 @@
+"""The ``regime-separation`` campaign (results/INDEX.toml); README.md in this folder says what is here."""
