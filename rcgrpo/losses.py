@@ -266,14 +266,19 @@ def _token_stats(logp, old_logp, ref_logp, ratio, mask, entropy):
 
 
 def sft_loss(
-    logits: torch.Tensor, input_ids: torch.Tensor, loss_mask: torch.Tensor
+    logits: torch.Tensor,
+    input_ids: torch.Tensor,
+    loss_mask: torch.Tensor,
+    weight: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     r"""Token-mean next-token cross-entropy on masked tokens (paper §2, Stage 1):
-    :math:`L = -\frac1N \sum_{b,t} m_{b,t} \log \pi_\theta(x_{b,t} \mid x_{b,<t})`,
+    :math:`L = -\frac1N \sum_{b,t} m_{b,t} w_{b,t} \log \pi_\theta(x_{b,t} \mid x_{b,<t})`,
     :math:`N = \sum m` (the RCTP objective on the assistant actions; plain SFT is the same
     without a reward goal). Position t is predicted from the logits at t - 1.
 
-    Args: logits [B, T, V]; input_ids [B, T]; loss_mask [B, T] (True = token is a target).
+    Args: logits [B, T, V]; input_ids [B, T]; loss_mask [B, T] (True = token is a target);
+    weight [B, T] or None (w = 1: the paper's loss; ``failures.pair_weight`` weighs a minimal
+    pair's decision tokens; N stays the count of targets, so w scales a token's share).
     Returns (loss, N active tokens, N correctly predicted by argmax) — 0-dim tensors; an
     all-zero mask gives loss 0 (not NaN). The cross-entropy is taken in float32.
     """
@@ -281,10 +286,16 @@ def sft_loss(
         raise ValueError(f"logits must be [B, T, V] over input_ids {tuple(input_ids.shape)}")
     if loss_mask.shape != input_ids.shape:
         raise ValueError(f"loss_mask must have shape {tuple(input_ids.shape)}")
+    if weight is not None and weight.shape != input_ids.shape:
+        raise ValueError(f"weight must have shape {tuple(input_ids.shape)}")
     target = input_ids[:, 1:]
     active = loss_mask[:, 1:].bool()
     pred = logits[:, :-1][active].float()
-    ce = F.cross_entropy(pred, target[active], reduction="sum")
+    if weight is None:
+        ce = F.cross_entropy(pred, target[active], reduction="sum")
+    else:
+        per_token = F.cross_entropy(pred, target[active], reduction="none")
+        ce = (per_token * weight[:, 1:][active].float()).sum()
     n = active.sum()
     correct = (pred.argmax(-1) == target[active]).sum()
     return ce / n.clamp(min=1), n, correct

@@ -390,7 +390,8 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``; an RCTP-FT config
     without ``goals.labels`` gets ``reward``, the only labelling before that key existed; a
     Stage-1 config without ``sft.successes_of`` gets ``""`` and an RCTP-FT one without
-    ``failures.pairs`` gets 0 (no matched SFT, no minimal pairs before those keys existed).
+    ``failures.pairs`` gets 0 and one without ``failures.pair_weight`` gets 1 (no matched SFT,
+    no minimal pairs, no decision weight before those keys existed).
     Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
     check) calls it."""
     if not isinstance(data, dict):
@@ -404,6 +405,9 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     failures = data.get("failures")
     if isinstance(failures, dict) and "pairs" not in failures:
         data = {**data, "failures": {**failures, "pairs": 0}}
+    failures = data.get("failures")
+    if isinstance(failures, dict) and "pair_weight" not in failures:
+        data = {**data, "failures": {**failures, "pair_weight": 1.0}}
     algo = data.get("algo")
     if not isinstance(algo, dict) or "adv_scale" not in algo:
         return data

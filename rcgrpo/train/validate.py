@@ -230,6 +230,7 @@ _RCTP: tuple[Rule, ...] = (
         f"must name planted decision kinds, of {DECISIONS}",
     ),
     ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
+    ("failures.pair_weight", lambda v: v > 0, "must be > 0 (1 = unweighted)"),
     ("goals.spread", _GE0, "must be >= 0 (0 = rows as the checkpoint has them)"),
     ("goals.labels", lambda v: v in GOAL_LABELS, f"must be one of {list(GOAL_LABELS)}"),
 )
@@ -283,6 +284,8 @@ def _stage1_cross_checks(cfg: SFTConfig) -> None:
             _fail(key, f"must be a non-empty subset of {sorted(options)}", value)
     if not (cfg.sft.epochs > 0 or cfg.run.steps > 0):
         _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
+    if expected == "rctp" and cfg.failures.pair_weight != 1 and not cfg.failures.pairs:
+        _fail("failures.pair_weight", "needs failures.pairs > 0", cfg.failures.pair_weight)
     if expected == "rctp" and cfg.sft.random_goals:  # SFT only; RCTP-FT goals follow rewards
         _fail("sft.random_goals", "must be 0 for rctp (read by sft only)", cfg.sft.random_goals)
 

@@ -53,3 +53,28 @@ def test_sft_loss_reads_bf16_logits_in_float32():
     loss, _, _ = sft_loss(logits.bfloat16(), ids, mask)
     want = -logits.bfloat16().float()[0, 0].log_softmax(-1)[1]
     assert loss.dtype == torch.float32 and loss.item() == pytest.approx(want.item(), rel=1e-6)
+
+
+def test_sft_loss_weight_hand_computed():
+    # the first test's batch with weight 3 on the t=2 target: (log 4 + 3 log 2) / 2, N = 2
+    logits = torch.zeros(2, 3, 4)
+    logits[0, 1, 2] = math.log(3.0)
+    ids = torch.tensor([[0, 1, 2], [3, 3, 3]])
+    mask = torch.tensor([[0, 1, 1], [0, 0, 0]], dtype=torch.bool)
+    weight = torch.tensor([[1.0, 1.0, 3.0], [5.0, 5.0, 5.0]])  # masked-out weights are inert
+    loss, n, correct = sft_loss(logits, ids, mask, weight)
+    assert n.item() == 2 and correct.item() == 1
+    assert loss.item() == pytest.approx((math.log(4) + 3 * math.log(2)) / 2)
+
+
+def test_sft_loss_unit_weight_is_the_unweighted_loss():
+    torch.manual_seed(0)
+    logits = torch.randn(3, 6, 11)
+    ids = torch.randint(0, 11, (3, 6))
+    mask = torch.rand(3, 6) < 0.6
+    plain = sft_loss(logits, ids, mask)
+    weighted = sft_loss(logits, ids, mask, torch.ones(3, 6))
+    assert weighted[0].item() == pytest.approx(plain[0].item(), rel=1e-6)
+    assert (weighted[1], weighted[2]) == (plain[1], plain[2])
+    with pytest.raises(ValueError, match="weight must have shape"):
+        sft_loss(logits, ids, mask, torch.ones(3, 5))

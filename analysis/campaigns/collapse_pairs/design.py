@@ -28,7 +28,10 @@ HOME = "collapse-pairs"
 DESIGN_SEEDS = (31, 32)
 VARIANTS: dict[str, int] = {"p1": 50, "p2": 150, "p3": 450}
 """Minimal pairs per swap kind of each dose variant (P4, the loss weight, is added only if none
-of these passes at seed 31, as the protocol says)."""
+of these passes at seed 31, as the protocol says: :data:`P4_WEIGHT`,
+:func:`analysis.campaigns.collapse_pairs.gates.p4_dose`)."""
+P4_WEIGHT = 4.0
+"""P4's ``failures.pair_weight``: the loss weight on each pair's decision tokens."""
 BASE = {31: "results/collapse/sft-c2-s31/final", 32: "results/collapse/sft-c2-s32/final"}
 """The design seeds' collapse SFT (variant 2 of the collapse design, the ``sft-collapse``
 recipe), committed: the base both Stage-1 runs start from."""
@@ -46,12 +49,20 @@ MATCHED = (
 PILOT_STEPS = 50
 
 
-def stage1(variant: str, seed: int) -> dict[str, RunSpec]:
-    """The variant's RCTP-FT and matched SFT at ``seed`` (module docstring)."""
-    base, pairs = BASE[seed], VARIANTS[variant]
+def stage1(variant: str, seed: int, p4_pairs: int | None = None) -> dict[str, RunSpec]:
+    """The variant's RCTP-FT and matched SFT at ``seed`` (module docstring); variant ``p4``
+    takes its dose ``p4_pairs`` (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`) and
+    :data:`P4_WEIGHT` on the decision tokens."""
+    if variant == "p4":
+        if p4_pairs is None:
+            raise ValueError("variant p4 needs its dose (gates.p4_dose)")
+        pairs, weight = p4_pairs, ("--failures.pair_weight", str(P4_WEIGHT))
+    else:
+        pairs, weight = VARIANTS[variant], ()
+    base = BASE[seed]
     argv = ("rctp", "--preset", "rctp-collapse", "--run.seed", str(seed), "--model.path", base)
     argv += ("--failures.policy", base, "--failures.pairs", str(pairs))
-    argv += ("--failures.skip_keep", "0")
+    argv += ("--failures.skip_keep", "0", *weight)
     rctp = RunSpec(f"rctp-{variant}-s{seed}", argv, pin=pinned, home=HOME)
     sft_argv = ("sft", "--preset", "sft-collapse", "--run.seed", str(seed), "--model.path", base)
     sft_argv += ("--sft.successes_of", Checkpoint(rctp, "mix"))
@@ -74,11 +85,16 @@ def pilots(variant: str, seed: int, runs: dict[str, RunSpec]) -> dict[str, RunSp
 
 
 def build() -> Campaign:
-    """Every design run: per variant, seed 31 then 32; the pilots after their Stage 1."""
+    """Every design run: per variant, seed 31 then 32; the pilots after their Stage 1. P4 is
+    a variant only once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`:
+    P1–P3 measured at seed 31 and none passing)."""
+    from analysis.campaigns.collapse_pairs.gates import p4_dose
+
+    dose = p4_dose()
     camp = Campaign()
-    for variant in VARIANTS:
+    for variant in [*VARIANTS, *(["p4"] if dose is not None else [])]:
         for seed in DESIGN_SEEDS:
-            runs = stage1(variant, seed)
+            runs = stage1(variant, seed, dose)
             for spec in runs.values():
                 camp.add(f"design-{variant}", spec)
             for spec in pilots(variant, seed, runs).values():
@@ -87,7 +103,7 @@ def build() -> Campaign:
 
 
 def experiments(camp: Campaign) -> list[str]:
-    """The design experiments in the protocol's order (P1, P2, P3)."""
+    """The design experiments in the protocol's order (P1, P2, P3, then P4 if decided)."""
     return list(camp.experiments)
 
 

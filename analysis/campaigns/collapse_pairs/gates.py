@@ -10,6 +10,9 @@ and ρ per variant and design seed, from the committed design runs and transfer 
   share alone, without gate C's held-out gain clause);
 - **ρ**: the transfer probe's ρ̂ and 95% interval, stated.
 
+P4 (:func:`p4_dose`): only when P1–P3 are all measured at seed 31 and none passes every gate,
+at the dose of the largest R difference, with the decision tokens weighed ×4.
+
 ``python -m analysis.campaigns.collapse_pairs.gates`` prints the table (``—``: not measured).
 """
 
@@ -88,9 +91,34 @@ def gate_row(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = 
     return [variant.upper(), str(seed), *r_cells, *c, *cprime, rho]
 
 
+def passes(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS):
+    """(R difference, every gate holds) of a variant at a seed; None when a gate is not
+    measured."""
+    path = diagnostics / f"transfer-rctp-{variant}-s{seed}.json"
+    block, r_holds = r_gate(json.loads(path.read_text()) if path.is_file() else None)
+    c = all_fail_share(root / f"pilot-c-{variant}-s{seed}")
+    cprime = all_fail_share(root / f"pilot-cprime-{variant}-s{seed}")
+    if block is None or c is None or cprime is None:
+        return None
+    return block["diff"], bool(r_holds and c >= C_ALL_FAIL and cprime >= C_ALL_FAIL)
+
+
+def p4_dose(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> int | None:
+    """The protocol's P4 rule: None unless P1–P3 are all measured at the design seed and none
+    passes every gate; then the pairs per kind of the one with the largest R difference
+    (the first in P1, P2, P3 order on a tie)."""
+    seed = DESIGN_SEEDS[0]
+    measured = {v: passes(v, seed, root, diagnostics) for v in VARIANTS}
+    if any(m is None for m in measured.values()) or any(m[1] for m in measured.values()):
+        return None
+    best = max(VARIANTS, key=lambda v: (measured[v][0], -list(VARIANTS).index(v)))
+    return VARIANTS[best]
+
+
 def gate_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> str:
-    """Every variant at every design seed, in the protocol's order."""
-    body = [gate_row(v, s, root, diagnostics) for v in VARIANTS for s in DESIGN_SEEDS]
+    """Every variant at every design seed, in the protocol's order (P4 once decided)."""
+    variants = [*VARIANTS, *(["p4"] if p4_dose(root, diagnostics) is not None else [])]
+    body = [gate_row(v, s, root, diagnostics) for v in variants for s in DESIGN_SEEDS]
     return "\n".join(st.markdown_table(HEADER, body, ["---", *["--:"] * 9])) + "\n"
 
 

@@ -155,6 +155,12 @@ class FailureConfig(SamplingConfig):
     many training tasks with one point of the kind, the expert trajectory (high) and the same
     trajectory with only that decision taken wrong (low), added to the mix beside its 1:1
     part (docs/protocols/collapse-pairs.md). 0 = none."""
+    pair_weight: float = 1.0
+    """Loss weight on each minimal pair's decision tokens, in both of its rows (where the
+    expert and the flipped row first differ: :func:`rcgrpo.train.stage1.pairs.decision_spans`):
+    each such target token's cross-entropy counts ``pair_weight`` times in the token mean,
+    whose denominator stays the count of target tokens (:func:`rcgrpo.losses.sft_loss`), so 1
+    is the unweighted loss. Needs ``pairs`` (docs/protocols/collapse-pairs.md, variant P4)."""
     rollout_successes: bool = False
     """Also count the weak policy's reward-1 rollouts as successes (default: experts only,
     as the paper's 800 expert trajectories)."""

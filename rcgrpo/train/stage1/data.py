@@ -145,7 +145,8 @@ def batch_schedule(
 
 
 def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]:
-    """Right-padded ``input_ids`` [B, T], ``attention_mask`` and ``loss_mask`` (bool)."""
+    """Right-padded ``input_ids`` [B, T], ``attention_mask`` and ``loss_mask`` (bool); and
+    ``loss_weight`` (float, 1 where an example has no weight) when any example has one."""
     width = max(len(e.ids) for e in examples)
     ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
     attn = torch.zeros(len(examples), width, dtype=torch.bool)
@@ -154,7 +155,14 @@ def collate(examples: Sequence[Example], pad_id: int) -> dict[str, torch.Tensor]
         ids[b, : len(e.ids)] = torch.tensor(e.ids)
         attn[b, : len(e.ids)] = True
         mask[b, : len(e.mask)] = torch.tensor(e.mask, dtype=torch.bool)
-    return {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
+    out = {"input_ids": ids, "attention_mask": attn, "loss_mask": mask}
+    if any(e.weight is not None for e in examples):
+        weight = torch.ones(len(examples), width)
+        for b, e in enumerate(examples):
+            if e.weight is not None:
+                weight[b, : len(e.weight)] = torch.tensor(e.weight)
+        out["loss_weight"] = weight
+    return out
 
 
 def encode_examples(

@@ -9,6 +9,10 @@ gives two rows per episode mode: the expert trajectory (reward 1, trained under
 trained under ``<|low_reward|>``). The two rows differ at the decision and in what follows from
 it, so the low label's contrast sits exactly where RL must choose.
 
+``failures.pair_weight`` w weighs each pair's decision tokens by w in the loss, in both rows
+(:func:`decision_spans`, :func:`weigh_decisions`): the tokens of the first assistant message
+where the two rows differ, less the ends they share.
+
 A pair whose expert row does not succeed or whose flipped row does not fail (the environment
 disagrees) is dropped whole and counted. The matched SFT (``sft.successes_of``) trains on the
 mix's reward-1 rows, so it sees the pairs' expert rows and never their flipped ones.
@@ -20,7 +24,7 @@ import dataclasses
 import random
 from collections.abc import Sequence
 
-from rcgrpo.train.stage1.trajectories import Trajectory
+from rcgrpo.train.stage1.trajectories import Example, Trajectory
 
 
 def single_point(task, kind: str) -> dict | None:
@@ -74,3 +78,53 @@ def pair_rows(
             rows += [hi, dataclasses.replace(lo, source="pair")]
     per_kind = {k: sum(v == k for v in kind_of.values()) for k in kinds}
     return rows, {"tasks": per_kind, "rows": len(rows), "dropped_pairs": dropped}
+
+
+def decision_spans(high: Example, low: Example) -> tuple[range, range]:
+    """The decision's target tokens in a pair's expert (``high``) and flipped (``low``)
+    example: from the first assistant token where their ids differ (the goal token, in the
+    prompt, differs too and is skipped) to the end of that assistant message in each, less the
+    tokens both messages end with. ValueError when the rows never differ on an assistant token
+    (not a pair)."""
+    n = min(len(high.ids), len(low.ids))
+    start = next(
+        (t for t in range(n) if high.ids[t] != low.ids[t] and high.mask[t] and low.mask[t]), None
+    )
+    if start is None:
+        raise ValueError(f"task {high.task_id}: the pair's rows never differ on an assistant token")
+
+    def message_end(ex: Example) -> int:
+        return next((t for t in range(start, len(ex.ids)) if not ex.mask[t]), len(ex.ids))
+
+    end_high, end_low = message_end(high), message_end(low)
+    shared = 0
+    while (
+        shared < min(end_high, end_low) - start - 1
+        and high.ids[end_high - 1 - shared] == low.ids[end_low - 1 - shared]
+    ):
+        shared += 1
+    return range(start, end_high - shared), range(start, end_low - shared)
+
+
+def weigh_decisions(examples: Sequence[Example], weight: float) -> tuple[list[Example], int]:
+    """(examples, pairs weighed): each flipped example (source ``pair``) and the expert example
+    just before it of the same task and mode get ``weight`` on their :func:`decision_spans`
+    (1 elsewhere); ``weight`` 1 returns the examples unchanged."""
+    out = list(examples)
+    if weight == 1:
+        return out, 0
+    done = 0
+    for i, low in enumerate(out):
+        high = out[i - 1] if i else None
+        if low.source != "pair" or high is None or high.source != "expert":
+            continue
+        if (high.task_id, high.mode) != (low.task_id, low.mode):
+            continue
+        spans = decision_spans(high, low)
+        for j, (ex, span) in enumerate(((high, spans[0]), (low, spans[1]))):
+            w = [1.0] * len(ex.ids)
+            for t in span:
+                w[t] = weight
+            out[i - 1 + j] = dataclasses.replace(ex, weight=tuple(w))
+        done += 1
+    return out, done

@@ -32,6 +32,7 @@ from rcgrpo.train.progress import EpisodeTally, close, open_bar
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.stage1.config import RCTPConfig
 from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data, goal_labels
+from rcgrpo.train.stage1.pairs import weigh_decisions
 from rcgrpo.train.stage1.setup import finish, open_run, print_summary
 from rcgrpo.train.stage1.sft import train
 from rcgrpo.train.stage1.trajectories import (
@@ -263,6 +264,8 @@ def run_rctp(cfg: RCTPConfig) -> dict:
         mix, tokenizer, False, cfg.sft.max_length, goals, cfg.run.progress
     )
     stats["examples"], stats["dropped_too_long"] = len(examples), dropped
+    if cfg.failures.pair_weight != 1:
+        examples, stats["pairs_weighed"] = weigh_decisions(examples, cfg.failures.pair_weight)
     return finish(run, stats, train(run, examples, ("high", "low")))
 
 

@@ -101,7 +101,9 @@ def train_step(
     """One AdamW update on one batch; skipped (not applied) if loss or gradient is non-finite.
 
     Optimised: L = CE(assistant tokens) + ``prompt_weight`` · CE(other real tokens), each a
-    token mean (``sft.prompt_loss_weight``; 0 = assistant tokens only, as the paper).
+    token mean (``sft.prompt_loss_weight``; 0 = assistant tokens only, as the paper); the
+    batch's ``loss_weight`` (minimal pairs' decision tokens, ``failures.pair_weight``) weighs
+    the first term's tokens.
     ``amp="bf16"``: the forward runs under ``torch.autocast`` (the loss in float32).
     """
     for group in optimizer.param_groups:
@@ -111,7 +113,8 @@ def train_step(
     mask = batch["loss_mask"].to(device)
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=amp == "bf16"):
         logits = model(input_ids=ids, attention_mask=attn.long()).logits
-    loss, n, correct = sft_loss(logits, ids, mask)
+    weight = batch.get("loss_weight")
+    loss, n, correct = sft_loss(logits, ids, mask, None if weight is None else weight.to(device))
     total, prompt = loss, torch.zeros(())
     if prompt_weight > 0:
         prompt, _, _ = sft_loss(logits, ids, attn & ~mask)

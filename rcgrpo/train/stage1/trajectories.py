@@ -101,6 +101,9 @@ class Example:
     task_id: str
     mode: str
     source: str
+    weight: tuple[float, ...] | None = None
+    """Per-token loss weight (None: 1 everywhere); set on a minimal pair's decision tokens
+    (``failures.pair_weight``, :func:`rcgrpo.train.stage1.pairs.weigh_decisions`)."""
 
 
 def from_rollout(task: Any, rollout: Any, mode: str, source: str) -> Trajectory:

@@ -5,6 +5,9 @@ the gates' 50 steps at G = 5."""
 from __future__ import annotations
 
 import dataclasses
+import json
+
+import pytest
 
 from analysis.campaign.mechanics import Checkpoint
 from analysis.campaigns.collapse_pairs import design
@@ -54,3 +57,46 @@ def test_build_has_every_variant_and_seed_once():
     assert list(camp.experiments) == ["design-p1", "design-p2", "design-p3"]
     assert len(camp.runs) == 3 * 2 * 4
     assert design.experiments(camp) == list(camp.experiments)
+
+
+def test_p4_weighs_the_decision_tokens_at_its_dose_only():
+    runs = design.stage1("p4", 31, p4_pairs=150)
+    flags = _flags(runs["rctp"].argv)
+    assert flags["--failures.pairs"] == ("150",)
+    assert flags["--failures.pair_weight"] == (str(design.P4_WEIGHT),)
+    assert "--failures.pair_weight" not in _flags(design.stage1("p3", 31)["rctp"].argv)
+    assert "--failures.pair_weight" not in _flags(runs["sft"].argv)
+    with pytest.raises(ValueError, match="needs its dose"):
+        design.stage1("p4", 31)
+
+
+def _measured(tmp_path, diffs: dict[str, float]):
+    """Transfer diagnostics of variants at seed 31 (the gates read them with the pilots)."""
+    diag = tmp_path / "diagnostics"
+    diag.mkdir(exist_ok=True)
+    for v, diff in diffs.items():
+        block = {"diff": diff, "ci": [diff - 0.01, diff + 0.01], "p_high": 0.2}
+        report = {
+            "goal_effect": {"kinds": {"any": block}},
+            "transfer": {"estimate": 1, "ci": [1, 1]},
+        }
+        (diag / f"transfer-rctp-{v}-s31.json").write_text(json.dumps(report))
+    return diag
+
+
+def test_p4_dose_follows_the_protocols_rule(tmp_path, monkeypatch):
+    from analysis.campaigns.collapse_pairs import gates
+
+    shares = {}
+    monkeypatch.setattr(gates, "all_fail_share", lambda folder: shares.get(folder.name))
+    diag = _measured(tmp_path, {"p1": 0.001, "p2": 0.04, "p3": 0.02})
+    # a pilot not yet run: no decision
+    shares.update({f"pilot-{g}-{v}-s31": 0.2 for g in ("c", "cprime") for v in ("p1", "p2")})
+    assert gates.p4_dose(tmp_path, diag) is None
+    # all measured, none passes: the dose of the largest R difference (P2)
+    shares.update({"pilot-c-p3-s31": 0.6, "pilot-cprime-p3-s31": 0.6})
+    assert gates.p4_dose(tmp_path, diag) == design.VARIANTS["p2"]
+    # a variant passing every gate: no P4
+    _measured(tmp_path, {"p3": 0.2})
+    assert gates.passes("p3", 31, tmp_path, diag) == (0.2, True)
+    assert gates.p4_dose(tmp_path, diag) is None

@@ -4,6 +4,7 @@ the expert's only at the planted call, and the environment scores it 0 because o
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 
@@ -99,3 +100,102 @@ def test_matched_sft_reads_the_success_rows_of_a_mix(tmp_path):
     )
     with pytest.raises(ConfigError, match="no RCTP-FT mix at"):
         mix_successes(str(tmp_path / "missing"))
+
+
+def _pair_examples(kind: str, n: int = 2):
+    """Encoded (expert, flipped) examples of ``n`` ``kind`` pairs, conditioned on their rewards."""
+    from rcgrpo.train.stage1.trajectories import encode_trajectory
+
+    tasks = pair_tasks(TASKS, (kind,), n, seed=2)
+    corpus = [t.turns[0][0]["content"] for t in TASKS[:50]]
+    tokenizer = train_tiny_tokenizer(corpus, vocab_size=512)
+    encoder = ChatEncoder(tokenizer)
+    opts = dict(max_new_tokens=10**6, max_context=10**6, max_batch=64)
+    rows, _ = pair_rows(
+        tasks,
+        (kind,),
+        ("combined",),
+        lambda ts, m, s: expert_trajectories(ts, encoder, m, s, **opts),
+    )
+    return [encode_trajectory(encoder, r, True) for r in rows], tokenizer
+
+
+@pytest.mark.parametrize("kind", SWAP_DECISIONS)
+def test_decision_spans_cover_the_flipped_choice(kind):
+    from rcgrpo.train.stage1.pairs import decision_spans
+
+    examples, tokenizer = _pair_examples(kind)
+    for high, low in zip(examples[0::2], examples[1::2], strict=True):
+        span_high, span_low = decision_spans(high, low)
+        assert len(span_high) >= 1 and len(span_low) >= 1
+        assert all(high.mask[t] and low.mask[t] for t in (span_high.start, span_low.start))
+        assert all(high.mask[t] for t in span_high) and all(low.mask[t] for t in span_low)
+        # the same tokens before the span (but the goal token), different at its start
+        before = [t for t in range(span_high.start) if high.ids[t] != low.ids[t]]
+        assert len(before) == 1 and not high.mask[before[0]]
+        assert high.ids[span_high.start] != low.ids[span_low.start]
+        # the choice's text is inside the span: the call names differ within it
+        got_high = tokenizer.decode([high.ids[t] for t in span_high])
+        got_low = tokenizer.decode([low.ids[t] for t in span_low])
+        assert got_high != got_low
+
+
+def test_weigh_decisions_weighs_both_rows_of_each_pair_only():
+    from rcgrpo.train.stage1.pairs import decision_spans, weigh_decisions
+
+    examples, _ = _pair_examples("rename_copy")
+    other = dataclasses.replace(examples[0], source="expert", task_id="elsewhere")
+    rows = [other, *examples]
+    same, none = weigh_decisions(rows, 1.0)
+    assert none == 0 and same == rows
+    out, weighed = weigh_decisions(rows, 4.0)
+    assert weighed == 2 and out[0].weight is None
+    for i in (1, 3):
+        spans = decision_spans(rows[i], rows[i + 1])
+        for ex, span in zip((out[i], out[i + 1]), spans, strict=True):
+            assert [t for t, w in enumerate(ex.weight) if w == 4.0] == list(span)
+            assert set(ex.weight) == {1.0, 4.0} and len(ex.weight) == len(ex.ids)
+
+
+def test_decision_spans_refuse_rows_that_are_no_pair():
+    from rcgrpo.train.stage1.pairs import decision_spans
+
+    examples, _ = _pair_examples("rename_copy", 1)
+    with pytest.raises(ValueError, match="never differ on an assistant token"):
+        decision_spans(examples[0], examples[0])
+
+
+def test_collate_carries_weights_and_the_loss_counts_them():
+    import torch
+
+    from rcgrpo.losses import sft_loss
+    from rcgrpo.train.stage1.data import collate
+    from rcgrpo.train.stage1.pairs import weigh_decisions
+
+    examples, _ = _pair_examples("rename_copy", 1)
+    plain = collate(examples, pad_id=0)
+    assert "loss_weight" not in plain
+    weighed, _ = weigh_decisions(examples, 4.0)
+    batch = collate(weighed, pad_id=0)
+    width = plain["input_ids"].shape[1]
+    assert batch["loss_weight"].shape == (2, width)
+    torch.manual_seed(0)
+    logits = torch.randn(2, width, 512)
+    base, n, _ = sft_loss(logits, batch["input_ids"], batch["loss_mask"])
+    ce = -logits[:, :-1].log_softmax(-1).gather(-1, batch["input_ids"][:, 1:, None])[..., 0]
+    active = batch["loss_mask"][:, 1:]
+    extra = (3.0 * ce * (batch["loss_weight"][:, 1:] == 4.0) * active).sum() / n
+    got, _, _ = sft_loss(logits, batch["input_ids"], batch["loss_mask"], batch["loss_weight"])
+    assert got.item() == pytest.approx((base + extra).item(), rel=1e-5)
+
+
+def test_pair_weight_bad_input_is_one_clear_line():
+    from rcgrpo.train.cli import parse_cli
+
+    skip = ("--failures.skip_decisions", "rename_copy")
+    with pytest.raises(ConfigError, match=r"failures.pair_weight.*must be > 0"):
+        parse_cli("rctp", [*skip, "--failures.pairs", "5", "--failures.pair_weight", "0"])
+    with pytest.raises(ConfigError, match=r"failures.pair_weight.*needs failures.pairs > 0"):
+        parse_cli("rctp", [*skip, "--failures.pair_weight", "4"])
+    cfg = parse_cli("rctp", [*skip, "--failures.pairs", "5", "--failures.pair_weight", "4"])
+    assert cfg.failures.pair_weight == 4.0
