@@ -96,7 +96,8 @@ def command_presets(command: str) -> dict[str, Any]:
     from rcgrpo.train.plugins import plugin_presets
 
     cls = config_class(command)
-    plugins = {n: c for n, c in plugin_presets(cls).items() if type(c) is cls}
+    own = {name for c in COMMANDS for name in own_presets(c)}  # names are unique across commands
+    plugins = {n: c for n, c in plugin_presets(cls, own).items() if type(c) is cls}
     return own_presets(command) | plugins
 
 

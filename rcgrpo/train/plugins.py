@@ -30,7 +30,7 @@ import functools
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -70,19 +70,13 @@ def _load(value: str) -> Mapping[str, Any]:
     return obj
 
 
-def own_names() -> set[str]:
-    """Every preset name of the method's own (:mod:`rcgrpo.train.presets`,
-    :mod:`rcgrpo.train.stage1.config`)."""
-    from rcgrpo.train import presets
-    from rcgrpo.train.stage1 import config
-
-    return {*presets.PRESETS, *presets.TRL_PRESETS, *config.PRESETS}
-
-
 @functools.cache
 def loaded() -> tuple[dict[str, Any], dict[str, str]]:
-    """(name -> config, name -> description) of every plugin that loads (module docstring)."""
-    own, presets, descriptions, source = own_names(), {}, {}, {}
+    """(name -> config, name -> description) of every plugin that loads (module docstring);
+    a name two plugins give is an error."""
+    presets: dict[str, Any] = {}
+    descriptions: dict[str, str] = {}
+    source: dict[str, str] = {}
     for name, value in references():
         try:
             table = _load(value)
@@ -90,8 +84,6 @@ def loaded() -> tuple[dict[str, Any], dict[str, str]]:
             print(f"rcgrpo: preset plugin {name} ({value}) skipped: {err!r}", file=sys.stderr)
             continue
         for preset in table:
-            if preset in own:
-                raise ConfigError(f"preset plugin {name}: {preset!r} is a preset of rcgrpo's own")
             if preset in source:
                 raise ConfigError(
                     f"preset plugin {name}: {preset!r} is also a preset of plugin {source[preset]}"
@@ -102,9 +94,14 @@ def loaded() -> tuple[dict[str, Any], dict[str, str]]:
     return presets, descriptions
 
 
-def plugin_presets(cls: type | tuple[type, ...]) -> dict[str, Any]:
-    """The plugins' presets whose config is an instance of ``cls``, in plugin order."""
-    return {name: cfg for name, cfg in loaded()[0].items() if isinstance(cfg, cls)}
+def plugin_presets(cls: type | tuple[type, ...], own: Iterable[str]) -> dict[str, Any]:
+    """The plugins' presets whose config is an instance of ``cls``, in plugin order; a plugin
+    preset named like one of ``own`` (the caller's own preset names) is an error."""
+    presets = loaded()[0]
+    clash = sorted(set(own) & set(presets))
+    if clash:
+        raise ConfigError(f"preset plugins: {', '.join(clash)} would replace rcgrpo's own")
+    return {name: cfg for name, cfg in presets.items() if isinstance(cfg, cls)}
 
 
 def descriptions() -> dict[str, str]:

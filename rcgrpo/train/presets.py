@@ -126,7 +126,8 @@ def preset(name: str) -> TrainConfig:
         return copy.deepcopy(PRESETS[name])
     from rcgrpo.train.plugins import plugin_presets
 
-    found = {n: c for n, c in plugin_presets(TrainConfig).items() if type(c) is TrainConfig}
+    own = {*PRESETS, *TRL_PRESETS}
+    found = {n: c for n, c in plugin_presets(TrainConfig, own).items() if type(c) is TrainConfig}
     if name not in found:
         raise ValueError(f"preset must be one of {[*PRESETS, *found]}, got {name!r}")
     return copy.deepcopy(found[name])

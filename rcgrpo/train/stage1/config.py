@@ -301,7 +301,7 @@ def preset(name: str) -> SFTConfig:
         return copy.deepcopy(PRESETS[name])
     from rcgrpo.train.plugins import plugin_presets
 
-    found = plugin_presets(SFTConfig)
+    found = plugin_presets(SFTConfig, PRESETS)
     if name not in found:
         raise ConfigError(f"config: preset must be one of {[*PRESETS, *found]}, got {name!r}")
     return copy.deepcopy(found[name])
