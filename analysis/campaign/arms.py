@@ -10,7 +10,7 @@ them, in that order:
 - :mod:`analysis.campaigns.presets` builds each arm's preset from its regime's base, the
   Stage-1 checkpoint of ``start`` and the arm's changes (``CHANGES`` of its folder's
   ``presets.py``) and hands them to ``python -m rcgrpo train`` (entry point
-  ``rcgrpo.presets``);
+  "rcgrpo.presets");
 - the campaign of its regime trains it, one run per seed, in ``experiment``
   (:mod:`analysis.campaign.experiments`, :mod:`~analysis.campaign.regime`,
   :mod:`~analysis.campaign.wide1`);

@@ -1,7 +1,7 @@
 """What the campaigns' presets share: the section-wise merge they are stated with and the
 reward-goal settings the arms switch between. Each campaign's presets are in its folder
 (``analysis/campaigns/<pkg>/presets.py``); :mod:`analysis.campaigns.presets` gathers them and
-hands them to ``python -m rcgrpo`` (entry point ``rcgrpo.presets``)."""
+hands them to ``python -m rcgrpo`` (entry point "rcgrpo.presets")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Every campaign's presets, handed to ``python -m rcgrpo`` as the plugin ``campaigns`` of the
-entry-point group ``rcgrpo.presets`` (pyproject.toml; :mod:`rcgrpo.train.plugins`), so
+entry-point group "rcgrpo.presets" (pyproject.toml; :mod:`rcgrpo.train.plugins`), so
 ``python -m rcgrpo train --preset NAME`` runs a campaign arm with the argv its committed runs
 recorded.
 

@@ -1,4 +1,4 @@
-"""Presets from other packages: the entry-point group ``rcgrpo.presets``.
+"""Presets from other packages: the entry-point group "rcgrpo.presets".
 
 A package adds presets to ``python -m rcgrpo sft | rctp | train | trl`` by declaring an entry
 point in its ``pyproject.toml`` (installed with ``pip install -e .`` or any install)::

@@ -8,7 +8,7 @@ Every algorithm is the same loop with different config values, so a preset is a 
 leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the documented
 defaults of :mod:`rcgrpo.train.config`.
 
-Other packages add presets through the entry-point group ``rcgrpo.presets``
+Other packages add presets through the entry-point group "rcgrpo.presets"
 (:mod:`rcgrpo.train.plugins`; ``docs/training.md``); the experiments of this repository
 register theirs that way. :func:`preset` finds both.
 

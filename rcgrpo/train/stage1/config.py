@@ -14,7 +14,7 @@ Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, b
 The ``*-bfcl-tiny`` presets train the tiny Qwen2 FROM SCRATCH on BFCL's training split (no
 pretrained weights exist here), which needs a larger learning rate and more epochs.
 
-Other packages add presets through the entry-point group ``rcgrpo.presets``
+Other packages add presets through the entry-point group "rcgrpo.presets"
 (:mod:`rcgrpo.train.plugins`; ``docs/training.md``); the experiments of this repository
 register theirs that way (their CPU recipes on the synth suite and the measurements behind
 them: ``docs/lab-notes/2026-11-stage1.md``). :func:`preset` finds both.

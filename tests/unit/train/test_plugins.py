@@ -1,5 +1,5 @@
 """Presets of other packages (rcgrpo/train/plugins.py): found through the entry-point group
-``rcgrpo.presets`` after the method's own, loaded only when needed, a clash refused, a broken
+"rcgrpo.presets" after the method's own, loaded only when needed, a clash refused, a broken
 plugin skipped with one line."""
 
 from __future__ import annotations
