@@ -9,13 +9,23 @@ A law that needs more or fewer examples says so with its own ``@settings(max_exa
 any counterexample found is pinned there with ``@example``.
 
 Under pytest-xdist each worker gives torch its share of the cores (:func:`torch_threads`).
+The campaigns' presets reach ``python -m rcgrpo`` through the entry point of pyproject.toml
+(:mod:`rcgrpo.train.plugins`); where the installed package predates it, the tests name it in
+``RCGRPO_PRESET_PLUGINS`` instead (read in this process and by every subprocess they start).
 """
 
 from __future__ import annotations
 
 import os
+from importlib.metadata import entry_points
 
 from hypothesis import settings
+
+from rcgrpo.train.plugins import ENV, GROUP
+
+CAMPAIGN_PRESETS = "analysis.campaigns.presets:PRESETS"
+if not any(ep.value == CAMPAIGN_PRESETS for ep in entry_points(group=GROUP)):
+    os.environ.setdefault(ENV, CAMPAIGN_PRESETS)
 
 MAX_EXAMPLES = 80
 

@@ -9,9 +9,9 @@ the regime-d10 campaign admits seeds between Stage 1 and RL). Any other folder i
 ``campaign.py`` may say in ``DATA_ONLY`` which id's driver trains its runs, and ``--campaign ID``
 prints that line (:data:`DATA_ONLY`). A new campaign is one new folder and one INDEX row.
 
-The ids of the campaigns whose arms are in :data:`rcgrpo.train.arms.ARMS` are also the regimes
-of their RL arms (:data:`rcgrpo.train.arms.REGIMES`; a test checks they are the same ids in the
-same order); collapse-pairs keeps its own records.
+The ids of the campaigns whose arms are in :data:`analysis.campaign.arms.ARMS` are also the
+regimes of their RL arms (:data:`analysis.campaign.arms.REGIMES`; a test checks they are the same
+ids in the same order); collapse-pairs keeps its own records.
 """
 
 from __future__ import annotations

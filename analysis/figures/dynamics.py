@@ -19,17 +19,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.campaign.arms import arms
 from analysis.figures import style as fs
 from analysis.runs import Run, load_runs
 from analysis.stats import mean_ci
-from rcgrpo.train.arms import arms
 
 SMOOTH = 10
 """Trailing moving-average window (logged steps) of the training curves."""
 
 
 def styles() -> dict[str, tuple[str, str]]:
-    """Preset -> (legend label, colour) of every arm (:data:`rcgrpo.train.arms.ARMS`, read
+    """Preset -> (legend label, colour) of every arm (:data:`analysis.campaign.arms.ARMS`, read
     now), in the registry's order."""
     return {a.preset: (a.label, fs.PALETTE[a.colour]) for a in arms()}
 

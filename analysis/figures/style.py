@@ -49,7 +49,7 @@ PALETTE = {
     "vermilion": VERMILION,
     "purple": PURPLE,
 }
-"""Colour name (an arm's ``colour``, :data:`rcgrpo.train.arms.COLOURS`) -> value."""
+"""Colour name (an arm's ``colour``, :data:`analysis.campaign.arms.COLOURS`) -> value."""
 EXACT = BLUE  # exact values
 BOUND = VERMILION  # the paper's bounds
 BOUND_2 = ORANGE  # a second / derived bound

@@ -22,12 +22,12 @@ import numpy as np
 import pandas as pd
 import torch
 
+from analysis.campaign.arms import roles
 from analysis.diagnostics.goal_split import two_goals
 from analysis.notebook.episodes import format_conversation
 from analysis.notebook.explore import arm, step_groups, step_rows
 from analysis.runs import Run
 from rcgrpo.advantage_split import advantage_split
-from rcgrpo.train.arms import roles
 
 BASELINE, CONTRAST = roles("pool")["sft_grpo"], roles("pool")["rctp_rc"]
 """The two arms :func:`choose_group` compares: SFT + GRPO (collapses) and RC-GRPO."""

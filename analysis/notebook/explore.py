@@ -30,13 +30,13 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from analysis import REPO_ROOT
+from analysis.campaign import arms as registry
 from analysis.diagnostics.goal_split import run_split, two_goals
 from analysis.notebook.instrumentation import Panel, plot_instrumentation
 from analysis.runs import Run, load_runs
 from analysis.runs.sources import discover_runs
 from rcgrpo import group_advantages, group_diagnostics
 from rcgrpo.advantage_split import advantage_split
-from rcgrpo.train import arms as registry
 from rcgrpo.train.config import upgrade_config
 
 GROUP_KEYS = ["round", "prompt"]

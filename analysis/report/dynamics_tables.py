@@ -19,13 +19,13 @@ for docs/findings.md's results.
 
 from __future__ import annotations
 
+from analysis.campaign.arms import arms
 from analysis.report.runtable import Column, Row, TableSpec
 from analysis.runs.extractors import mean_over_training, middle, spearman, window
-from rcgrpo.train.arms import arms
 
 ENTROPY, REWARD = "policy/entropy", "reward/mean"
 TABLE_EXPERIMENTS = ("factorial", "baselines")
-"""The pool campaign's experiments whose arms are the rows (:data:`rcgrpo.train.arms.ARMS`),
+"""The pool campaign's experiments whose arms are the rows (:data:`analysis.campaign.arms.ARMS`),
 each named by its ``start`` and ``method``."""
 
 

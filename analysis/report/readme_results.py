@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import arms
 from analysis.campaign.mechanics import RESULTS
 from analysis.campaigns.pool import verdict_table
 from analysis.campaigns.pool.driver import campaign_resolver
@@ -39,7 +40,6 @@ from analysis.runs.extractors import cpu_seconds, first, last, mean_over_trainin
 from analysis.runs.sources import THEORY_REPORT, Resolver, collect, layout_resolver
 from analysis.stats import Estimate, mean_ci
 from rcgrpo.docblocks import update_file
-from rcgrpo.train.arms import arms
 
 README = REPO_ROOT / "README.md"
 FINDINGS = REPO_ROOT / "docs" / "findings.md"

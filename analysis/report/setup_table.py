@@ -2,7 +2,7 @@
 
 Our column is read from the resolved ``config.json`` of a finished run of each role (RC-GRPO,
 SFT, RCTP-FT) when one exists, else from the named preset those runs start from
-(``rcgrpo.train.presets``, ``rcgrpo.train.stage1.config``), so the report cannot drift from
+(:mod:`analysis.campaigns.presets`), so the report cannot drift from
 what ran; the paper's column is its record :data:`rcgrpo.paper.PAPER` (§4; ``(unstated)`` where the
 paper is silent).
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from analysis.campaign.arms import roles
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import EXPERIMENTS
 from analysis.runs import load_run
 from analysis.runs.sources import Resolver
 from rcgrpo.paper import PAPER as P
-from rcgrpo.train.arms import roles
 
 RL_PRESET = roles("pool")["rctp_rc"]
 SFT_PRESET = "sft-synth-cpu"
@@ -58,9 +58,8 @@ ROLES = {"rl": ("rctp_rc", RL_PRESET), "sft": ("sft", SFT_PRESET), "rctp": ("rct
 def role_configs(resolve: Resolver | None = None) -> tuple[dict[str, dict], list[str]]:
     """(role -> resolved config dict, where each came from): a finished run's
     ``config.json`` when ``resolve`` finds one, else the preset."""
+    from analysis.campaigns.presets import RL, STAGE1
     from rcgrpo.train.config import to_dict
-    from rcgrpo.train.presets import PRESETS as RL
-    from rcgrpo.train.stage1.config import PRESETS as STAGE1
 
     configs, sources = {}, []
     for role, (experiment, preset) in ROLES.items():

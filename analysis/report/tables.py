@@ -1,7 +1,7 @@
 r"""The report's experiment tables: what each one shows and which runs it needs.
 
 Experiment groups come from :func:`experiments` (role -> group name): Stage 1's and the
-arms' of :data:`rcgrpo.train.arms.ARMS`; a group is every seed of one configuration, named
+arms' of :data:`analysis.campaign.arms.ARMS`; a group is every seed of one configuration, named
 as the campaign (:mod:`analysis.campaigns.pool.driver`) names its runs: ``sft-s0``, ``rctp-s0``
 (Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``). A row names an arm by its
 ``start`` and ``method``; :func:`tables` builds the rows from the arms registered now.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from analysis.campaign.arms import Arm, arms, roles
 from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.runtable import Column, Row, TableSpec
 from analysis.runs.extractors import (
@@ -28,12 +29,11 @@ from analysis.runs.extractors import (
     training_success,
     window,
 )
-from rcgrpo.train.arms import Arm, arms, roles
 
 
 def experiments() -> dict[str, str]:
     """Role -> experiment group: Stage 1's ``sft`` and ``rctp``, and every arm of the pool
-    regime by its role (:data:`rcgrpo.train.arms.ARMS`, read now)."""
+    regime by its role (:data:`analysis.campaign.arms.ARMS`, read now)."""
     return {"sft": "sft", "rctp": "rctp", **roles("pool")}
 
 

@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from analysis.campaign.arms import arm, roles
 from analysis.campaigns.pool.verdicts import seed_of
 from analysis.inference import area_under_curve
 from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
@@ -53,7 +54,6 @@ from analysis.paired_design import mde as _mde
 from analysis.runs import Run, load_run
 from analysis.verdicts import groups as rg
 from analysis.verdicts.calibration import high_like_entropy
-from rcgrpo.train.arms import arm, roles
 
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
@@ -86,7 +86,7 @@ NONINFERIORITY = -TARGET_MDE
 """S2: stratified loses no held-out success, at the margin the design is powered for."""
 
 ROLES = roles("regime-d10")
-"""Role -> experiment group of the regime-d10 arms (:data:`rcgrpo.train.arms.ARMS`)."""
+"""Role -> experiment group of the regime-d10 arms (:data:`analysis.campaign.arms.ARMS`)."""
 SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]
 RCTP_GRPO, RCTP_RC = ROLES["rctp_grpo"], ROLES["rctp_rc"]
 FACTORIAL = (RCTP_RC, RCTP_GRPO, SFT_RC, SFT_GRPO)

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m rcgrpo diagnose results/campaign/cpu-grpo-s0          # a run folder of ours
+    python -m rcgrpo diagnose runs/paper-qwen7b-grpo-s0             # a run folder of ours
     python -m rcgrpo diagnose /ckpt/rollouts --format verl          # verl rollout_data_dir
     python -m rcgrpo diagnose rollouts.csv --group-col prompt_id --reward-col score \\
         --goal-col goal --p-high 0.5                                 # any table

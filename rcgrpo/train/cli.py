@@ -2,7 +2,8 @@
 
 Every command loads its config the same way::
 
-    --preset NAME     a named config of the command (default: its CPU preset)
+    --preset NAME     a named config of the command (default: its CPU preset); the method's
+                      own, then those of installed plugins (:mod:`rcgrpo.train.plugins`)
     --config FILE     JSON overrides over the preset (strict keys)
     --section.field   flags over both (tyro; ``--run.no-progress`` for a False bool)
 
@@ -43,7 +44,8 @@ class Command:
     config: str
     """``module:Class`` of the command's config dataclass."""
     presets: str
-    """``module:NAME`` of the preset dict (filtered to presets of the config class)."""
+    """``module:NAME`` of the method's own preset dict (filtered to presets of the config
+    class); plugins add theirs (:func:`command_presets`)."""
     default: str
     """Preset used when no ``--preset`` is given."""
 
@@ -56,15 +58,15 @@ COMMANDS: dict[str, Command] = {
     "sft": Command(
         "rcgrpo.train.stage1.config:SFTConfig",
         "rcgrpo.train.stage1.config:PRESETS",
-        "sft-synth-cpu",
+        "quick-sft",
     ),
     "rctp": Command(
         "rcgrpo.train.stage1.config:RCTPConfig",
         "rcgrpo.train.stage1.config:PRESETS",
-        "rctp-synth-cpu",
+        "quick-rctp",
     ),
     "train": Command(
-        "rcgrpo.train.config:TrainConfig", "rcgrpo.train.presets:PRESETS", "cpu-rcgrpo"
+        "rcgrpo.train.config:TrainConfig", "rcgrpo.train.presets:PRESETS", "quick-rcgrpo"
     ),
     "trl": Command("rcgrpo.train.config:TRLConfig", "rcgrpo.train.presets:TRL_PRESETS", "trl-cpu"),
 }
@@ -81,10 +83,22 @@ def config_class(command: str) -> type:
     return _load(COMMANDS[command].config)
 
 
-def command_presets(command: str) -> dict[str, Any]:
-    """Presets of ``command`` (name -> config; the Stage-1 dict holds both stages)."""
+def own_presets(command: str) -> dict[str, Any]:
+    """The method's own presets of ``command`` (name -> config; the Stage-1 dict holds both
+    stages, so each command keeps those of its config class)."""
     cls = config_class(command)
     return {n: c for n, c in _load(COMMANDS[command].presets).items() if type(c) is cls}
+
+
+def command_presets(command: str) -> dict[str, Any]:
+    """Presets of ``command``: its own, then the plugins' of its config class
+    (:mod:`rcgrpo.train.plugins`; loads them)."""
+    from rcgrpo.train.plugins import plugin_presets
+
+    cls = config_class(command)
+    own = {name for c in COMMANDS for name in own_presets(c)}  # names are unique across commands
+    plugins = {n: c for n, c in plugin_presets(cls, own).items() if type(c) is cls}
+    return own_presets(command) | plugins
 
 
 def config_keys(cls: type) -> set[str]:
@@ -180,6 +194,9 @@ def _split(argv: list[str], default: str) -> tuple[str, str | None, list[str]]:
 def _preset(command: str, name: str) -> Any:
     import copy
 
+    own = own_presets(command)
+    if name in own:  # no plugin is loaded for an own preset
+        return copy.deepcopy(own[name])
     presets = command_presets(command)
     if name in presets:
         return copy.deepcopy(presets[name])

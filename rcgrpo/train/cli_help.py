@@ -2,9 +2,9 @@
 config's description, the command's presets one per line with a one-line description each,
 then every option with the value the chosen preset gives it (:mod:`rcgrpo.cli_options`).
 
-A preset's description: an RL arm's comes from its record (:data:`rcgrpo.train.arms.ARMS`:
-its start, its method and its suite); the others' from :data:`DESCRIPTIONS`. A test checks
-that every preset of every command has one.
+A preset's description: an own preset's from :data:`DESCRIPTIONS`, a plugin's from its
+plugin (:func:`rcgrpo.train.plugins.descriptions`). A test checks that every preset of every
+command has one.
 """
 
 from __future__ import annotations
@@ -14,14 +14,6 @@ from typing import Any
 
 from rcgrpo.cli_options import OptionParser, add_fields, describe
 
-SUITES = {
-    "pool": "cpu suite, 16-task pool",
-    "regime-d10": "regime-d10 suite",
-    "regime-wide1": "regime-wide1-d10 suite",
-    "collapse": "collapse1-d10 suite",
-}
-"""An arm's regime -> the synth suite (and pool) its description names."""
-
 DESCRIPTIONS: dict[str, str] = {
     # Quick start (README): Stage 1 and 2 on the collapse1-d10 suite, about a minute each
     "quick-sft": "quick start: SFT on collapse1-d10 from the pool's sft-s3, 8 steps",
@@ -29,36 +21,26 @@ DESCRIPTIONS: dict[str, str] = {
     "quick-grpo": "quick start: SFT + GRPO from quick-sft on collapse1-d10, 4 steps",
     "quick-rcgrpo": "quick start: RC-GRPO from quick-rctp on collapse1-d10, 4 steps",
     # Stage 1 (rcgrpo.train.stage1.config.PRESETS)
-    "sft-synth-cpu": "SFT of the tiny Qwen2 from scratch on the cpu suite (the CPU Stage-1 recipe)",
-    "rctp-synth-cpu": "RCTP-FT from sft-synth-cpu on its weak snapshot's failures (cpu suite)",
-    "sft-synth-regime": "SFT on the regime-d10 suite's demonstrator, from the pool's sft-s0",
-    "rctp-synth-regime": "RCTP-FT on the regime-d10 suite, failures of sft-synth-regime",
-    "sft-regime-wide1": "SFT on the regime-wide1-d10 suite (design variant 17), fp32",
-    "rctp-regime-wide1": "RCTP-FT on regime-wide1-d10 from sft-regime-wide1, swap kinds left out",
-    "sft-collapse": "SFT on the collapse1-d10 suite, from the pool's sft-s3",
-    "rctp-collapse": "RCTP-FT on collapse1-d10 from sft-collapse, 1% of the swap tasks kept",
-    "rctp-collapse-shuffled": "rctp-collapse with its goal labels permuted (the control)",
     "sft-bfcl-tiny": "SFT of the tiny Qwen2 from scratch on BFCL's 720 training tasks (CPU)",
     "rctp-bfcl-tiny": "RCTP-FT on BFCL from sft-bfcl-tiny (CPU)",
     "sft-bfcl-gpu": "the paper's SFT of Qwen2.5-7B-Instruct on BFCL (GPU)",
     "rctp-bfcl-gpu": "the paper's RCTP-FT of Qwen2.5-7B-Instruct on BFCL (GPU)",
-    # Stage 2 presets that are no arm (rcgrpo.train.presets)
+    # Stage 2 (rcgrpo.train.presets)
     "paper-qwen7b": "the paper's RC-GRPO on BFCL from its RCTP-FT Qwen2.5-7B (§4 values, GPU)",
     "paper-qwen7b-grpo": "the paper's GRPO baseline on BFCL from its SFT Qwen2.5-7B (GPU)",
     "trl-cpu": "RC-GRPO on TRL's GRPOTrainer, a few CPU steps from the CPU RCTP-FT checkpoint",
     "trl-paper": "the paper's RC-GRPO values on TRL's GRPOTrainer (8 GPUs, vLLM, bf16)",
 }
-"""Preset name -> one line, for the presets that are no RL arm."""
+"""The method's own presets -> one line each."""
 
 USAGE = "python -m rcgrpo {command} [--preset NAME] [--config FILE] [--section.field VALUE ...]"
 
 
 def preset_descriptions() -> dict[str, str]:
     """Every preset's one-line description (module docstring)."""
-    from rcgrpo.train.arms import arms
+    from rcgrpo.train.plugins import descriptions
 
-    out = {a.preset: f"{a.init} + {a.method} ({SUITES[a.regime]})" for a in arms()}
-    return out | DESCRIPTIONS
+    return DESCRIPTIONS | descriptions()
 
 
 def command_help(

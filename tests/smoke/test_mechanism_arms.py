@@ -1,5 +1,5 @@
 """``python -m rcgrpo train`` for 2 steps of each mechanism arm of the regime suite (the
-``regime-separation`` arms of :data:`rcgrpo.train.arms.ARMS`) from the coin-flip start: the
+``regime-separation`` arms of :data:`analysis.campaign.arms.ARMS`) from the coin-flip start: the
 run carries its one change, and the advantages it logged are the ones its scheme prescribes,
 recomputed from the logged rewards and goals."""
 
@@ -11,9 +11,9 @@ import pytest
 import torch
 from rl_smoke_helpers import SMALL_RUN, params, rows
 
+from analysis.campaign.arms import arms
 from rcgrpo.__main__ import main as rcgrpo_main
 from rcgrpo.advantage_scope import scoped_advantages
-from rcgrpo.train.arms import arms
 
 SEPARATION = tuple(a.preset for a in arms("regime-d10", "regime-separation"))
 CHANGE = {

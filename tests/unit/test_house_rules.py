@@ -241,10 +241,10 @@ def broken_references(
 
 
 PLANTED = '''"""Resolve: :data:`analysis.verdicts.regime.RESERVED_SEEDS`, :class:`Rule` (imported
-here), :exc:`ValueError`, :meth:`.regime.Rule.design`, ``rcgrpo.train.arms.ARMS``,
+here), :exc:`ValueError`, :meth:`.regime.Rule.design`, ``analysis.campaign.arms.ARMS``,
 docs/regime.md, results/INDEX.toml. Do not: :func:`~analysis.verdicts.
 regime.speed` (wrapped), :mod:`analysis.experiments` (moved), :func:`no_such`,
-``rcgrpo.train.arms.NO_SUCH``, analysis/recipe_sweep.py. Not checked: docs/<name>.md,
+``analysis.campaign.arms.NO_SUCH``, analysis/recipe_sweep.py. Not checked: docs/<name>.md,
 results/regime/calib-{knob}.json, figures/*.png, runs/regime/x.json, eval/step_N.json,
 trl/trainer/grpo_trainer.py, https://example.org/docs/a.md."""
 '''
@@ -256,7 +256,7 @@ def test_the_checker_finds_the_planted_bad_references():
         "probe.py:1: 'analysis.verdicts.\\nregime.speed' does not resolve",
         "probe.py:1: 'analysis.experiments' does not resolve",
         "probe.py:1: 'no_such' does not resolve",
-        "probe.py:1: 'rcgrpo.train.arms.NO_SUCH' does not resolve",
+        "probe.py:1: 'analysis.campaign.arms.NO_SUCH' does not resolve",
         "probe.py:1: no file analysis/recipe_sweep.py",
     ]
     _, text, _ = next(docstrings(ast.parse(PLANTED)))
@@ -287,7 +287,7 @@ class Run:
 def test_dataclass_fields_and_relative_targets_resolve():
     # a field without a default is no class attribute; one with a default_factory is followed
     # into its type
-    assert resolves("rcgrpo.train.arms.Arm.start", "rcgrpo.train.arms")
+    assert resolves("analysis.campaign.arms.Arm.start", "analysis.campaign.arms")
     assert resolves("rcgrpo.train.config.TrainConfig.run.seed", "rcgrpo.train.config")
     assert not resolves("rcgrpo.train.config.TrainConfig.run.no_such", "rcgrpo.train.config")
     # a leading dot is relative to the current package, as Sphinx reads it

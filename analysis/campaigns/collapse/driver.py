@@ -25,14 +25,14 @@ run: the outcomes are the run's own held-out evaluations and group metrics.
 from __future__ import annotations
 
 from analysis.campaign import mechanics as cp
+from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
 from analysis.campaigns.pool import driver as pool
 from analysis.campaigns.regime_d10 import driver as regime
-from rcgrpo.train.arms import arms
 
 ID = "collapse"
-"""The campaign's id (``--campaign``), also its arms' regime (:data:`rcgrpo.train.arms.REGIMES`)."""
+"""The campaign's id (``--campaign``), also its arms' regime (:data:`analysis.campaign.arms.REGIMES`)."""
 HOME = "collapse"
 SEEDS = (3, 4, 5, 6, 11)
 """The factorial's seeds, registered with the gates before any design run

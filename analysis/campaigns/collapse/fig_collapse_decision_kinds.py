@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import arms
 from analysis.campaigns.collapse import runs as collapse_runs
 from analysis.campaigns.regime_d10 import fig_regime_decision_kinds as kinds
 from rcgrpo.env.synth_demo import SWAP_DECISIONS
-from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ARMS = tuple(a.preset for a in arms("collapse"))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import arms
 from analysis.campaigns.collapse import runs as collapse_runs
 from analysis.campaigns.pool import fig_rl_separation_entropy as pool
-from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ARMS = collapse_runs.FACTORIAL + tuple(

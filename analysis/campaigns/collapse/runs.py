@@ -1,8 +1,9 @@
 """The committed runs of the collapse campaign the collapse figures read.
 
 ``results/collapse/<arm>-s<seed>`` for the arms of an experiment of the ``collapse`` regime
-(:func:`rcgrpo.train.arms.arms`) on the campaign's seeds
+(:func:`analysis.campaign.arms.arms`) on the campaign's seeds
 (:data:`analysis.campaigns.collapse.driver.SEEDS`). No admission: every finished run of a registered
+(:func:`analysis.campaign.arms.arms`) on the campaign's seeds
 seed counts, so a figure shows what the verdicts count (``docs/protocols/collapse-campaign.md``);
 an arm with no run yet is left out and the legend gives each arm's n.
 """
@@ -12,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import arms
 from analysis.campaigns.collapse.driver import HOME, SEEDS
 from analysis.runs.folder import is_finished, light_globs
-from rcgrpo.train.arms import arms
 
 ROOT = f"results/{HOME}"
 FACTORIAL = tuple(a.preset for a in arms("collapse", "collapse-factorial"))

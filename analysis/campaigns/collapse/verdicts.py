@@ -2,7 +2,7 @@ r"""The collapse campaign's rules (``docs/protocols/collapse-campaign.md``), reg
 its first run: on ``collapse1-d10``, where SFT + GRPO's groups are all-fail, does GRPO stall,
 and does reward conditioning rescue it?
 
-Arms: the ``collapse`` regime of :data:`rcgrpo.train.arms.ARMS` (the factorial {SFT, RCTP-FT}
+Arms: the ``collapse`` regime of :data:`analysis.campaign.arms.ARMS` (the factorial {SFT, RCTP-FT}
 × {GRPO, RC sampling} and three mechanism arms), one run per seed of
 :data:`analysis.campaigns.collapse.driver.SEEDS`, every seed counting (no admission: population None
 of :func:`analysis.verdicts.regime.load_arms`). Outcomes, every held-out one paired by task
@@ -37,9 +37,9 @@ Families (:data:`FAMILIES`, Holm within each, :func:`analysis.verdicts.family.de
 
 from __future__ import annotations
 
+from analysis.campaign.arms import roles
 from analysis.paired_design import TARGET_MDE
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import roles
 
 ROLES = roles("collapse")
 SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]

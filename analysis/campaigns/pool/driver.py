@@ -14,7 +14,7 @@ One experiment per purpose (see ``docs/experiments.md``):
   from it (``rctp-synth-cpu``; failures sampled from the SFT run's early ``weak`` snapshot).
 - ``factorial``: the paper's 2×2 {SFT, RCTP-FT} × {GRPO, RC sampling}, per seed, each RL
   run starting from the Stage-1 checkpoints of the same seed. The RL experiments train the
-  arms of :data:`rcgrpo.train.arms.ARMS` (regime ``pool``) that name them.
+  arms of :data:`analysis.campaign.arms.ARMS` (regime ``pool``) that name them.
 - ``baselines``: the other collapse fixes (DAPO, entropy bonus, higher temperature,
   Dr. GRPO) from the SFT checkpoint, on :data:`BASELINE_SEEDS`.
 - ``stratified``: RC-GRPO with stratified goals (exactly round(p·G) high goals per group)
@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate, run_all
 from analysis.campaigns.rl_recipe import recipe_sweep as sw
 from analysis.runs.sources import Resolver, layout_resolver, matches
-from rcgrpo.train.arms import arms
 
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = SEEDS

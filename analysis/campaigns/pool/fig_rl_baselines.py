@@ -11,9 +11,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import roles
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (
@@ -31,7 +31,7 @@ PANELS = (
 )
 
 ROLES = roles("pool")
-"""Role -> arm (:data:`rcgrpo.train.arms.ARMS`): GRPO and RC-GRPO from the factorial."""
+"""Role -> arm (:data:`analysis.campaign.arms.ARMS`): GRPO and RC-GRPO from the factorial."""
 
 
 def make_figure(runs: dict) -> Figure:

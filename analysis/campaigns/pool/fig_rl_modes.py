@@ -12,9 +12,9 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import roles
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial",)
 CAPTION = (
@@ -25,7 +25,7 @@ CAPTION = (
 )
 
 TOKEN_ARMS = (roles("pool")["sft_rc"], roles("pool")["rctp_rc"])
-"""The arms with i.i.d. reward goals (:data:`rcgrpo.train.arms.ARMS`, by role)."""
+"""The arms with i.i.d. reward goals (:data:`analysis.campaign.arms.ARMS`, by role)."""
 
 
 def make_figure(runs: dict) -> Figure:

@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import arm
 from analysis.diagnostics.goal_split import two_goals
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs import Run
 from analysis.theory.separation_entropy import variance_envelope
-from rcgrpo.train.arms import arm
 
 REQUIRES: tuple[str, ...] = ("factorial", "baselines")
 CAPTION = (

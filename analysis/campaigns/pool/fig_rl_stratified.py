@@ -15,11 +15,11 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
+from analysis.campaign.arms import roles
 from analysis.campaigns.pool.verdicts import RULES
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.stats import mean_ci
-from rcgrpo.train.arms import roles
 
 REQUIRES: tuple[str, ...] = ("factorial", "stratified")
 CAPTION = (
@@ -32,7 +32,7 @@ CAPTION = (
 )
 
 IID, STRAT = roles("pool")["rctp_rc"], roles("pool")["rctp_strat"]
-"""RC-GRPO with i.i.d. and with stratified goals (:data:`rcgrpo.train.arms.ARMS`, by role)."""
+"""RC-GRPO with i.i.d. and with stratified goals (:data:`analysis.campaign.arms.ARMS`, by role)."""
 RULE_6A = next(r for r in RULES if r.claim.startswith("6a"))
 """The pre-registered rule panel (c) draws: its per-seed value and threshold."""
 

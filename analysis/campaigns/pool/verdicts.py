@@ -7,7 +7,7 @@ goals), a :class:`Rule` in :data:`RULES` fixes in advance:
 
 - the measured quantity: a per-seed value :math:`x_i` from the runs of seed :math:`i`, one
   run per arm (an arm is an experiment group such as ``cpu-grpo``, the holder of a role of
-  :data:`rcgrpo.train.arms.ARMS` such as ``sft_grpo``). A one-arm quantity
+  :data:`analysis.campaign.arms.ARMS` such as ``sft_grpo``). A one-arm quantity
   reads one run; a comparison is the difference of two runs of the SAME seed (paired by
   seed: Stage 1 and every RL arm of a seed start from that seed's checkpoints); a factorial
   contrast is a weighted sum over the four cells of one seed;
@@ -42,11 +42,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.campaign.arms import roles
 from analysis.runs import Run, load_run
 from analysis.runs.extractors import Extractor, last, mean_over_training, window
 from analysis.runs.sources import Resolver, collect
 from analysis.stats import Estimate, mean_ci
-from rcgrpo.train.arms import roles
 
 MIN_SEEDS = 3
 """Fewer seeds (pairs) than this: inconclusive, whatever the interval says."""
@@ -145,7 +145,7 @@ class Rule:
 RCTP = "rctp"
 """The Stage-1 RCTP-FT runs (an experiment group, not an arm)."""
 GROUPS = {RCTP: RCTP, **roles("pool")}
-"""Role -> experiment group of the pool regime's arms (:data:`rcgrpo.train.arms.ARMS`)."""
+"""Role -> experiment group of the pool regime's arms (:data:`analysis.campaign.arms.ARMS`)."""
 SFT_GRPO, SFT_RC = GROUPS["sft_grpo"], GROUPS["sft_rc"]
 RCTP_GRPO, RCTP_RC, RCTP_STRAT = GROUPS["rctp_grpo"], GROUPS["rctp_rc"], GROUPS["rctp_strat"]
 ENTROPY, HIGHTEMP = GROUPS["entropy"], GROUPS["hightemp"]
@@ -293,7 +293,7 @@ RULES: tuple[Rule, ...] = (
 
 def arm_rules() -> tuple[Rule, ...]:
     """:data:`RULES` with each arm replaced by the one that holds its role in the registry
-    now (:func:`rcgrpo.train.arms.roles`): what :func:`outcomes` reads."""
+    now (:func:`analysis.campaign.arms.roles`): what :func:`outcomes` reads."""
     now, role = {RCTP: RCTP, **roles("pool")}, {g: r for r, g in GROUPS.items()}
     return tuple(dataclasses.replace(r, arms=tuple(now[role[a]] for a in r.arms)) for r in RULES)
 

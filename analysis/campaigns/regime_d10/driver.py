@@ -11,7 +11,7 @@ analysis.campaign --campaign regime-d10``) trains what is not done. Experiments:
   sampled from that SFT model, the ``resolve_close`` decision left out of them);
 - ``proof``: SFT + GRPO on :data:`PROOF_SEEDS` (issue 25's proof runs; evaluated every 100
   steps);
-- one per arm experiment of :func:`rcgrpo.train.arms.arms` ``("regime-d10")``: each arm's
+- one per arm experiment of :func:`analysis.campaign.arms.arms` ``("regime-d10")``: each arm's
   preset as it is, from the Stage 1 of its seed. The RCTP-FT arms run on the admitted seeds
   (:func:`rl_seeds`), the SFT arms on every seed after the proof seeds with a Stage 1;
 - ``itt``: the RCTP-FT arms on :data:`ITT_SEEDS`, the seeds whose RCTP-FT was *not* admitted
@@ -38,13 +38,13 @@ from pathlib import Path
 
 from analysis import REPO_ROOT as ROOT
 from analysis.campaign import mechanics as cp
+from analysis.campaign.arms import arm, arms
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, locate
 from analysis.campaigns.pool import driver as pool
-from rcgrpo.train.arms import arm, arms
 
 ID = "regime-d10"
-"""The campaign's id (``--campaign``), also its arms' regime (:data:`rcgrpo.train.arms.REGIMES`)."""
+"""The campaign's id (``--campaign``), also its arms' regime (:data:`analysis.campaign.arms.REGIMES`)."""
 HOME = "regime"
 SEED_ORDER = (0, 1, 2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16)
 """The pre-registered order (seeds 7–10 are reserved for design and calibration)."""
@@ -237,8 +237,8 @@ def passk(spec: RunSpec) -> None:
     """pass@k of a finished RL run's final checkpoint, under its preset's evaluation goal
     (``algo.eval_condition``: none for SFT + GRPO, high for the others), at its own seed, on
     its preset's suite; kept beside the admission reports."""
+    from analysis.campaigns.presets import preset as rl_preset
     from rcgrpo.train.checkpoint import list_checkpoints
-    from rcgrpo.train.presets import preset as rl_preset
 
     if spec.argv[0] != "train" or passk_path(spec.name).is_file():
         return

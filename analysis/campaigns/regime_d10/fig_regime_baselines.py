@@ -2,7 +2,7 @@ r"""RC-GRPO against the regime's other arms from the same RCTP-FT start.
 
 Every arm that starts from the RCTP-FT checkpoint: RCTP-FT + GRPO and RC-GRPO of the
 factorial, then each other arm of the new regime with a committed run (DAPO dynamic sampling,
-Dr. GRPO, the entropy-matched and stratified arms; :data:`rcgrpo.train.arms.ARMS`), read from
+Dr. GRPO, the entropy-matched and stratified arms; :data:`analysis.campaign.arms.ARMS`), read from
 ``results/regime/<arm>-s<seed>`` on every seed but the reserved ones
 (:func:`analysis.campaigns.regime_d10.fig_regime_factorial.committed_runs`), n per arm in the legend.
 (a) greedy held-out success against the RL step (high goal; 1,000 tasks at the first and last
@@ -19,13 +19,13 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import arms
 from analysis.campaigns.regime_d10.fig_regime_factorial import ROOT, committed_runs
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import light_globs
 from analysis.verdicts import regime as rv
 from analysis.verdicts.calibration import high_like_entropy
-from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 OWN_FIGURE = ("regime-factorial", "regime-separation")

@@ -24,6 +24,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import arms
 from analysis.campaigns.regime_d10.fig_regime_factorial import ROOT, committed_runs
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
@@ -31,7 +32,6 @@ from analysis.runs import Run
 from analysis.runs.folder import light_globs
 from analysis.verdicts import regime as rv
 from rcgrpo.env.synth_demo import REGIME_DECISIONS
-from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ARMS = (rv.RCTP_RC, *(a.preset for a in arms("regime-d10", "regime-separation")))

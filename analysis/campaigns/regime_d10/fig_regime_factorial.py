@@ -1,7 +1,7 @@
 r"""The new regime's factorial: {SFT, RCTP-FT} × {GRPO, RC sampling} on the regime suite.
 
 Reads the committed runs ``results/regime/<arm>-s<seed>`` of the ``regime-factorial`` arms
-(:data:`rcgrpo.train.arms.ARMS`) on every seed the registered verdicts count (the RCTP-FT arms
+(:data:`analysis.campaign.arms.ARMS`) on every seed the registered verdicts count (the RCTP-FT arms
 on the admitted seeds :data:`analysis.verdicts.regime.ADMITTED`, not the intention-to-treat
 runs; the reserved seeds :data:`analysis.verdicts.regime.RESERVED_SEEDS` never enter); an arm
 with no run yet is left out and the legend gives each arm's n. (a) greedy held-out success
@@ -23,12 +23,12 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import arms
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import is_finished, light_globs
 from analysis.verdicts import groups as rg
 from analysis.verdicts.regime import counts
-from rcgrpo.train.arms import arms
 
 REQUIRES: tuple[str, ...] = ()
 ROOT = "results/regime"

@@ -6,7 +6,7 @@ claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.t
 analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
 
 The Table 1 analogue is read from the committed runs ``results/regime/<arm>-s<seed>`` of the
-``regime-factorial`` arms (:data:`rcgrpo.train.arms.ARMS`), then of every other arm of the
+``regime-factorial`` arms (:data:`analysis.campaign.arms.ARMS`), then of every other arm of the
 regime that has a run (the baselines, the matched and stratified arms), on every seed the
 verdict rules may count (:data:`analysis.verdicts.regime.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
 held-out success at the first and the last evaluation and their difference (the run's
@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaign.arms import Arm, arms
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import PAPER_LLAMA, PAPER_QWEN
@@ -35,7 +36,6 @@ from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import Arm, arms
 
 DASH = "—"
 SPEED = "speed 25–175"
@@ -84,7 +84,7 @@ def _columns(categories: list[str]) -> dict[str, Callable[[Run], float]]:
 
 def shown(by_arm: Mapping[str, Mapping[int, object]]) -> list[Arm]:
     """The rows of a per-arm table: the factorial's four cells (always), then every other arm
-    of the regime with a run or report in ``by_arm``, in :data:`~rcgrpo.train.arms.ARMS`
+    of the regime with a run or report in ``by_arm``, in :data:`~analysis.campaign.arms.ARMS`
     order."""
     return [
         a for a in arms("regime-d10") if a.experiment == "regime-factorial" or by_arm.get(a.preset)

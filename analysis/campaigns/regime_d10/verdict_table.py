@@ -32,6 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from analysis.campaign.arms import arm as arm_of
 from analysis.campaigns.regime_d10 import checks as rc
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.paired_design import Components, Paired, paired, plan, planned_mde
@@ -39,7 +40,6 @@ from analysis.runs import Run
 from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import arm as arm_of
 
 
 def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:

@@ -3,7 +3,7 @@ before its runs: does a stronger anchor or an anchored low mode keep the goals a
 keeping them apart change learning, and is RC-GRPO's result unchanged without the
 between-goal term.
 
-Arms (:data:`rcgrpo.train.arms.ARMS`, experiment ``regime-separation``) start from the
+Arms (:data:`analysis.campaign.arms.ARMS`, experiment ``regime-separation``) start from the
 admitted RCTP-FT checkpoints, as RC-GRPO (``regime-rcgrpo``) and RCTP-FT + GRPO
 (``regime-rctp-grpo``) do, and every held-out rule pairs them by task and seed
 (:mod:`analysis.verdicts.regime`'s task × seed design). Outcomes:
@@ -30,9 +30,9 @@ question; "no difference" rules are tested for equivalence within ±:data:`MARGI
 
 from __future__ import annotations
 
+from analysis.campaign.arms import roles
 from analysis.paired_design import TARGET_MDE
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import roles
 
 ROLES = roles("regime-d10")
 RC, GRPO = ROLES["rctp_rc"], ROLES["rctp_grpo"]

@@ -11,7 +11,7 @@ analysis.campaign --campaign regime-wide1``) trains what is not done. Experiment
   (:func:`analysis.campaigns.regime_d10.driver.pool_start`: ``sft-s3`` for every seed here, as the design
   seeds 7 and 21), and RCTP-FT ``rctp-wide1-s<seed>`` (``rctp-regime-wide1``) from it, its
   failures sampled from it;
-- ``regime-wide1-factorial``: the four arms of :func:`rcgrpo.train.arms.arms`
+- ``regime-wide1-factorial``: the four arms of :func:`analysis.campaign.arms.arms`
   ``("regime-wide1")`` on every seed, each preset as it is from the Stage 1 of its seed.
 
 No admission: every seed's RCTP-FT arms run. Each RL run is followed by the pass@k of its final
@@ -22,14 +22,14 @@ The pool SFT (experiment ``pool``) is committed and never trained here.
 from __future__ import annotations
 
 from analysis.campaign import mechanics as cp
+from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
 from analysis.campaigns.pool import driver as pool
 from analysis.campaigns.regime_d10 import driver as regime
-from rcgrpo.train.arms import arms
 
 ID = "regime-wide1"
-"""The campaign's id (``--campaign``), also its arms' regime (:data:`rcgrpo.train.arms.REGIMES`)."""
+"""The campaign's id (``--campaign``), also its arms' regime (:data:`analysis.campaign.arms.REGIMES`)."""
 HOME = regime.HOME
 SEEDS = (3, 4, 5, 6, 11)
 """The campaign's seeds: the regime-d10 campaign's first five after its proof seeds (7–10 are

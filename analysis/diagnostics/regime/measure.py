@@ -115,9 +115,9 @@ def grad_noise_section(
 
 def diagnose(args: argparse.Namespace) -> dict:
     """The whole report (:mod:`analysis.diagnostics.regime.__main__`)."""
+    from analysis.campaigns.presets import preset
     from rcgrpo.policy.models import load_policy
     from rcgrpo.policy.task_sources import load_task_splits
-    from rcgrpo.train.presets import preset
 
     cfg = preset(args.preset)
     if args.synth_preset:

@@ -125,9 +125,9 @@ def run_transfer(model, tokenizer, cfg, args) -> dict:
 
 def diagnose(args: argparse.Namespace) -> dict:
     """The whole report (module docstring)."""
+    from analysis.campaigns.presets import preset
     from analysis.diagnostics.transfer.goal_effect import goal_effect, paired_records
     from rcgrpo.policy.models import load_policy
-    from rcgrpo.train.presets import preset
     from rcgrpo.train.rl.setup import make_engine
 
     cfg = preset(args.preset)

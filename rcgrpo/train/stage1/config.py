@@ -11,13 +11,18 @@ folder (``sft.amp`` as given; what it resolved to on the machine is in ``summary
 
 Paper values (RC-GRPO §4, Qwen2.5-7B / Llama-3.1-8B on 8×H200): SFT lr 1e-5, batch 16,
 2 epochs; RCTP-FT lr 1e-5, batch 16, 5 epochs; AdamW. The ``*-bfcl-gpu`` presets use them.
-The ``*-synth-cpu`` presets train the tiny Qwen2 FROM SCRATCH (no pretrained weights exist
-here), which needs a larger learning rate and more epochs; their values were chosen by the
-measurements in ``docs/lab-notes/2026-11-stage1.md`` (``docs/training.md``: the presets).
+The ``*-bfcl-tiny`` presets train the tiny Qwen2 FROM SCRATCH on BFCL's training split (no
+pretrained weights exist here), which needs a larger learning rate and more epochs.
 ``quick-sft`` / ``quick-rctp`` are the README's Quick start: Stage 1 on the current testbed (the
 synth suite ``collapse1-d10``) at a try-out budget of about a minute each on 2 CPU cores, SFT
 from the committed base checkpoint :data:`QUICK_BASE` and RCTP-FT from that SFT model, into
-``runs/quick/{sft,rctp}`` (the block above :data:`PRESETS` states them in full).
+``runs/quick/{sft,rctp}`` (the block above :data:`PRESETS` states them in full); they are the
+defaults of ``python -m rcgrpo sft`` / ``rctp``.
+
+Other packages add presets through the entry-point group "rcgrpo.presets"
+(:mod:`rcgrpo.train.plugins`; ``docs/training.md``); the experiments of this repository
+register theirs that way (their CPU recipes on the synth suite and the measurements behind
+them: ``docs/lab-notes/2026-11-stage1.md``). :func:`preset` finds both.
 """
 
 from __future__ import annotations
@@ -232,51 +237,6 @@ def _rctp_after(sft_config: SFTConfig, /, **sections: dict[str, Any]) -> RCTPCon
     return from_dict(RCTPConfig, sections, base=RCTPConfig(**shared))
 
 
-_SYNTH_TASKS = {
-    "source": "synth",
-    "prompt_style": "compact",
-    "num_train": 10000,
-    "num_eval": 200,
-    "max_turns": 2,
-    "max_calls_per_turn": 2,
-}
-_SYNTH_SFT = {"synth_preset": "cpu", "modes": ["combined"], "eval_modes": ["combined"]}
-"""CPU Stage 1 = the RL suite and prompt (``cpu`` synth preset, combined mode): RL never sees
-a multi_turn episode, so Stage 1 spends its whole budget on the combined rendering."""
-
-# CPU: the tiny Qwen2 from scratch on the synth suite (its cost: docs/findings.md, Stage-1 table,
-# generated from the committed runs): the first epoch
-# opens with its shortest half of the batches, the lr stays at its peak after warm-up and
-# anneals over the last 20% of the steps (warmup-stable-decay), AdamW beta2 0.95.
-# Measured numbers and the recipes it replaced: docs/lab-notes/2026-11-stage1.md.
-_SFT_SYNTH_CPU = _preset(
-    SFTConfig,
-    model={"path": "tiny"},
-    tasks=_SYNTH_TASKS,
-    sft={
-        **_SYNTH_SFT,
-        "epochs": 2.1,
-        "batch_size": 8,
-        "weak_snapshot_frac": 0.25,
-        "vocab_size": 1024,
-        "prompt_loss_weight": 1.0,
-        "amp": "auto",
-        "length_curriculum": 0.5,
-        "schedule": "wsd",
-        "decay_frac": 0.2,
-    },
-    optim={"lr": 7e-4, "betas": (0.9, 0.95), "weight_decay": 0.01, "warmup_steps": 100},
-    run={"root": "runs/stage1", "name": "sft-synth", "checkpoint_every": 500},
-)
-_RCTP_SYNTH_CPU = _preset(
-    RCTPConfig,
-    model={"path": "runs/stage1/sft-synth/final"},
-    tasks=_SYNTH_TASKS,
-    sft={**_SYNTH_SFT, "epochs": 2.0, "batch_size": 16, "amp": "auto"},
-    failures={"policy": "runs/stage1/sft-synth/weak", "temperature": 1.0, "num_tasks": 2000},
-    optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 50},
-    run={"root": "runs/stage1", "name": "rctp-synth", "checkpoint_every": 500},
-)
 # CPU: the same commands on the real BFCL split (720 train / 80 test), tiny model.
 _SFT_BFCL_TINY = _preset(
     SFTConfig,
@@ -308,83 +268,6 @@ _SFT_BFCL_GPU = _preset(
     },
     optim={"lr": PAPER.stage1_lr, "weight_decay": 0.0, "warmup_steps": 10},
     run={"root": "runs/stage1", "name": "sft-bfcl", "checkpoint_every": 0},
-)
-
-# CPU, the regime suite (docs/regime.md), as its changes to the CPU presets: design variant
-# 3. The pool regime's SFT checkpoint is the pretrained base (it copies; the first variant,
-# trained from scratch for 2.1 epochs, never did: token accuracy 0.81); one epoch on the
-# "regime-d10" suite (10 distractor functions, variant 3) imitates its imperfect demonstrator
-# (mistakes included), half the examples with a reward goal drawn independently of the reward.
-# Seed k of a campaign starts from results/campaign/sft-s<k>/final (--model.path); the design
-# seed 7 from sft-s3. RCTP-FT (variant 7) fine-tunes that same base, as the paper's RCTP-FT
-# does, on failures sampled from the regime SFT model (--failures.policy); the regime-d10
-# campaign's (variant 11) passes its flags (analysis/campaigns/regime_d10/driver.py).
-_SFT_SYNTH_REGIME = with_overrides(
-    _SFT_SYNTH_CPU,
-    model={"path": "results/campaign/sft-s0/final"},
-    sft={
-        "synth_preset": "regime-d10",
-        "demonstrations": "demo",
-        "random_goals": 0.5,
-        "epochs": 1.0,
-        "length_curriculum": 0.0,
-        "weak_snapshot_frac": 0.0,
-    },
-    optim={"lr": 3e-4, "warmup_steps": 50},
-    run={"root": "runs/regime", "name": "sft-regime"},
-)
-_RCTP_SYNTH_REGIME = with_overrides(
-    _RCTP_SYNTH_CPU,
-    model={"path": "results/campaign/sft-s0/final"},
-    sft={"synth_preset": "regime-d10"},
-    failures={"policy": "runs/regime/sft-regime/final"},
-    run={"root": "runs/regime", "name": "rctp-regime"},
-)
-# The regime suites' chosen design, variant 17 on "regime-wide1-d10" (docs/regime.md), as its
-# changes to the regime presets: SFT as variant 15 (the regime SFT on the suite, fp32); RCTP-FT
-# from that SFT model (model.path and failures.policy both), fp32, 4 epochs, the four swap kinds
-# left out of the mix but for a seeded 0.4% of their tasks, goal rows 0.6 median row norms
-# apart. The committed Stage-1 runs of the design are these presets
-# (tests/unit/train/test_stage1_wide1.py).
-_SFT_REGIME_WIDE1 = with_overrides(
-    _SFT_SYNTH_REGIME,
-    sft={"synth_preset": "regime-wide1-d10", "amp": "fp32"},
-    run={"name": "sft-regime-wide1"},
-)
-_RCTP_REGIME_WIDE1 = with_overrides(
-    _RCTP_SYNTH_REGIME,
-    model={"path": "runs/regime/sft-regime-wide1/final"},
-    sft={"synth_preset": "regime-wide1-d10", "amp": "fp32", "epochs": 4.0},
-    failures={
-        "policy": "runs/regime/sft-regime-wide1/final",
-        "skip_decisions": ("rename_copy", "resolve_close", "comment_post", "delete_view"),
-        "skip_keep": 0.004,
-    },
-    goals={"spread": 0.6},
-    run={"name": "rctp-regime-wide1"},
-)
-# The collapse testbed (docs/lab-notes/2026-12-collapse-design.md, variants 2 and 5), as its
-# changes to the regime-wide1 presets: the suite "collapse1-d10" (one swap per task, wrong in
-# 0.98 of the demonstrations), from the pool SFT sft-s3 on every seed, trained in runs/collapse;
-# RCTP-FT keeps 1% of the swap tasks in its mix (variant 5: the design's gate R fails, its goals
-# do not differ on the swap; no share tried separates them short of all, variants 1, 3, 5, 6).
-_SFT_COLLAPSE = with_overrides(
-    _SFT_REGIME_WIDE1,
-    model={"path": "results/campaign/sft-s3/final"},
-    sft={"synth_preset": "collapse1-d10"},
-    run={"root": "runs/collapse", "name": "sft-collapse"},
-)
-_RCTP_COLLAPSE = with_overrides(
-    _RCTP_REGIME_WIDE1,
-    model={"path": "runs/collapse/sft-collapse/final"},
-    sft={"synth_preset": "collapse1-d10"},
-    failures={"policy": "runs/collapse/sft-collapse/final", "skip_keep": 0.01},
-    run={"root": "runs/collapse", "name": "rctp-collapse"},
-)
-# The control of the collapse campaign (docs/protocols/collapse-control.md): RCTP-FT's data,
-# recipe and token format with its goal labels permuted, so the token says nothing of the reward.
-_RCTP_COLLAPSE_SHUFFLED = with_overrides(
-    _RCTP_COLLAPSE, goals={"labels": "shuffled"}, run={"name": "rctp-collapse-shuffled"}
 )
 
 # ------------------------------------------------------------------------------------------
@@ -438,15 +321,6 @@ _QUICK_RCTP = _preset(
 PRESETS: dict[str, SFTConfig] = {
     "quick-sft": _QUICK_SFT,
     "quick-rctp": _QUICK_RCTP,
-    "sft-synth-cpu": _SFT_SYNTH_CPU,
-    "rctp-synth-cpu": _RCTP_SYNTH_CPU,
-    "sft-synth-regime": _SFT_SYNTH_REGIME,
-    "rctp-synth-regime": _RCTP_SYNTH_REGIME,
-    "sft-regime-wide1": _SFT_REGIME_WIDE1,
-    "rctp-regime-wide1": _RCTP_REGIME_WIDE1,
-    "sft-collapse": _SFT_COLLAPSE,
-    "rctp-collapse": _RCTP_COLLAPSE,
-    "rctp-collapse-shuffled": _RCTP_COLLAPSE_SHUFFLED,
     "sft-bfcl-tiny": _SFT_BFCL_TINY,
     "rctp-bfcl-tiny": _rctp_after(
         _SFT_BFCL_TINY,
@@ -468,16 +342,21 @@ PRESETS: dict[str, SFTConfig] = {
         run={"name": "rctp-bfcl"},
     ),
 }
-"""Named configs; each variant is stated as its changes to the preset it follows (the
-regime presets to the CPU ones, the regime-wide1 ones to the regime ones, the collapse ones to
-the regime-wide1 ones, an RCTP-FT preset to
-its suite's SFT preset).
+"""The method's own named configs (:func:`preset` adds the plugins'); an RCTP-FT preset is
+stated as its changes to its suite's SFT preset.
 ``rctp-bfcl-gpu`` fine-tunes the BASE model on its own failures + the experts, as the paper
 does (its failures are the base model's rollouts at τ = 0.7)."""
 
 
 def preset(name: str) -> SFTConfig:
-    """A fresh copy of preset ``name`` (an :class:`SFTConfig` or :class:`RCTPConfig`)."""
-    if name not in PRESETS:
-        raise ConfigError(f"config: preset must be one of {sorted(PRESETS)}, got {name!r}")
-    return copy.deepcopy(PRESETS[name])
+    """A fresh copy of preset ``name`` (an :class:`SFTConfig` or :class:`RCTPConfig`): an own
+    one (:data:`PRESETS`) or a plugin's (:mod:`rcgrpo.train.plugins`, loaded only for a name
+    not found here)."""
+    if name in PRESETS:
+        return copy.deepcopy(PRESETS[name])
+    from rcgrpo.train.plugins import plugin_presets
+
+    found = plugin_presets(SFTConfig, PRESETS)
+    if name not in found:
+        raise ConfigError(f"config: preset must be one of {[*PRESETS, *found]}, got {name!r}")
+    return copy.deepcopy(found[name])

@@ -1,5 +1,5 @@
-"""One registry of arms (rcgrpo/train/arms.py): every reader takes an arm from it, so adding
-an arm is one record plus its preset values."""
+"""One registry of arms (analysis/campaign/arms.py, gathering analysis/campaigns/<pkg>/arms.py):
+every reader takes an arm from it, so adding an arm is one record plus its preset values."""
 
 from __future__ import annotations
 
@@ -10,15 +10,21 @@ import re
 import pytest
 
 from analysis import REPO_ROOT
+from analysis.campaign import arms as am
 from analysis.campaign import spec
+from analysis.campaigns import presets as ps
+from analysis.campaigns.collapse import presets as collapse_presets
 from analysis.campaigns.pool import driver as ex
+from analysis.campaigns.pool import presets as pool_presets
 from analysis.campaigns.pool import verdicts as vd
+from analysis.campaigns.regime_d10 import presets as regime_d10_presets
+from analysis.campaigns.regime_wide1 import presets as regime_wide1_presets
+from analysis.campaigns.regime_wide1.arms import FACTORIAL as WIDE1_FACTORIAL
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb
 from analysis.verdicts import regime as rv
-from rcgrpo.train import arms as am
-from rcgrpo.train import presets as ps
+from rcgrpo.train import presets as own
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config
 
@@ -31,13 +37,15 @@ def registered(monkeypatch):
     """The registry with cpu-entropy replaced by :data:`THROWAWAY` (and its preset values)."""
     kept = tuple(a for a in am.ARMS if a.preset != "cpu-entropy")
     monkeypatch.setattr(am, "ARMS", (*kept, THROWAWAY))
-    monkeypatch.setitem(ps._CHANGES, THROWAWAY.preset, {"algo": {"kl_beta": 0.0}})
+    monkeypatch.setitem(ps.CHANGES, THROWAWAY.preset, {"algo": {"kl_beta": 0.0}})
     return THROWAWAY
 
 
 def test_a_registered_arm_gets_its_preset_from_its_record_and_values(registered):
     cfg = from_dict(TrainConfig, ps.arm_sections(registered))
-    assert cfg.init == ps.SFT_INIT and cfg.algo.kl_beta == 0.0  # start "sft"; its one change
+    assert (
+        cfg.init == pool_presets.SFT_INIT and cfg.algo.kl_beta == 0.0
+    )  # start "sft"; its one change
     assert ps.arm_sections(am.arm("cpu-grpo")) | {"algo": {}} == ps.arm_sections(registered) | {
         "algo": {}
     }  # nothing else differs from cpu-grpo
@@ -78,33 +86,37 @@ def test_without_the_throwaway_the_readers_see_the_committed_arms():
 def test_every_arm_is_a_preset_and_every_campaign_preset_an_arm():
     presets = {a.preset for a in am.ARMS}
     assert len(presets) == len(am.ARMS)  # one record per arm
-    campaign = {p for p in ps.PRESETS if not p.startswith(("paper-", "quick-"))}
-    assert presets == campaign == set(ps._CHANGES)
+    assert presets == set(ps.RL) == set(ps.CHANGES)
+    assert not presets & {*own.PRESETS, *own.TRL_PRESETS}  # the method names no arm
     for regime in am.REGIMES:
         assert len(am.roles(regime)) == len(am.arms(regime))  # a role held once
     assert {a.colour for a in am.ARMS} <= set(fs.PALETTE) == set(am.COLOURS)
     inits = {
-        "pool": {"sft": ps.SFT_INIT, "rctp": ps.RCTP_INIT},
-        "regime-d10": {"sft": ps.REGIME_SFT_INIT, "rctp": ps.REGIME_RCTP_INIT},
-        "regime-wide1": {"sft": ps.WIDE1_SFT_INIT, "rctp": ps.WIDE1_RCTP_INIT},
+        "pool": {"sft": pool_presets.SFT_INIT, "rctp": pool_presets.RCTP_INIT},
+        "regime-d10": {"sft": regime_d10_presets.SFT_INIT, "rctp": regime_d10_presets.RCTP_INIT},
+        "regime-wide1": {
+            "sft": regime_wide1_presets.SFT_INIT,
+            "rctp": regime_wide1_presets.RCTP_INIT,
+        },
         "collapse": {
-            "sft": ps.COLLAPSE_SFT_INIT,
-            "rctp": ps.COLLAPSE_RCTP_INIT,
-            "rctp-shuffled": ps.COLLAPSE_SHUFFLED_INIT,
+            "sft": collapse_presets.SFT_INIT,
+            "rctp": collapse_presets.RCTP_INIT,
+            "rctp-shuffled": collapse_presets.SHUFFLED_INIT,
         },
     }
     assert set(inits) == set(am.REGIMES)
     for a in am.ARMS:
-        assert ps.PRESETS[a.preset].init == inits[a.regime][a.start], a.preset
+        assert ps.RL[a.preset].init == inits[a.regime][a.start], a.preset
 
 
 def test_the_presets_docstring_table_lists_the_pool_arms():
-    """The table in rcgrpo/train/presets.py: preset, init, reward token of every pool arm."""
-    rows = re.findall(r"^``(cpu-[\w-]+)``\s+(SFT|RCTP-FT)\s+(.+?)\s{2,}", ps.__doc__, re.M)
+    """The table in analysis/campaigns/pool/presets.py: preset, init, reward token of every pool
+    arm."""
+    rows = re.findall(
+        r"^``(cpu-[\w-]+)``\s+(SFT|RCTP-FT)\s+(.+?)\s{2,}", pool_presets.__doc__, re.M
+    )
     token = {"none": "none", "iid": "iid, p = 0.5", "stratified": "stratified", "high": "high"}
-    want = {
-        a.preset: (a.init, token[ps.PRESETS[a.preset].algo.conditioning]) for a in am.arms("pool")
-    }
+    want = {a.preset: (a.init, token[ps.RL[a.preset].algo.conditioning]) for a in am.arms("pool")}
     assert {p: (i, t) for p, i, t in rows} == want
     assert len(rows) == len(want)
 
@@ -124,7 +136,7 @@ def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
     d10, wide1 = am.arms("regime-d10", "regime-factorial"), am.arms("regime-wide1")
     assert (
         [a.preset for a in wide1]
-        == list(am.WIDE1_FACTORIAL)
+        == list(WIDE1_FACTORIAL)
         == [
             "regime-wide1-grpo",
             "regime-wide1-sft-rc",
@@ -137,7 +149,7 @@ def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
     for a, b in zip(d10, wide1, strict=True):
         assert [getattr(a, f) for f in same] == [getattr(b, f) for f in same], b.preset
         have, want = ps.arm_sections(a), ps.arm_sections(b)
-        inits = {"sft": ps.WIDE1_SFT_INIT, "rctp": ps.WIDE1_RCTP_INIT}
+        inits = {"sft": regime_wide1_presets.SFT_INIT, "rctp": regime_wide1_presets.RCTP_INIT}
         assert (
             want["init"] == inits[b.start] and want["tasks"]["synth_preset"] == "regime-wide1-d10"
         )
@@ -149,7 +161,7 @@ def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
         "rctp_grpo": "regime-wide1-rctp-grpo",
         "rctp_rc": "regime-wide1-rcgrpo",
     }
-    assert not set(am.WIDE1_FACTORIAL) & set(rv.ROLES.values())  # regime-d10 readers skip them
+    assert not set(WIDE1_FACTORIAL) & set(rv.ROLES.values())  # regime-d10 readers skip them
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -170,7 +182,7 @@ def test_regime_wide1_grpo_is_the_recipe_of_the_committed_wide1_proof_runs(seed)
 
 
 def test_an_unknown_regime_is_refused_not_empty():
-    from rcgrpo.train.arms import arms
+    from analysis.campaign.arms import arms
 
     assert arms("regime-d10", "regime-separation")  # the separation study's arms
     with pytest.raises(ValueError, match="unknown regime 'new'"):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaign import arms as am
 from analysis.campaign import config as cc
 from analysis.campaign import mechanics as cp
 from analysis.campaign.__main__ import main
@@ -19,16 +20,16 @@ from analysis.campaign.registry import CAMPAIGNS
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.regime_d10 import driver as regime
 from analysis.campaigns.regime_wide1 import driver as wide1
+from analysis.campaigns.regime_wide1.arms import FACTORIAL as WIDE1_FACTORIAL
 from analysis.runs import COMPLETE
 from analysis.runs import index as ix
-from rcgrpo.train import arms as am
 
 HERE = Path(__file__).parent
 STATES = ("done", "stale", "partial", "missing")
 
 
 def test_the_campaign_ids_are_the_regimes_of_the_arms():
-    # the campaigns whose arms are in rcgrpo.train.arms; collapse-pairs keeps its own records
+    # the campaigns whose arms are in analysis.campaign.arms; collapse-pairs keeps its own records
     legacy = tuple(c for c in CAMPAIGNS if c in am.REGIMES)
     assert legacy == am.REGIMES == ("pool", "regime-d10", "regime-wide1", "collapse")
     assert tuple(CAMPAIGNS)[len(legacy) :] == ("collapse-pairs",)
@@ -93,7 +94,7 @@ def test_every_wide1_run_parses_on_regime_wide1_from_the_stage1_of_its_seed():
         if spec.argv[0] == "train":
             start = f"{am.arm(str(spec.argv[2])).start}-wide1-s{seed}"
         assert spec.needs == (start,), name
-    assert len(camp.runs) == 1 + len(wide1.SEEDS) * (2 + len(am.WIDE1_FACTORIAL))
+    assert len(camp.runs) == 1 + len(wide1.SEEDS) * (2 + len(WIDE1_FACTORIAL))
 
 
 @pytest.fixture
@@ -168,13 +169,13 @@ def test_the_wide1_dry_run_is_the_command_of_every_run_not_done(fakes, capsys):
 def test_one_command_trains_the_wide1_campaign_and_reports_each_rl_run(fakes, monkeypatch):
     monkeypatch.setattr(wide1, "SEEDS", (3,))
     assert main(["--campaign", "regime-wide1", "--jobs", "1"]) == 0  # one at a time: in order
-    arms = [f"{p}-s3" for p in am.WIDE1_FACTORIAL]
+    arms = [f"{p}-s3" for p in WIDE1_FACTORIAL]
     assert _trained(fakes) == ["sft-wide1-s3", "rctp-wide1-s3", *arms]  # no admission between
     diag = [json.loads(r) for r in (fakes / "diag.jsonl").read_text().splitlines()]
     goals = {
         a[a.index("--preset") + 1]: a[a.index("--conditions") + 1] for a in diag if "--init" in a
     }
-    assert goals == {p: "none" if p == "regime-wide1-grpo" else "high" for p in am.WIDE1_FACTORIAL}
+    assert goals == {p: "none" if p == "regime-wide1-grpo" else "high" for p in WIDE1_FACTORIAL}
     assert all(regime.passk_path(n).is_file() for n in arms)
     assert [n for n in arms if regime.proof_path(n).is_file()] == ["regime-wide1-grpo-s3"]
     assert main(["--campaign", "regime-wide1"]) == 0  # all done: nothing more

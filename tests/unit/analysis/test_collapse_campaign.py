@@ -12,13 +12,15 @@ from pathlib import Path
 import pytest
 
 from analysis import REPO_ROOT
+from analysis.campaign import arms as am
 from analysis.campaign import spec
+from analysis.campaigns import presets as ps
 from analysis.campaigns.collapse import driver as cc
+from analysis.campaigns.collapse import presets as collapse
 from analysis.campaigns.collapse import verdicts as kv
+from analysis.campaigns.collapse.arms import REPEATS
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
-from rcgrpo.train import arms as am
-from rcgrpo.train import presets as ps
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import to_dict, upgrade_config
 from rcgrpo.train.stage1.config import preset as stage1_preset
@@ -31,15 +33,15 @@ def test_the_collapse_arms_are_regime_d10_arms_on_collapse1_at_g5_and_lr_1e5():
     """Each collapse arm is its regime-d10 arm (start, role, change) on the collapse suite, G 5,
     lr 1e-5, from the collapse Stage-1 checkpoints; the matched arm's G is 3."""
     mine = am.arms("collapse")
-    assert [a.preset for a in mine] == [*am.COLLAPSE_ARMS.values(), "collapse-shuffled-grpo"]
-    for old, new in am.COLLAPSE_ARMS.items():
+    assert [a.preset for a in mine] == [*REPEATS.values(), "collapse-shuffled-grpo"]
+    for old, new in REPEATS.items():
         a, b = am.arm(old), am.arm(new)
         assert (a.start, a.role if new != "collapse-rctp-grpo-g3" else "rctp_grpo_g3") == (
             b.start,
             b.role,
         )
         have, want = ps.arm_sections(a), ps.arm_sections(b)
-        inits = {"sft": ps.COLLAPSE_SFT_INIT, "rctp": ps.COLLAPSE_RCTP_INIT}
+        inits = {"sft": collapse.SFT_INIT, "rctp": collapse.RCTP_INIT}
         assert want["init"] == inits[b.start]
         assert want["tasks"]["synth_preset"] == "collapse1-d10" and want["optim"]["lr"] == 1e-5
         group = 3 if new == "collapse-rctp-grpo-g3" else 5
@@ -63,7 +65,7 @@ def test_the_control_is_rctp_grpo_from_the_shuffled_goal_rctp_ft():
         ps.arm_sections(am.arm("collapse-rctp-grpo")),
         ps.arm_sections(am.arm("collapse-shuffled-grpo")),
     )
-    assert want["init"] == ps.COLLAPSE_SHUFFLED_INIT
+    assert want["init"] == collapse.SHUFFLED_INIT
     assert have | {"init": want["init"]} == want
     base = _flat(to_dict(stage1_preset("rctp-collapse")))
     control = _flat(to_dict(stage1_preset("rctp-collapse-shuffled")))

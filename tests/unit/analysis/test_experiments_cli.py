@@ -12,11 +12,11 @@ import pytest
 from analysis.campaign import config as cc
 from analysis.campaign import mechanics as cp
 from analysis.campaign import spec as campaign_spec
+from analysis.campaigns import presets
 from analysis.campaigns.pool import driver as ex
 from analysis.runs import is_finished
 from rcgrpo.env import synth
 from rcgrpo.precision import Host, resolve_amp
-from rcgrpo.train import presets
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import upgrade_config
 

@@ -12,11 +12,11 @@ import pytest
 
 from analysis.campaign import config as cc
 from analysis.campaign import mechanics as cp
+from analysis.campaign.arms import arms
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.regime_d10 import driver as regime
 from analysis.diagnostics.regime.gates import G4_SEPARATION
 from analysis.runs import COMPLETE
-from rcgrpo.train.arms import arms
 
 HERE = Path(__file__).parent
 ELSEWHERE = Path("/elsewhere")

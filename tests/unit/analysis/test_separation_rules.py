@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaign.arms import arm
 from analysis.campaigns.regime_d10 import verdict_table as vt
 from analysis.campaigns.regime_separation import verdicts as sep
 from analysis.verdicts import family as fm
 from analysis.verdicts import regime as rv
-from rcgrpo.train.arms import arm
 
 TASKS = tuple(f"t{i}" for i in range(12))
 

@@ -88,7 +88,7 @@ def test_fmt_value(value, latex):
 
 
 def test_setup_table_reads_the_presets_without_runs():
-    from rcgrpo.train.presets import PRESETS
+    from analysis.campaigns.presets import RL
 
     configs, sources = role_configs(None)
     assert sources == [
@@ -97,7 +97,7 @@ def test_setup_table_reads_the_presets_without_runs():
         r"preset \code{rctp-synth-cpu}",
     ]
     rows = {r[0]: r for r in setup_rows(configs)}
-    rl = PRESETS["cpu-rcgrpo"]
+    rl = RL["cpu-rcgrpo"]
     assert rows["group size $G$"][1:] == ["5", f"${rl.rollout.group_size}$"]
     assert rows["KL coefficient $\\beta$"][2] == fmt_value(rl.algo.kl_beta)
     # tiny Qwen2, 1,024-token vocabulary, tied embeddings: docs/policy.md's 1.82M parameters
@@ -108,10 +108,10 @@ def test_setup_table_reads_the_presets_without_runs():
 
 def test_setup_table_prefers_the_resolved_config_of_a_run(tmp_path):
     # the campaign overrides run.steps; the table must show what ran, not the preset
+    from analysis.campaigns.presets import RL
     from rcgrpo.train.config import to_dict
-    from rcgrpo.train.presets import PRESETS
 
-    cfg = to_dict(PRESETS["cpu-rcgrpo"])
+    cfg = to_dict(RL["cpu-rcgrpo"])
     cfg["run"]["steps"] = 60
     run = tmp_path / "cpu-rcgrpo-s0"
     run.mkdir()

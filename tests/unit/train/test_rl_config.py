@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rcgrpo.train.cli import parse_cli
+from analysis.campaigns.pool.presets import RCTP_INIT, SFT_INIT
+from rcgrpo.train.cli import command_presets, parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, to_dict, upgrade_config
-from rcgrpo.train.presets import PRESETS, RCTP_INIT, SFT_INIT, preset
+from rcgrpo.train.presets import preset
 from rcgrpo.train.rl.loop import main
 from rcgrpo.train.validate import ConfigError, validate_config, validate_world
 
@@ -28,7 +29,7 @@ def _diff(a: str, b: str) -> dict:
 
 
 def test_every_preset_is_valid_and_names_itself():
-    for name, cfg in PRESETS.items():
+    for name, cfg in command_presets("train").items():  # own and the campaigns'
         assert cfg.preset == name
         assert validate_config(cfg) is cfg
 

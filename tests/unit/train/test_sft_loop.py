@@ -7,9 +7,9 @@ import torch
 
 from rcgrpo.losses import sft_loss
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.train.cli import parse_cli
+from rcgrpo.train.cli import command_presets, parse_cli
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.config import PRESETS, RCTPConfig, SFTConfig, preset, with_overrides
+from rcgrpo.train.stage1.config import RCTPConfig, SFTConfig, preset, with_overrides
 from rcgrpo.train.stage1.data import batch_schedule
 from rcgrpo.train.stage1.sft import window_metrics
 from rcgrpo.train.validate import validate_config
@@ -54,7 +54,7 @@ def test_window_metrics_are_registry_names_and_token_weighted():
 
 
 def test_presets_validate_and_gpu_presets_carry_the_paper_values():
-    for name in PRESETS:
+    for name in {**command_presets("sft"), **command_presets("rctp")}:  # own and the campaigns'
         cfg = validate_config(preset(name))
         assert cfg.stage == name.removeprefix("quick-").split("-")[0]
         assert isinstance(cfg, RCTPConfig) == (cfg.stage == "rctp")
@@ -62,7 +62,7 @@ def test_presets_validate_and_gpu_presets_carry_the_paper_values():
     assert (sft.optim.lr, sft.sft.batch_size, sft.sft.epochs) == (1e-5, 16, 2.0)
     assert (rctp.optim.lr, rctp.sft.batch_size, rctp.sft.epochs) == (1e-5, 16, 5.0)
     assert sft.sft.modes == ("multi_turn",) and rctp.failures.temperature == 0.7
-    # CPU Stage 1 = the RL suite and prompt (rcgrpo/train/presets.py: synth "cpu", combined)
+    # CPU Stage 1 = the RL suite and prompt (the pool campaign's presets: synth "cpu", combined)
     for name in ("sft-synth-cpu", "rctp-synth-cpu"):
         cfg = preset(name)
         assert cfg.sft.modes == ("combined",) and cfg.sft.synth_preset == "cpu"

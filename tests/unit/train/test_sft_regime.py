@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from analysis.campaigns.regime_d10 import presets as regime
 from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks
 from rcgrpo.policy.chat import ChatEncoder
@@ -98,7 +99,7 @@ def _diff(a, b) -> dict:
 def test_regime_rl_presets_differ_as_documented():
     base = rl.preset("regime-grpo")
     assert _diff(rl.preset("cpu-grpo"), base) == {
-        "init": rl.REGIME_SFT_INIT,
+        "init": regime.SFT_INIT,
         "tasks.num_train": 10000,
         "tasks.num_eval": 1000,
         "tasks.synth_preset": "regime-d10",
@@ -107,10 +108,10 @@ def test_regime_rl_presets_differ_as_documented():
         "run.checkpoint_every": 50,
     }
     rc = {"algo.conditioning": "iid", "algo.eval_condition": "high", "algo.eval_low": True}
-    assert _diff(base, rl.preset("regime-rcgrpo")) == {"init": rl.REGIME_RCTP_INIT, **rc}
+    assert _diff(base, rl.preset("regime-rcgrpo")) == {"init": regime.RCTP_INIT, **rc}
     assert _diff(base, rl.preset("regime-sft-rc")) == rc
     assert _diff(base, rl.preset("regime-rctp-grpo")) == {
-        "init": rl.REGIME_RCTP_INIT,
+        "init": regime.RCTP_INIT,
         "algo.conditioning": "high",
         "algo.eval_condition": "high",
     }

@@ -90,7 +90,7 @@ def _changes(base: str, name: str) -> dict:
 
 
 def test_the_wide1_presets_differ_from_the_regime_presets_as_documented():
-    """rcgrpo/train/stage1/config.py: the suite and fp32 for SFT; for RCTP-FT also its start,
+    """analysis/campaigns/regime_wide1/presets.py: the suite and fp32 for SFT; for RCTP-FT also its start,
     4 epochs, the four swaps skipped but for 0.4%, goal rows 0.6 apart."""
     suite = {"sft.synth_preset": "regime-wide1-d10", "sft.amp": "fp32"}
     assert _changes("sft-synth-regime", "sft-regime-wide1") == {
