@@ -12,13 +12,13 @@ them, in that order:
   ``presets.py``) and hands them to ``python -m rcgrpo train`` (entry point
   "rcgrpo.presets");
 - the campaign of its regime trains it, one run per seed, in ``experiment``
-  (:mod:`analysis.campaign.experiments`, :mod:`~analysis.campaign.regime`,
-  :mod:`~analysis.campaign.wide1`);
+  (:mod:`analysis.campaigns.pool.driver`, :mod:`analysis.campaigns.regime_d10.driver`,
+  :mod:`analysis.campaigns.regime_wide1.driver`);
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.verdicts.pool` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
+- :mod:`analysis.campaigns.pool.verdicts` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
   read their arms by ``role``.
 
 Adding an arm is one record in its campaign's ``arms.py`` plus its changes in that folder's

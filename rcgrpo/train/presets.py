@@ -18,7 +18,7 @@ leaves unstated (temperature, KL estimator, loss aggregation, ε_stab) are the d
 defaults of :mod:`rcgrpo.train.config`.
 
 Other packages add presets through the entry-point group "rcgrpo.presets"
-(:mod:`rcgrpo.train.plugins`; ``docs/training.md``); the experiments of this repository
+(:mod:`rcgrpo.train.plugins`; ``docs/own-task.md``); the experiments of this repository
 register theirs that way. :func:`preset` finds both.
 
 ``run.name`` may hold ``{preset}`` and ``{seed}``; the CLI fills them in, so

@@ -66,6 +66,8 @@ def test_sft_then_rctp_cli(tmp_path):
     sft_run, rctp_run = tmp_path / "sft", tmp_path / "rctp"
     done = _cli(
         "sft",
+        "--preset",
+        "sft-synth-cpu",
         *COMMON,
         "--sft.vocab-size",
         "400",

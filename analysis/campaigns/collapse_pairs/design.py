@@ -84,13 +84,11 @@ def pilots(variant: str, seed: int, runs: dict[str, RunSpec]) -> dict[str, RunSp
     return out
 
 
-def build() -> Campaign:
+def build(dose: int | None = None) -> Campaign:
     """Every design run: per variant, seed 31 then 32; the pilots after their Stage 1. P4 is
-    a variant only once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`:
-    P1–P3 measured at seed 31 and none passing)."""
-    from analysis.campaigns.collapse_pairs.gates import p4_dose
-
-    dose = p4_dose()
+    a variant only with its ``dose``, once the gates decide it
+    (:func:`analysis.campaigns.collapse_pairs.gates.p4_dose`: P1–P3 measured at seed 31 and none
+    passing; the campaign's entry passes it)."""
     camp = Campaign()
     for variant in [*VARIANTS, *(["p4"] if dose is not None else [])]:
         for seed in DESIGN_SEEDS:
@@ -107,9 +105,12 @@ def experiments(camp: Campaign) -> list[str]:
     return list(camp.experiments)
 
 
-def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
-    """Train the runs of the experiments ``names`` that are not done (Stage 1 first)."""
-    camp = build()
+def run(
+    names: list[str], jobs: int, force_train: bool, dry_run: bool, dose: int | None = None
+) -> None:
+    """Train the runs of the experiments ``names`` that are not done (Stage 1 first); ``dose``
+    as :func:`build`'s."""
+    camp = build(dose)
     todo = pool.run_names(camp, list(dict.fromkeys(names)))
     cp.run_all(camp, todo, jobs, force_train, dry_run)
 

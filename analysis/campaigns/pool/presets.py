@@ -22,7 +22,7 @@ preset                init (Stage 1)   reward token     differs from ``cpu-grpo`
 The ``cpu-*`` presets carry the recipe the campaign reports, so ``--preset NAME --run.seed S``
 (with ``--init`` the campaign's Stage-1 checkpoint of seed S) resolves to the committed run
 ``NAME-sS`` (a test checks every one): the setting the pre-registered RL recipe sweep chose
-on SFT + GRPO (:mod:`analysis.campaign.recipe_sweep`; a test checks they agree), lr 1e-4 on a
+on SFT + GRPO (:mod:`analysis.campaigns.rl_recipe.recipe_sweep`; a test checks they agree), lr 1e-4 on a
 pool of 16 training tasks, 200 steps. On the full 6,000-task training set no setting of the
 sweep learned (``docs/lab-notes/2026-12-rl-recipe.md``).
 """

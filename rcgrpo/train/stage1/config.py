@@ -20,7 +20,7 @@ from the committed base checkpoint :data:`QUICK_BASE` and RCTP-FT from that SFT 
 defaults of ``python -m rcgrpo sft`` / ``rctp``.
 
 Other packages add presets through the entry-point group "rcgrpo.presets"
-(:mod:`rcgrpo.train.plugins`; ``docs/training.md``); the experiments of this repository
+(:mod:`rcgrpo.train.plugins`; ``docs/own-task.md``); the experiments of this repository
 register theirs that way (their CPU recipes on the synth suite and the measurements behind
 them: ``docs/lab-notes/2026-11-stage1.md``). :func:`preset` finds both.
 """

@@ -143,7 +143,7 @@ def test_parse_cli_layers_preset_config_file_and_flags(tmp_path):
         3,
     )
     assert cfg.run.name == "cpu-grpo-s2" and cfg.run.seed == 2
-    assert dataclasses.asdict(parse_cli("train", []))["preset"] == "cpu-rcgrpo"
+    assert dataclasses.asdict(parse_cli("train", []))["preset"] == "quick-rcgrpo"
 
 
 def test_cli_config_errors_exit_2_with_one_line(tmp_path, capsys):
