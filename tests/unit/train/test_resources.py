@@ -41,8 +41,8 @@ def test_peak_rss_rises_by_a_touched_gib_and_cpu_time_by_a_busy_half_second():
     assert done.returncode == 0, done.stderr
     m = json.loads(done.stdout)
     # GiB: the peak is at least the resident set before plus the 1 GiB block; what else the
-    # process touches meanwhile on a loaded machine (+1.29 seen in CI beside two training
-    # runs, on an AVX2 host) stays far below the factor 1024 a wrong unit would give
-    assert 0.99 <= m["after"] - m["before"] <= 2.0
+    # process touches meanwhile (+1.29 seen in CI beside two training runs on an AVX2 host,
+    # +2.05 on a fresh clone's make test) stays far below the factor 1024 a wrong unit would give
+    assert 0.99 <= m["after"] - m["before"] <= 4.0
     assert 0.5 <= m["cpu"] <= 0.6  # the busy loop's CPU time (another thread adds a little)
     assert METRICS["perf/peak_rss_gib"].formula == "ru_maxrss (KiB) / 2^20"
