@@ -17,7 +17,6 @@ import copy
 from typing import Any
 
 from analysis.campaign.arms import Arm, arms
-from analysis.campaign.presets import merge
 from analysis.campaigns.collapse import presets as collapse
 from analysis.campaigns.pool import presets as pool
 from analysis.campaigns.regime_d10 import presets as regime_d10
@@ -25,6 +24,7 @@ from analysis.campaigns.regime_separation import presets as separation
 from analysis.campaigns.regime_wide1 import presets as wide1
 from rcgrpo.train.config import TrainConfig, from_dict
 from rcgrpo.train.plugins import PresetTable
+from rcgrpo.train.presets import merge
 from rcgrpo.train.stage1.config import SFTConfig
 
 REGIME_PRESETS = {

@@ -41,7 +41,10 @@ RUN_NAME = "{preset}-s{seed}"
 _RC = {"conditioning": "iid", "p_high": 0.5, "eval_condition": "high", "eval_low": True}
 
 
-def _merge(base: dict[str, Any], **sections: dict[str, Any]) -> dict[str, Any]:
+def merge(base: dict[str, Any], **sections: Any) -> dict[str, Any]:
+    """A copy of the config sections ``base`` with each of ``sections`` updated over its own
+    (a dict value) or set (any other value, e.g. ``init``); ``base`` is not changed. Presets
+    are stated with it, here and in other packages' (:mod:`rcgrpo.train.plugins`)."""
     out = copy.deepcopy(base)
     for name, values in sections.items():
         if isinstance(values, dict):
@@ -113,14 +116,14 @@ _QUICK: dict[str, Any] = {
 }
 _QUICK_SECTIONS: dict[str, dict[str, Any]] = {
     "quick-grpo": _QUICK,
-    "quick-rcgrpo": _merge(_QUICK, init=QUICK_RCTP_INIT, algo=_RC),
+    "quick-rcgrpo": merge(_QUICK, init=QUICK_RCTP_INIT, algo=_RC),
 }
 # ------------------------------------------------------------------------------------------
 
 _SECTIONS: dict[str, dict[str, Any]] = {
     **_QUICK_SECTIONS,
     "paper-qwen7b": _PAPER,
-    "paper-qwen7b-grpo": _merge(
+    "paper-qwen7b-grpo": merge(
         _PAPER,
         init="runs/stage1/sft-bfcl/final",
         algo={"conditioning": "none", "eval_condition": "none", "eval_low": False},

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from analysis.campaign.presets import HIGH, RC, merge
+from analysis.campaign.presets import HIGH, RC
 from analysis.campaigns.regime_d10 import presets as regime
 from analysis.campaigns.regime_wide1 import presets as wide1
+from rcgrpo.train.presets import merge
 from rcgrpo.train.stage1.config import RCTPConfig, SFTConfig, with_overrides
 
 SFT_INIT = "runs/collapse/sft-collapse/final"
