@@ -11,7 +11,7 @@ JOBS ?= 2
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
 AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-fast test-avx2 figures-check report-check report-reference check figures runs campaign theory lab lint format bench paper paper-deps lock clean-venv restore
+.PHONY: help venv test test-slow test-avx2 figures-check report-check report-reference check figures runs campaign theory lab lint format bench paper paper-deps lock clean-venv restore
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -29,10 +29,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)  ## create .venv from the pinned requirements
 
-test: $(STAMP)  ## the suite that tests the code (unit, properties, equivalence, smoke); not the tests marked results (make figures-check)
-	$(PY) -m pytest -n $(JOBS) -q -m "not results" tests
+test: $(STAMP)  ## the suite that tests the code (unit, properties, equivalence, CLI smoke); not the end-to-end tests marked slow (make test-slow) nor those marked results (make figures-check)
+	$(PY) -m pytest -n $(JOBS) -q -m "not results and not slow" tests
 
-test-avx2: $(STAMP)  ## make test's suite as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
+test-slow: $(STAMP)  ## the end-to-end tests (marked slow): the README's and docs' commands verbatim, notebooks, JupyterLab, torchrun, resume after SIGKILL, learning; CI runs them after make test
+	$(PY) -m pytest -n $(JOBS) -q -m "slow and not results" tests
+
+test-avx2: $(STAMP)  ## make test's and make test-slow's tests as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -x 'torch cpu capability: AVX2' >/dev/null
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
@@ -53,9 +56,6 @@ report-check: $(STAMP)  ## the report from the committed runs is byte-identical 
 
 report-reference: $(STAMP)  ## rewrite tests/reference/paper_generated from the committed runs (after an intended change; review its diff)
 	RCGRPO_UPDATE_REFERENCE=1 $(PY) -m pytest -q tests/unit/report/test_report_reference.py -k byte_identical
-
-test-fast: $(STAMP)  ## everything except tests marked slow or results
-	$(PY) -m pytest -n $(JOBS) -q -m "not slow and not results" tests
 
 theory: $(STAMP)  ## check every theory statement of the paper
 	$(PY) -m analysis.theory check --json figures/theory_report.json

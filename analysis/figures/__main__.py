@@ -123,22 +123,61 @@ def _build(name: str, out_dir: Path, formats: tuple[str, ...]) -> tuple[Path | N
         return None, err.runs
 
 
+def groups(names: list[str]) -> list[list[str]]:
+    """``names`` in groups built one after another in one process: figures whose modules use
+    one another's functions (``fig_theory_separation_beta`` draws from
+    ``fig_theory_separation_fit.results``, an ``lru_cache``) share a group, so the shared
+    computation runs once. Groups are ordered by their first member, members as in ``names``."""
+    found = modules()
+    owner = {found[n]: n for n in names}
+    root = {n: n for n in names}
+
+    def find(n: str) -> str:
+        while root[n] != n:
+            n = root[n]
+        return n
+
+    for name in names:
+        module = importlib.import_module(found[name])
+        for value in vars(module).values():
+            other = owner.get(getattr(value, "__module__", None)) if callable(value) else None
+            if other is not None:
+                root[find(other)] = find(name)
+    out: dict[str, list[str]] = {}
+    for name in names:
+        out.setdefault(find(name), []).append(name)
+    return list(out.values())
+
+
+def _build_group(
+    names: list[str], out_dir: Path, formats: tuple[str, ...]
+) -> list[tuple[Path | None, list[str]]]:
+    return [_build(name, out_dir, formats) for name in names]
+
+
 def _outcomes(
     names: list[str], out_dir: Path, formats: tuple[str, ...], jobs: int
 ) -> Iterator[tuple[str, Path | None, list[str]]]:
     """(name, first file or None, runs it lacks) of each figure, in the order of ``names``;
-    with ``jobs`` > 1 built in a pool of that many forked processes."""
+    with ``jobs`` > 1 built in a pool of that many forked processes, one :func:`groups` group
+    per task (the larger groups first), the figure modules imported before the fork (each
+    process inherits them)."""
     if jobs <= 1 or len(names) <= 1:
         for name in names:
             print(f"[figures] {name} ...", flush=True)
             yield name, *_build(name, out_dir, formats)
         return
+    tasks = sorted(groups(names), key=len, reverse=True)  # the longest tasks start first
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(jobs, len(names)), mp_context=context) as pool:
-        futures = [pool.submit(_build, name, out_dir, formats) for name in names]
-        for name, future in zip(names, futures, strict=True):
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
+        futures = {}
+        for group in tasks:
+            future = pool.submit(_build_group, group, out_dir, formats)
+            futures.update({name: (future, i) for i, name in enumerate(group)})
+        for name in names:
             print(f"[figures] {name} ...", flush=True)
-            yield name, *future.result()
+            future, i = futures[name]
+            yield name, *future.result()[i]
 
 
 def main(argv: list[str] | None = None) -> int:

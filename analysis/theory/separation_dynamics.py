@@ -74,7 +74,26 @@ def binom_pmf(k: np.ndarray | int, n: int, p: float) -> np.ndarray:
     kernel binom.pmf calls, clipped to [0, 1] as it does, without its argument checks and
     support bookkeeping (≈ 20x the kernel's time; :func:`goal_weights` calls it 3(G + 1)
     times per simulated step). Outside the support binom.pmf gives 0, this NaN: k must be in it."""
-    return np.clip(scipy_kernels._binom_pmf(k, n, p), 0, 1)
+    return np.minimum(np.maximum(scipy_kernels._binom_pmf(k, n, p), 0.0), 1.0)  # = np.clip
+
+
+@lru_cache(maxsize=64)
+def _outcome_grid(group_size: int, p: float, eps_stab: float) -> tuple:
+    """Per number of high tokens n: ((n_low, n_high), P(n), (0..n_low, 0..n_high), per goal r
+    (k_r a_1(k), (n_r − k_r) a_0(k)) on the [n_low + 1, n_high + 1] grid of (k_l, k_h)): what
+    :func:`goal_weights` needs that does not depend on the success rates, computed once."""
+    a = advantage_values(group_size, eps_stab)
+    out = []
+    for n_high in range(group_size + 1):
+        counts = (group_size - n_high, n_high)
+        ks = (np.arange(counts[0] + 1), np.arange(counts[1] + 1))
+        kl_, kh_ = np.meshgrid(*ks, indexing="ij")
+        k = kl_ + kh_
+        weighted = tuple(
+            (kr * a[k, 1], (counts[r] - kr) * a[k, 0]) for r, kr in ((0, kl_), (1, kh_))
+        )
+        out.append((counts, binom_pmf(n_high, group_size, p), ks, weighted))
+    return tuple(out)
 
 
 def goal_weights(
@@ -93,16 +112,12 @@ def goal_weights(
     s = np.asarray(success, dtype=np.float64)
     if s.shape != (2,) or (s < 0).any() or (s > 1).any():
         raise ValueError(f"success must be [2] in [0, 1], got {success!r}")
-    a = advantage_values(group_size, float(eps_stab))
     total = np.zeros(2)
-    for n_high in range(group_size + 1):
-        counts = (group_size - n_high, n_high)
-        p_tok = binom_pmf(n_high, group_size, p)
-        kl_, kh_ = np.meshgrid(np.arange(counts[0] + 1), np.arange(counts[1] + 1), indexing="ij")
-        prob = p_tok * binom_pmf(kl_, counts[0], s[0]) * binom_pmf(kh_, counts[1], s[1])
-        k = kl_ + kh_
-        for r, kr in ((0, kl_), (1, kh_)):
-            term = kr * a[k, 1] * (1 - s[r]) - (counts[r] - kr) * a[k, 0] * s[r]
+    for counts, p_tok, ks, weighted in _outcome_grid(group_size, p, float(eps_stab)):
+        prob = p_tok * binom_pmf(ks[0], counts[0], s[0])[:, None]
+        prob = prob * binom_pmf(ks[1], counts[1], s[1])[None, :]
+        for r in (0, 1):
+            term = weighted[r][0] * (1 - s[r]) - weighted[r][1] * s[r]
             total[r] += float((prob * term).sum())
     spread = s * (1 - s)
     safe = np.where(spread > 0, spread, 1.0)

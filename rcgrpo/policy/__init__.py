@@ -24,21 +24,57 @@ goal), :mod:`~rcgrpo.policy.chat` (template-consistent tokenization, SFT encodin
 log-probs), :mod:`~rcgrpo.policy.task_sources`, :mod:`~rcgrpo.policy.evaluate`.
 """
 
-from rcgrpo.policy.chat import ChatEncoder
-from rcgrpo.policy.evaluate import evaluate_policy, summarize, wilson_interval
-from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy, save_policy
-from rcgrpo.policy.policies import (
-    GeneratePolicy,
-    ModelPolicy,
-    ScriptedPolicy,
-    StepView,
-    oracle_script,
-)
-from rcgrpo.policy.recompute import sequence_logprobs
-from rcgrpo.policy.render import PROMPT_STYLES, initial_messages, with_reward_goal
-from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
-from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks, register_task_source
-from rcgrpo.policy.tokenizer import add_reward_tokens, train_tiny_tokenizer
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING
+
+_EXPORTS: dict[str, str] = {
+    "ChatEncoder": "rcgrpo.policy.chat",
+    "evaluate_policy": "rcgrpo.policy.evaluate",
+    "summarize": "rcgrpo.policy.evaluate",
+    "wilson_interval": "rcgrpo.policy.evaluate",
+    "PRESETS": "rcgrpo.policy.models",
+    "build_tiny_policy": "rcgrpo.policy.models",
+    "load_policy": "rcgrpo.policy.models",
+    "save_policy": "rcgrpo.policy.models",
+    "GeneratePolicy": "rcgrpo.policy.policies",
+    "ModelPolicy": "rcgrpo.policy.policies",
+    "ScriptedPolicy": "rcgrpo.policy.policies",
+    "StepView": "rcgrpo.policy.policies",
+    "oracle_script": "rcgrpo.policy.policies",
+    "sequence_logprobs": "rcgrpo.policy.recompute",
+    "PROMPT_STYLES": "rcgrpo.policy.render",
+    "initial_messages": "rcgrpo.policy.render",
+    "with_reward_goal": "rcgrpo.policy.render",
+    "RolloutEngine": "rcgrpo.policy.rollout",
+    "RolloutJob": "rcgrpo.policy.rollout",
+    "TASK_SOURCES": "rcgrpo.policy.task_sources",
+    "load_tasks": "rcgrpo.policy.task_sources",
+    "register_task_source": "rcgrpo.policy.task_sources",
+    "add_reward_tokens": "rcgrpo.policy.tokenizer",
+    "train_tiny_tokenizer": "rcgrpo.policy.tokenizer",
+}
+"""Public name -> the submodule defining it; imported on first access (PEP 562), so that
+importing a light submodule (``task_sources``, ``render``) does not load transformers."""
+
+if TYPE_CHECKING:  # the names as static tools see them
+    from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.policy.evaluate import evaluate_policy, summarize, wilson_interval
+    from rcgrpo.policy.models import PRESETS, build_tiny_policy, load_policy, save_policy
+    from rcgrpo.policy.policies import (
+        GeneratePolicy,
+        ModelPolicy,
+        ScriptedPolicy,
+        StepView,
+        oracle_script,
+    )
+    from rcgrpo.policy.recompute import sequence_logprobs
+    from rcgrpo.policy.render import PROMPT_STYLES, initial_messages, with_reward_goal
+    from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
+    from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks, register_task_source
+    from rcgrpo.policy.tokenizer import add_reward_tokens, train_tiny_tokenizer
 
 __all__ = [
     "PRESETS",
@@ -66,3 +102,18 @@ __all__ = [
     "wilson_interval",
     "with_reward_goal",
 ]
+
+
+def __getattr__(name: str):
+    """A public name from its submodule (:data:`_EXPORTS`), or a submodule not yet imported."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

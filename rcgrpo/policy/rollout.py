@@ -26,13 +26,12 @@ from typing import Any
 
 import torch
 
+from rcgrpo.env.turns import MODES
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import Generation, Policy, Request, StepView
 from rcgrpo.policy.render import initial_messages
 from rcgrpo.records import Rollout, RolloutBatch
 from rcgrpo.validation import check_choice, check_positive_int
-
-MODES = ("multi_turn", "combined")
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ class EpisodeTaskConfig:
     the preset its checkpoint was trained on)."""
 
     mode: str = "combined"
-    """Episode mode, a name of :data:`rcgrpo.policy.rollout.MODES`: combined (paper's RL
+    """Episode mode, a name of :data:`rcgrpo.env.turns.MODES`: combined (paper's RL
     mode, all turns in one prompt) | multi_turn."""
     synth_preset: str = "tiny"
     """synth only: ``rcgrpo.env.synth.SYNTH_PRESETS`` entry the tasks start from

@@ -90,26 +90,11 @@ QUICK_SFT_INIT = "runs/quick/sft/final"
 """Stage-1 SFT checkpoint of ``quick-grpo`` (``python -m rcgrpo sft --preset quick-sft``)."""
 QUICK_RCTP_INIT = "runs/quick/rctp/final"
 """Stage-1 RCTP-FT checkpoint of ``quick-rcgrpo`` (``python -m rcgrpo rctp --preset quick-rctp``)."""
-_QUICK: dict[str, Any] = {
+_QUICK: dict[str, Any] = {  # the fields that differ from TrainConfig's defaults
     "init": QUICK_SFT_INIT,
-    "model": {"dtype": "float32", "device": "cpu"},
-    "tasks": {
-        "source": "synth",
-        "mode": "combined",
-        "prompt_style": "compact",
-        "num_train": 16,
-        "num_eval": 20,
-        "max_turns": 2,
-        "max_calls_per_turn": 2,
-        "synth_preset": "collapse1-d10",
-    },
-    "rollout": {
-        "group_size": 5,
-        "prompts_per_step": 2,
-        "temperature": 1.0,
-        "max_new_tokens": 96,
-        "max_context": 1024,
-    },
+    "model": {"device": "cpu"},
+    "tasks": {"num_train": 16, "num_eval": 20, "max_turns": 2, "synth_preset": "collapse1-d10"},
+    "rollout": {"prompts_per_step": 2},
     "algo": {"conditioning": "none", "eval_condition": "none", "kl_beta": 0.1},
     "optim": {"lr": 1e-5, "warmup_steps": 1, "max_grad_norm": 1.0},
     "run": {"root": "runs/quick", "name": RUN_NAME, "steps": 4, "eval_every": 0},

@@ -31,7 +31,7 @@ from typing import Any
 from rcgrpo.env.synth_demo import DECISIONS
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.config import GOAL_LABELS, SFTConfig
+from rcgrpo.train.stage1.config import DEMONSTRATIONS, GOAL_LABELS, SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -85,8 +85,8 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     """Dotted key -> the registry its value must name (imported lazily), for ``stage``
     (rl | stage1 | trl)."""
     from rcgrpo.env.synth import SYNTH_PRESETS
+    from rcgrpo.env.turns import MODES
     from rcgrpo.policy.render import PROMPT_STYLES
-    from rcgrpo.policy.rollout import MODES
     from rcgrpo.policy.task_sources import TASK_SOURCES
 
     shared = {
@@ -102,13 +102,12 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     if stage == "stage1":
         from rcgrpo.precision import AMP_CHOICES
         from rcgrpo.schedules import SCHEDULES
-        from rcgrpo.train.stage1.trajectories import SCRIPTS
 
         return shared | {
             "sft.schedule": SCHEDULES,
             "sft.amp": AMP_CHOICES,
             "sft.synth_preset": SYNTH_PRESETS,
-            "sft.demonstrations": SCRIPTS,
+            "sft.demonstrations": DEMONSTRATIONS,
         }
     from rcgrpo.advantage_scope import ADV_SCOPES
     from rcgrpo.advantages import ADV_ESTIMATORS
@@ -136,7 +135,7 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
 
 def _subset_registries() -> dict[str, Iterable[str]]:
     """Stage 1: dotted key -> the registry each element of its non-empty tuple must name."""
-    from rcgrpo.policy.rollout import MODES
+    from rcgrpo.env.turns import MODES
 
     return {"sft.modes": MODES, "sft.eval_modes": MODES}
 

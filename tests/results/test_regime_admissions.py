@@ -2,7 +2,7 @@
 separated, and by how much, as docs/results.md (admission) reports them, in the campaign's
 record and in the generated admission table. Numbers measured, not hand-computed (the admission
 rule on fake reports: tests/unit/analysis/test_regime_campaign.py); marked ``results``: ``make
-figures-check`` runs them, ``make test`` and ``make test-fast`` leave them out."""
+figures-check`` runs them, ``make test`` and ``make test-slow`` leave them out."""
 
 from __future__ import annotations
 

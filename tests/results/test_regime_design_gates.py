@@ -3,7 +3,7 @@ design variants 2-17, G0-G5 and G4′ give on the committed reports and runs the
 design diary (docs/lab-notes/2026-12-regime-design*.md) reports. Numbers measured, not
 hand-computed (the gates by hand: tests/unit/analysis/test_regime_gates.py), so each new design
 run adds a test here; marked ``results``: ``make figures-check`` runs them, ``make test`` and
-``make test-fast`` leave them out."""
+``make test-slow`` leave them out."""
 
 from __future__ import annotations
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from doc_commands import rcgrpo
 
 from rcgrpo.train.cli import command_presets
 
@@ -48,13 +47,6 @@ def test_each_bad_input_is_one_line_and_exit_2(case, tmp_path):
     _verl_dump(tmp_path / "dump")
     before = sorted(p.name for p in tmp_path.rglob("*"))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(tmp_path / "hf"), "COLUMNS": "80"}
-    done = subprocess.run(
-        [sys.executable, "-m", "rcgrpo", *argv],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-        env=env,
-    )
+    done = rcgrpo(argv, tmp_path, env, timeout=300)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", line + "\n")
     assert sorted(p.name for p in tmp_path.rglob("*")) == before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import torch
 from rl_smoke_helpers import SMALL_RUN, cli, params, rows
 
@@ -23,6 +24,7 @@ def _training(row: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_eval_every_step_trains_as_eval_at_the_end(coin_flip, tmp_path):
     args = [
         "train",

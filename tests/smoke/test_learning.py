@@ -33,6 +33,8 @@ from rl_smoke_helpers import TASK_FLAGS, rows
 import rcgrpo.train.rl.filters as filters
 from rcgrpo.__main__ import main as rcgrpo_main
 
+pytestmark = pytest.mark.slow  # end to end: trains through the CLI (make test-slow)
+
 G, P = 8, 4
 STEPS = 6
 WINDOW = range(2, STEPS + 1)

@@ -8,23 +8,14 @@ from __future__ import annotations
 
 import json
 
-from doc_commands import ROOT, rcgrpo_commands, run_rcgrpo
+import pytest
+from doc_commands import ROOT, TINY, TINY_STEPS, rcgrpo_commands, run_rcgrpo
 
 from rcgrpo.env.reward import score_trajectory
 from rcgrpo.policy.task_sources import TASK_SOURCES, load_tasks
 
 PAGE = ROOT / "docs" / "own-task.md"
 SPEC = "examples.my_tasks:make_tasks"
-TINY_STEPS = 2
-TASKS = ["--tasks.num-train", "8", "--tasks.num-eval", "2", "--run.no-tensorboard"]
-STAGE1 = [*TASKS, "--run.steps", str(TINY_STEPS), "--sft.batch-size", "2"]
-TINY = {
-    "sft": [*STAGE1, "--sft.eval-max-new-tokens", "12"],
-    "rctp": [*STAGE1, "--failures.num-tasks", "4", "--failures.max-new-tokens", "12"],
-    "train": [*TASKS, "--run.steps", str(TINY_STEPS), "--rollout.group-size", "2"]
-    + ["--rollout.prompts-per-step", "1", "--rollout.max-new-tokens", "12"],
-    "eval": ["--limit", "2", "--max-new-tokens", "12"],
-}
 
 
 def test_the_example_tasks_score_as_their_ground_truth_says(monkeypatch):
@@ -48,6 +39,7 @@ def test_the_readme_names_the_page_s_train_command():
     assert readme == [c for c in rcgrpo_commands(PAGE, "## The method on it") if c[0] == "train"]
 
 
+@pytest.mark.slow
 def test_the_own_task_page_runs_verbatim_at_tiny_sizes(tmp_path):
     for name in ("results", "examples"):  # the base checkpoint; the example module
         (tmp_path / name).symlink_to(ROOT / name)

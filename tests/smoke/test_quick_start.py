@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 
-from doc_commands import ROOT, rcgrpo_commands, run_rcgrpo
+import pytest
+from doc_commands import ROOT, TINY, TINY_STEPS, rcgrpo_commands, run_rcgrpo
 
 from rcgrpo.train.cli import parse_cli
 
@@ -34,26 +35,6 @@ QUICK_START = [
     ],
 ]
 """The Quick start as this test knows it: the README's block must be exactly this."""
-TINY_STEPS = 2
-TASKS = ["--tasks.num-train", "8", "--tasks.num-eval", "2", "--run.no-tensorboard"]
-STAGE1 = [*TASKS, "--run.steps", str(TINY_STEPS), "--sft.batch-size", "2"]
-TINY = {
-    "sft": [*STAGE1, "--sft.eval-max-new-tokens", "12"],
-    "rctp": [*STAGE1, "--failures.num-tasks", "4", "--failures.max-new-tokens", "12"],
-    "train": [
-        *TASKS,
-        "--run.steps",
-        str(TINY_STEPS),
-        "--rollout.group-size",
-        "2",
-        "--rollout.prompts-per-step",
-        "1",
-        "--rollout.max-new-tokens",
-        "12",
-    ],
-    "eval": ["--limit", "2", "--max-new-tokens", "12"],
-}
-"""Tiny budget flags per subcommand, appended to the README's own (the last flag wins)."""
 
 
 def test_the_readme_quick_start_is_the_tested_one():
@@ -67,6 +48,7 @@ def test_the_eval_command_names_the_checkpoint_the_preset_writes():
     assert model == f"{cfg.run.root}/quick-rcgrpo-s{cfg.run.seed}/checkpoints/step_{cfg.run.steps}"
 
 
+@pytest.mark.slow
 def test_the_quick_start_runs_verbatim_at_tiny_sizes(tmp_path):
     (tmp_path / "results").symlink_to(ROOT / "results")  # the committed base checkpoint
     for argv in rcgrpo_commands(README, "## Quick start"):

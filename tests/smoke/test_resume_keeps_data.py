@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from rl_smoke_helpers import TASK_FLAGS, rows
 
+pytestmark = pytest.mark.slow  # end to end: trains through the CLI (make test-slow)
+
 STEPS = 4
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = [

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import torch
 from rl_smoke_helpers import SMALL_RUN, cli, params, rows
 
@@ -30,6 +31,7 @@ def _evals(run):
     return out
 
 
+@pytest.mark.slow
 def test_resume_after_sigkill_matches_an_uninterrupted_run(coin_flip, tmp_path):
     args = [
         "train",

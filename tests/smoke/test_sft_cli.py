@@ -17,6 +17,8 @@ from rcgrpo.metrics import METRICS
 from rcgrpo.policy.models import build_tiny_policy
 from rcgrpo.precision import probe_host, resolve_amp
 
+pytestmark = pytest.mark.slow  # end to end: trains through the CLI (make test-slow)
+
 COMMON = [
     "--model.path",
     "micro",

@@ -1,6 +1,6 @@
-"""``.ci/run``: ``make lint``, ``make test`` (README's test command), ``make test-avx2`` on a
-CPU with AVX-512, then ``make figures-check``, then ``make paper`` where latexmk is on PATH; the
-first failure's status passed through."""
+"""``.ci/run``: ``make lint``, ``make test`` (README's test command), ``make test-slow``,
+``make test-avx2`` on a CPU with AVX-512, then ``make figures-check``, then ``make paper`` where
+latexmk is on PATH; the first failure's status passed through."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def _ci(tmp_path: Path, fail: str, cpu: str, tex: bool = False) -> tuple[int, li
     return proc.returncode, calls.read_text().split("\n")[:-1], proc.stdout
 
 
-ALL = ["lint", "test", "test-avx2", "figures-check"]
+ALL = ["lint", "test", "test-slow", "test-avx2", "figures-check"]
 
 
 @pytest.mark.parametrize("cpu", sorted(CPUS))
@@ -60,7 +60,7 @@ def test_ci_runs_its_phases_in_order_and_passes_the_status_through(tmp_path, fai
 
 @pytest.mark.parametrize("fail", ["none", "figures-check", "paper"])
 def test_ci_builds_the_paper_last_where_latexmk_is_found(tmp_path, fail):
-    phases = ["lint", "test", "figures-check", "paper"]
+    phases = ["lint", "test", "test-slow", "figures-check", "paper"]
     status, calls, log = _ci(tmp_path, fail, "cpu_avx2", tex=True)
     ran = phases if fail == "none" else phases[: phases.index(fail) + 1]
     assert (status, calls) == (int(fail != "none"), ran)
@@ -68,7 +68,7 @@ def test_ci_builds_the_paper_last_where_latexmk_is_found(tmp_path, fail):
         assert re.search(r"== ci: make paper \(latexmk found\) passed in \d+ s", log), log
     (tmp_path / "no-tex").mkdir()
     status, calls, log = _ci(tmp_path / "no-tex", "none", "cpu_avx2", tex=False)
-    assert (status, calls) == (0, phases[:3])
+    assert (status, calls) == (0, phases[:4])
     assert "== ci: no latexmk: the PDF is not built" in log
 
 

@@ -161,6 +161,7 @@ def test_markdown_table_hand_worked(tmp_path):
     )
 
 
+@pytest.mark.results  # the generated blocks are computed from the committed runs
 def test_readme_main_exit_codes(tmp_path, capsys, monkeypatch):
     # every generated file in a tmp tree, so the real README and docs are never written
     readme, docs, empty = tmp_path / "README.md", tmp_path / "docs", tmp_path / "runs"

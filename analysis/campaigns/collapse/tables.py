@@ -71,7 +71,7 @@ NOTE = (
     "2026-12-collapse-design.md); gates C, H, H′, G0, G5 hold. "
     "Rules, families and the ±5-point equivalence margin registered before the runs "
     "(docs/protocols/collapse-campaign.md; the control's X1, X2: docs/protocols/"
-    "collapse-control.md; analysis/verdicts/collapse.py). p: two-sided t test against the "
+    "collapse-control.md; analysis/campaigns/collapse/verdicts.py). p: two-sided t test against the "
     f"rule's threshold, Holm within its family ({_families()}); "
     "p TOST Holm: the equivalence test within ±5 points of every θ = 0 "
     "difference of held-out success, Holm in the same family. Held-out outcomes pair the arms "

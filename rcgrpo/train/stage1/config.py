@@ -85,7 +85,7 @@ class StageConfig:
     emulated bf16 makes an AVX2 CPU ~10x slower); the choice and its reason are printed and
     written to ``summary.json``."""
     modes: tuple[str, ...] = ("multi_turn", "combined")
-    """Episode modes (``rcgrpo.policy.rollout.MODES``) every training trajectory is rendered
+    """Episode modes (``rcgrpo.env.turns.MODES``) every training trajectory is rendered
     in. The paper trains Stage 1 on
     separate turns (multi_turn) and runs RL on combined prompts; a model trained from
     scratch has never seen a combined prompt, so the CPU presets use both renderings (one
@@ -93,7 +93,7 @@ class StageConfig:
     max_length: int = 1024
     """Drop training sequences longer than this many tokens (the count is logged)."""
     demonstrations: str = "expert"
-    """Scripted trajectories Stage 1 learns from (``rcgrpo.train.stage1.trajectories.SCRIPTS``):
+    """Scripted trajectories Stage 1 learns from (:data:`DEMONSTRATIONS`):
     expert = the ground truth, kept where it scores 1; demo = the synth suite's imperfect
     demonstrator (``rcgrpo.env.synth_demo``), every trajectory kept whatever its reward (SFT
     imitates its mistakes; needs a suite with decisions). RCTP-FT's successes use it too."""
@@ -172,6 +172,11 @@ class FailureConfig(SamplingConfig):
     batch_size: int = 32
     """Episodes sampled in parallel."""
 
+
+DEMONSTRATIONS = ("expert", "demo")
+"""The scripted demonstration sources (``sft.demonstrations``), in the order of
+:data:`rcgrpo.train.stage1.trajectories.SCRIPTS`, which holds the scripts; the names live here so
+that checking a config needs no model code."""
 
 GOAL_LABELS = ("reward", "shuffled")
 """How RCTP-FT labels its mix (``goals.labels``; :func:`rcgrpo.train.stage1.data.goal_labels`):

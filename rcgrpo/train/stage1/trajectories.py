@@ -38,6 +38,7 @@ from rcgrpo.policy.policies import ModelPolicy, ScriptedPolicy, StepView, format
 from rcgrpo.policy.render import with_reward_goal
 from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
 from rcgrpo.train.failure_modes import classify_failure
+from rcgrpo.train.stage1.config import DEMONSTRATIONS
 
 DONE_REPLY = "[done()]"
 NO_CALL_REPLY = "Done."
@@ -55,7 +56,7 @@ def demo_script(view: StepView) -> str:
     return _script_replies(view, view.task.meta["demonstration"])
 
 
-SCRIPTS = {"expert": expert_script, "demo": demo_script}
+SCRIPTS = dict(zip(DEMONSTRATIONS, (expert_script, demo_script), strict=True))
 """Scripted sources of Stage-1 demonstrations (``sft.demonstrations``)."""
 
 

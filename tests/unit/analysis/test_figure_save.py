@@ -87,6 +87,7 @@ def test_unknown_format_is_an_error(tmp_path):
         save_figure(_figure(), tmp_path, "f", ("png", "gif"))
 
 
+@pytest.mark.slow  # builds every figure twice
 def test_builder_twice_gives_identical_files(tmp_path):
     # a theory figure (no runs): files and sidecar of two builds are byte-identical, the
     # second built in a worker process of `build --jobs 2` (beside another figure)

@@ -121,6 +121,7 @@ def fakes(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.mark.slow  # trains tiny Stage-1 and RL runs end to end
 def test_one_command_trains_stage1_admits_and_trains_the_admitted_arms(fakes):
     regime.run(["stage1", *(a.experiment for a in arms("regime-d10"))], 2, False, False)
     trained = [json.loads(r)["name"] for r in (fakes / "calls.jsonl").read_text().splitlines()]

@@ -25,6 +25,7 @@ def bfcl_tasks():
     return load_bfcl_tasks()
 
 
+@pytest.mark.slow  # every BFCL task rolled out twice
 @pytest.mark.parametrize("mode", ["multi_turn", "combined"])
 def test_oracle_scores_one_on_all_800_tasks(bfcl_tasks, tiny_tokenizer, mode):
     encoder = ChatEncoder(tiny_tokenizer)

@@ -195,6 +195,7 @@ def test_report_tables_declare_their_experiments():
     }
 
 
+@pytest.mark.results  # the regime and collapse tables read the committed runs
 def test_generate_strict_vs_allow_missing(tmp_path):
     report = {
         "configs_per_statement": 5,
