@@ -19,11 +19,14 @@ help:  ## list targets
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON_SYS) -m venv $(VENV)
 	# torch first, pinned to the CPU build on disk: any other spec pulls a multi-GB CUDA build
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-compile torch==2.13.0
+	$(PY) -m pip install --quiet --no-compile -r requirements.txt
 	# bfcl-eval without its (huge, numpy-1.26-pinning) declared dependencies
-	$(PY) -m pip install --quiet --no-deps bfcl-eval==2026.3.23
+	$(PY) -m pip install --quiet --no-compile --no-deps bfcl-eval==2026.3.23
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	# the bytecode pip would write one file at a time, on every core; like pip, a file that
+	# does not compile stays source (torch ships a Python-3.12-only test helper)
+	$(PY) -m compileall -qq -j 0 "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" || true
 	$(PY) -c "import torch, transformers, bfcl_eval, rcgrpo; print('venv ok: torch', torch.__version__)"
 	touch $(STAMP)
 
