@@ -30,6 +30,17 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+CONFIGURED = ("sft", "rctp", "train")
+"""Subcommands whose options are a config (:func:`rcgrpo.train.cli.parse_cli`): checked before
+their module is imported (checking a config loads no model code), so a wrong key or value is
+one line in about a second; the module parses the same argv again when it runs."""
+
+
+def _parsed(config: object) -> int:
+    """Exit code 0: the config parsed (a config error is raised before this returns)."""
+    return 0
+
+
 def _usage() -> str:
     lines = ["usage: python -m rcgrpo <subcommand> [options]", "", "subcommands:"]
     width = max(len(n) for n in SUBCOMMANDS)
@@ -49,8 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     if name not in SUBCOMMANDS:
         print(f"rcgrpo: unknown subcommand {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    from rcgrpo.train.cli import run_command  # config error -> exit 2, non-finite stop -> 3
+    from rcgrpo.train.cli import parse_cli, run_command  # config error -> 2, non-finite stop -> 3
 
+    if name in CONFIGURED:  # the config first: a bad key is answered before the model code loads
+        status = run_command(name, lambda: _parsed(parse_cli(name, rest)))
+        if status:
+            return status
     module = importlib.import_module(SUBCOMMANDS[name][0])
     return run_command(name, lambda: module.main(rest))
 

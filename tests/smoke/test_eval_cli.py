@@ -26,6 +26,7 @@ def checkpoint(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow  # evaluates on the BFCL test split end to end
 def test_eval_cli_on_bfcl_test_split(checkpoint, tmp_path):
     args = ["--model", str(checkpoint), "--split", "test", "--condition", "high", "--limit", "6"]
     args += ["--max-new-tokens", "16", "--max-context", "1024", "--examples", "2"]

@@ -35,6 +35,8 @@ from rcgrpo.metrics import METRICS
 from rcgrpo.policy.task_sources import load_tasks
 from rcgrpo.train.runlog import open_table
 
+pytestmark = pytest.mark.slow  # end to end: one run of TRL's GRPOTrainer through the CLI
+
 G, P, STEPS, SEED = 4, 2, 2, 0
 TRAINER_RUN = Path(__file__).parents[2] / "results/campaign/cpu-rcgrpo-s0"
 """A run of ``python -m rcgrpo train`` (a committed campaign run; its per-rollout table plain
