@@ -124,10 +124,12 @@ def _build(name: str, out_dir: Path, formats: tuple[str, ...]) -> tuple[Path | N
 
 
 def groups(names: list[str]) -> list[list[str]]:
-    """``names`` in groups built one after another in one process: figures whose modules use
-    one another's functions (``fig_theory_separation_beta`` draws from
-    ``fig_theory_separation_fit.results``, an ``lru_cache``) share a group, so the shared
-    computation runs once. Groups are ordered by their first member, members as in ``names``."""
+    """``names`` in groups built one after another in one process, so that what they share is
+    computed once: figures whose modules use one another's functions
+    (``fig_theory_separation_beta`` draws from ``fig_theory_separation_fit.results``, an
+    ``lru_cache``), and figures that read runs of the same experiment (``REQUIRES``: each run's
+    staleness check and parsed tables are cached per process). Groups are ordered by their
+    first member, members as in ``names``."""
     found = modules()
     owner = {found[n]: n for n in names}
     root = {n: n for n in names}
@@ -137,12 +139,15 @@ def groups(names: list[str]) -> list[list[str]]:
             n = root[n]
         return n
 
+    reader: dict[str, str] = {}
     for name in names:
         module = importlib.import_module(found[name])
         for value in vars(module).values():
             other = owner.get(getattr(value, "__module__", None)) if callable(value) else None
             if other is not None:
                 root[find(other)] = find(name)
+        for experiment in getattr(module, "REQUIRES", ()):
+            root[find(reader.setdefault(experiment, name))] = find(name)
     out: dict[str, list[str]] = {}
     for name in names:
         out.setdefault(find(name), []).append(name)
