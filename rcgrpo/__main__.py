@@ -33,7 +33,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 CONFIGURED = ("sft", "rctp", "train")
 """Subcommands whose options are a config (:func:`rcgrpo.train.cli.parse_cli`): checked before
 their module is imported (checking a config loads no model code), so a wrong key or value is
-one line in about a second; the module parses the same argv again when it runs."""
+one line in about two seconds; the module parses the same argv again when it runs."""
 
 
 def _parsed(config: object) -> int:

@@ -199,7 +199,8 @@ def predictions_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) 
         f"Points of success, mean over {len(per_seed)} seeds ± 95% t half-width. ρ̂ per seed "
         f"(transfer probe): {seeds_rho or 'none'}; the other seeds take their mean, "
         f"{pooled:.3f}. One effective η per seed and variant fitted on RCTP-FT + GRPO's "
-        "training success; the other arms predicted with it (analysis/campaigns/collapse/transfer_table.py)."
+        "training success; the other arms predicted with it "
+        "(analysis/campaigns/collapse/transfer_table.py)."
     )
     return "\n".join([*lines, "", note]) + "\n"
 

@@ -36,7 +36,8 @@ def _cells(out: Outcome) -> list[str]:
 
 HEADER = ("claim", "quantity", "estimate [95% CI]", "n", "test", "verdict")
 NOTE = (
-    "Rules and thresholds fixed in analysis/campaigns/pool/verdicts.py before the long runs. Estimate: mean "
+    "Rules and thresholds fixed in analysis/campaigns/pool/verdicts.py before the long runs. "
+    "Estimate: mean "
     "over seeds of the per-seed value with its 95% t-interval; n = seeds with every arm; "
     "n < 3 is inconclusive."
 )

@@ -130,7 +130,8 @@ def rows(ds: list[fm.Decision]) -> list[dict[str, str]]:
 
 NOTE = (
     "Rules, families and the ±5-point equivalence margin registered before the runs "
-    "(docs/protocols/regime-d10-separation.md, analysis/campaigns/regime_separation/verdicts.py). p: two-sided "
+    "(docs/protocols/regime-d10-separation.md, "
+    "analysis/campaigns/regime_separation/verdicts.py). p: two-sided "
     "t test against the rule's threshold, Holm within its family (Q1 kept: X1a–X1c; Q2 "
     "learning: X2; Q3 goal-blind: X3; secondary: X4, X5); p TOST Holm: the equivalence test "
     "within ±5 points of every θ = 0 difference, Holm in the same family. Held-out outcomes "
