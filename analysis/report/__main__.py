@@ -16,6 +16,8 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``separation_verdicts.tex``, the separation study's verdicts from ``results/regime``
   (:mod:`analysis.campaigns.regime_separation.tables`); ``collapse_verdicts.tex``, the collapse
   campaign's verdicts from ``results/collapse`` (:mod:`analysis.campaigns.collapse.tables`);
+  ``collapse_pairs.tex``, the collapse-pairs design's verdict paragraph and dose table
+  (:mod:`analysis.campaigns.collapse_pairs.verdict`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the run-generated Markdown blocks (the README's studies
@@ -37,6 +39,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaigns.collapse import tables as collapse_tables
+from analysis.campaigns.collapse_pairs import verdict as pairs_verdict
 from analysis.campaigns.pool.driver import default_resolver
 from analysis.campaigns.pool.verdict_table import verdicts_latex
 from analysis.campaigns.regime_d10 import tables as regime_tables
@@ -118,6 +121,7 @@ def generate(
         separation_tables.verdicts_latex(REGIME_RESULTS)
     )
     (out_dir / "collapse_verdicts.tex").write_text(collapse_tables.verdicts_latex())
+    (out_dir / "collapse_pairs.tex").write_text(pairs_verdict.verdict_latex())
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})

@@ -160,22 +160,32 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 
 
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body, for the run-generated block of the README: the studies table of
-    ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`)."""
+    """Block name -> body, for the run-generated blocks of the README: the studies table of
+    ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`) and the collapse-pairs
+    design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.plain`)."""
+    from analysis.campaigns.collapse_pairs import verdict
     from analysis.runs import index
 
-    return {"campaigns": index.markdown(index.studies())}
+    more = "docs/results.md#collapse-pairs-the-designs-verdict"
+    return {
+        "campaigns": index.markdown(index.studies()),
+        "collapse-pairs-finding": f"- {verdict.plain().rstrip('.')} ([more]({more})).\n",
+    }
 
 
 def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body for ``docs/findings.md`` (:data:`FINDINGS`): the pool regime's
-    tables and the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`)."""
+    tables, the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`) and
+    the collapse-pairs design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.plain`)."""
+    from analysis.campaigns.collapse_pairs import verdict
     from analysis.campaigns.regime_d10.tables import readme_block
 
+    more = "results.md#collapse-pairs-the-designs-verdict"
     return {
         "results": results_markdown(resolve),
         "verdicts": verdicts_markdown(resolve),
         "regime-verdicts": readme_block(REGIME_RESULTS),
+        "collapse-pairs-finding": f"{verdict.plain()} The verdict and its numbers: [{more}]({more}).\n",
     }
 
 
@@ -250,6 +260,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
     from analysis.campaigns.collapse import tables as ct
     from analysis.campaigns.collapse import transfer_table as tt
     from analysis.campaigns.collapse.token import token_markdown
+    from analysis.campaigns.collapse_pairs import verdict
     from analysis.campaigns.collapse_pairs.gates import gate_markdown
     from analysis.campaigns.regime_d10 import verdict_table as vt
     from analysis.campaigns.regime_d10.entropy_tables import calibration_block, entropy_block
@@ -277,6 +288,7 @@ def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
         "transfer-diagnostics": tt.diagnostics_markdown(),
         "transfer-predictions": tt.predictions_markdown(),
         "collapse-pairs-gates": gate_markdown(),
+        "collapse-pairs-verdict": verdict.verdict_markdown(),
     }
 
 
@@ -294,14 +306,35 @@ def generated_files(
     }
 
 
+def index_rows() -> dict[str, dict[str, str]]:
+    """``results/INDEX.toml`` row id -> the fields its verdict module generates
+    (:func:`analysis.runs.index.set_fields`): the collapse-pairs design's status, finding and
+    summary (:func:`analysis.campaigns.collapse_pairs.verdict.index_fields`)."""
+    from analysis.campaigns.collapse_pairs import verdict
+
+    return {"collapse-pairs": verdict.index_fields()}
+
+
 def readme_main(
-    check: bool, runs_root: Path | None = None, readme: Path = README, docs: Path = DOCS
+    check: bool,
+    runs_root: Path | None = None,
+    readme: Path = README,
+    docs: Path = DOCS,
+    index_path: Path | None = None,
 ) -> int:
-    """``--write-readme`` / ``--check-readme`` on every file of :func:`generated_files`: exit 0
-    done or up to date, 1 stale (check), 2 a file or its markers missing."""
+    """``--write-readme`` / ``--check-readme`` on the generated rows of ``results/INDEX.toml``
+    (:func:`index_rows`; first, as the README's studies table reads them) and every file of
+    :func:`generated_files`: exit 0 done or up to date, 1 stale (check), 2 a file or its markers
+    missing."""
+    from analysis.runs import index
+
+    index_path = index_path or index.INDEX
     resolve = _resolver(runs_root)
     changed = []
     try:
+        for study, fields in index_rows().items():
+            names = index.set_fields(study, fields, index_path, check)
+            changed += [f"{index_path.name}: {study} {n}" for n in names]
         for path, blocks in generated_files(resolve, readme, docs).items():
             changed += [f"{path.name}: {n}" for n in update_file(path, blocks, check)]
     except (OSError, ValueError) as err:

@@ -15,6 +15,7 @@ index row), so a new design run adds an entry, not code.
 from __future__ import annotations
 
 import fnmatch
+import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,12 @@ class Study:
 
 def studies(path: Path = INDEX) -> list[Study]:
     """The rows of the index, in order; a row with an unknown status is an error."""
-    rows = tomllib.loads(path.read_text())["study"]
+    return studies_of(path.read_text(), path)
+
+
+def studies_of(text: str, path: Path = INDEX) -> list[Study]:
+    """The rows of the index text ``text`` (:func:`studies`; ``path`` names it in errors)."""
+    rows = tomllib.loads(text)["study"]
     out = []
     for row in rows:
         row = {**row, "folders": tuple(row["folders"])}
@@ -67,6 +73,44 @@ def studies(path: Path = INDEX) -> list[Study]:
             raise ValueError(f"{path}: study {row['id']}: status must be one of {STATUSES}")
         out.append(Study(**row))
     return out
+
+
+GENERATED_FIELDS = ("status", "finding", "summary")
+"""The fields of a row that a verdict module may generate (:func:`set_fields`)."""
+
+
+def set_fields(
+    study: str, fields: dict[str, str], path: Path = INDEX, check: bool = False
+) -> list[str]:
+    """Rewrite the :data:`GENERATED_FIELDS` ``fields`` of row ``study`` in ``path`` in place
+    (comments and layout kept: each field is one ``key = "..."`` line of the row); returns the
+    names that changed. With ``check`` the file is left alone. Raises :class:`ValueError` for
+    an unknown row or field, or a row that lacks the field's line."""
+    if unknown := set(fields) - set(GENERATED_FIELDS):
+        raise ValueError(f"{path}: fields {sorted(unknown)} are not generated")
+    lines = path.read_text().splitlines(keepends=True)
+    starts = [i for i, ln in enumerate(lines) if ln.strip() == "[[study]]"] + [len(lines)]
+    rows = [range(a, b) for a, b in zip(starts, starts[1:], strict=False)]
+    row = next((r for r in rows if any(lines[i].strip() == f'id = "{study}"' for i in r)), None)
+    if row is None:
+        raise ValueError(f"{path}: no study {study!r}")
+    changed = []
+    for key, value in fields.items():
+        at = [i for i in row if lines[i].startswith(f"{key} = ")]
+        if len(at) != 1:
+            raise ValueError(f"{path}: study {study!r} needs one line {key} = ...")
+        # A JSON string of ordinary text is a TOML basic string (same escapes).
+        new = f"{key} = {json.dumps(value, ensure_ascii=False)}\n"
+        if lines[at[0]] != new:
+            lines[at[0]] = new
+            changed.append(key)
+    text = "".join(lines)
+    parsed = {s.id: s for s in studies_of(text, path)}[study]
+    if any(getattr(parsed, k) != v for k, v in fields.items()):
+        raise ValueError(f"{path}: study {study!r}: a field did not survive the TOML round trip")
+    if changed and not check:
+        path.write_text(text)
+    return changed
 
 
 def figures(path: Path = FIGURES) -> dict[str, dict[str, Any]]:

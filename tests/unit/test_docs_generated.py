@@ -16,6 +16,7 @@ import pytest
 from analysis.report import docs_tables
 from analysis.report import readme_results as rr
 from analysis.report.runtable import Column, Row, TableSpec
+from analysis.runs import index as ix
 from analysis.runs.extractors import first, last
 from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
@@ -80,6 +81,11 @@ def test_run_blocks_are_up_to_date():
         f"{path.name}: {name}"
         for path, blocks in rr.generated_files(rr._resolver()).items()
         for name in update_file(path, blocks, check=True)
+    ]
+    stale += [
+        f"INDEX.toml: {study} {name}"
+        for study, fields in rr.index_rows().items()
+        for name in ix.set_fields(study, fields, check=True)
     ]
     assert stale == [], f"blocks {stale} stale; run `python -m analysis.report --write-readme`"
 
@@ -165,6 +171,8 @@ def test_markdown_table_hand_worked(tmp_path):
 def test_readme_main_exit_codes(tmp_path, capsys, monkeypatch):
     # every generated file in a tmp tree, so the real README and docs are never written
     readme, docs, empty = tmp_path / "README.md", tmp_path / "docs", tmp_path / "runs"
+    index = tmp_path / "INDEX.toml"
+    index.write_text(ix.INDEX.read_text().replace('summary = "', 'summary = "stale '))
     docs.mkdir()
     empty.mkdir()
     # the blocks of the empty runs folder, computed once: each readme_main call below would
@@ -173,13 +181,14 @@ def test_readme_main_exit_codes(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(rr, "generated_files", lambda resolve, r, d: generated)
     for path, blocks in generated.items():
         path.write_text("".join(f"{markers(n)[0]}\nold\n{markers(n)[1]}\n" for n in blocks))
-    assert rr.readme_main(True, empty, readme, docs) == 1
-    assert rr.readme_main(False, empty, readme, docs) == 0
-    assert rr.readme_main(True, empty, readme, docs) == 0
+    assert rr.readme_main(True, empty, readme, docs, index) == 1
+    assert rr.readme_main(False, empty, readme, docs, index) == 0
+    assert rr.readme_main(True, empty, readme, docs, index) == 0
+    assert "stale " not in index.read_text().split('id = "collapse-pairs"')[1]
     assert "not yet run" in _block((docs / "findings.md").read_text(), "results")
     assert "| study | suite | status |" in _block(readme.read_text(), "campaigns")
     readme.write_text("no markers\n")
-    assert rr.readme_main(False, empty, readme, docs) == 2
+    assert rr.readme_main(False, empty, readme, docs, index) == 2
     capsys.readouterr()
 
 

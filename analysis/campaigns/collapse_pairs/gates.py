@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import REPO_ROOT
@@ -67,40 +68,84 @@ def all_fail_share(folder: Path) -> float | None:
     return float(window.mean()) if len(window) == PILOT_STEPS else None
 
 
+def collapses(share: float | None) -> bool | None:
+    """Whether an all-fail share passes gate C (or C′): ``share >= C_ALL_FAIL`` (None: not
+    measured)."""
+    return None if share is None else share >= C_ALL_FAIL
+
+
 def _share(x: float | None) -> tuple[str, str]:
     if x is None:
         return "—", "—"
     return f"{x:.3f}", "holds" if x >= C_ALL_FAIL else "fails"
 
 
-def gate_row(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS):
-    """One row of :data:`HEADER`."""
+@dataclass(frozen=True)
+class Measure:
+    """Every gate of one variant at one design seed (None: not measured yet)."""
+
+    variant: str
+    seed: int
+    r: dict | None
+    """The pooled goal-effect block (``diff``, ``ci``, ``p_high``, ``p_low``, ...)."""
+    r_holds: bool | None
+    c: float | None
+    """Gate C's all-fail share (matched SFT + GRPO, steps 1–50)."""
+    cprime: float | None
+    """Gate C′'s all-fail share (RCTP-FT + GRPO, steps 1–50)."""
+    rho: dict | None
+    """The transfer probe's ``estimate`` and ``ci``."""
+
+    @property
+    def complete(self) -> bool:
+        """R, C and C′ are all measured."""
+        return self.r is not None and self.c is not None and self.cprime is not None
+
+    def holds(self) -> dict[str, bool | None]:
+        """Gate name (``R``, ``C``, ``C′``) -> holds (None: not measured)."""
+        return {"R": self.r_holds, "C": collapses(self.c), "C′": collapses(self.cprime)}
+
+    @property
+    def passes(self) -> bool:
+        """Every gate is measured and holds."""
+        return self.complete and all(self.holds().values())
+
+
+def measure(
+    variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS
+) -> Measure:
+    """The gates of ``variant`` at ``seed`` from the committed runs and diagnostic."""
     path = diagnostics / f"transfer-rctp-{variant}-s{seed}.json"
     report = json.loads(path.read_text()) if path.is_file() else None
     block, r_holds = r_gate(report)
+    return Measure(
+        variant,
+        seed,
+        block,
+        r_holds,
+        all_fail_share(root / f"pilot-c-{variant}-s{seed}"),
+        all_fail_share(root / f"pilot-cprime-{variant}-s{seed}"),
+        None if report is None else report["transfer"],
+    )
+
+
+def gate_row(m: Measure) -> list[str]:
+    """One row of :data:`HEADER`."""
     r_cells = ["—", "—", "—"]
-    if block is not None:
-        diff = f"{block['diff']:+.3f} [{block['ci'][0]:.3f}, {block['ci'][1]:.3f}]"
-        r_cells = [diff, f"{block['p_high']:.3f}", "holds" if r_holds else "fails"]
-    c = _share(all_fail_share(root / f"pilot-c-{variant}-s{seed}"))
-    cprime = _share(all_fail_share(root / f"pilot-cprime-{variant}-s{seed}"))
+    if m.r is not None:
+        diff = f"{m.r['diff']:+.3f} [{m.r['ci'][0]:.3f}, {m.r['ci'][1]:.3f}]"
+        r_cells = [diff, f"{m.r['p_high']:.3f}", "holds" if m.r_holds else "fails"]
     rho = "—"
-    if report is not None:
-        tr = report["transfer"]
-        rho = f"{tr['estimate']:.3f} [{tr['ci'][0]:.3f}, {tr['ci'][1]:.3f}]"
-    return [variant.upper(), str(seed), *r_cells, *c, *cprime, rho]
+    if m.rho is not None:
+        rho = f"{m.rho['estimate']:.3f} [{m.rho['ci'][0]:.3f}, {m.rho['ci'][1]:.3f}]"
+    return [m.variant.upper(), str(m.seed), *r_cells, *_share(m.c), *_share(m.cprime), rho]
 
 
 def passes(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS):
     """(R difference, every gate holds) of a variant at a seed; None when a gate is not
     measured."""
-    path = diagnostics / f"transfer-rctp-{variant}-s{seed}.json"
-    block, r_holds = r_gate(json.loads(path.read_text()) if path.is_file() else None)
-    c = all_fail_share(root / f"pilot-c-{variant}-s{seed}")
-    cprime = all_fail_share(root / f"pilot-cprime-{variant}-s{seed}")
-    if block is None or c is None or cprime is None:
-        return None
-    return block["diff"], bool(r_holds and c >= C_ALL_FAIL and cprime >= C_ALL_FAIL)
+    m = measure(variant, seed, root, diagnostics)
+    return (m.r["diff"], m.passes) if m.complete else None
 
 
 def p4_dose(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> int | None:
@@ -118,7 +163,7 @@ def p4_dose(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> int | None
 def gate_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> str:
     """Every variant at every design seed, in the protocol's order (P4 once decided)."""
     variants = [*VARIANTS, *(["p4"] if p4_dose(root, diagnostics) is not None else [])]
-    body = [gate_row(v, s, root, diagnostics) for v in variants for s in DESIGN_SEEDS]
+    body = [gate_row(measure(v, s, root, diagnostics)) for v in variants for s in DESIGN_SEEDS]
     return "\n".join(st.markdown_table(HEADER, body, ["---", *["--:"] * 9])) + "\n"
 
 

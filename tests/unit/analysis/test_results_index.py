@@ -99,3 +99,25 @@ def test_every_row_has_a_plain_summary_and_the_table_shows_it():
         "lab note",
         "reference",
     ]
+
+
+def test_generated_fields_are_rewritten_in_place(tmp_path):
+    index = tmp_path / "INDEX.toml"
+    row = 'title = "{0}"\nsuite = "s"\nstatus = "current"\nfolders = []\nprotocol = "p"\n'
+    row += 'verdicts = "v"\nfinding = "f"\nsummary = "old"\n'
+    text = '# a comment\n[[study]]\nid = "x"\n' + row.format("X")
+    text += '\n[[study]]\nid = "y"\n' + row.format("Y")
+    index.write_text(text)
+    new = {"finding": 'R: P1 −0.001 "quoted" \\ ×4', "summary": "plain", "status": "complete"}
+    assert ix.set_fields("y", new, index, check=True) == ["finding", "summary", "status"]
+    assert index.read_text() == text  # check leaves the file alone
+    assert ix.set_fields("y", new, index) == ["finding", "summary", "status"]
+    x, y = ix.studies(index)
+    assert (y.finding, y.summary, y.status) == (new["finding"], "plain", "complete")
+    assert (x.finding, x.summary, x.status) == ("f", "old", "current")
+    assert index.read_text().startswith("# a comment\n")
+    assert ix.set_fields("y", new, index) == []
+    with pytest.raises(ValueError, match="no study 'z'"):
+        ix.set_fields("z", new, index)
+    with pytest.raises(ValueError, match="not generated"):
+        ix.set_fields("y", {"title": "T"}, index)

@@ -1,0 +1,100 @@
+"""The collapse-pairs design's verdict (``docs/protocols/collapse-pairs.md``: P1–P3 at seed 31,
+P4 only if none passes, the first passing variant confirmed at seed 32, the conflict rule) on
+hand-made gate measurements, and the words it is said in."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.campaigns.collapse_pairs import gates
+from analysis.campaigns.collapse_pairs import verdict as vd
+
+THREE, FOUR = ["p1", "p2", "p3"], ["p1", "p2", "p3", "p4"]
+
+
+def _m(variant: str, seed: int, diff=0.0, p_high=0.4, c=0.1, cprime=0.2, rho=1.0):
+    r = {"diff": diff, "ci": [diff - 0.003, diff + 0.003], "p_high": p_high}
+    r |= {"p_low": p_high - diff, "identical_share": {"identical": 0.9}}
+    holds = diff >= 0.10 and diff - 0.003 > 0.05 and p_high <= 0.30
+    return gates.Measure(variant, seed, r, holds, c, cprime, {"estimate": rho, "ci": [rho, rho]})
+
+
+PASS = {"diff": 0.2, "p_high": 0.25, "c": 0.6, "cprime": 0.7}
+
+
+def _measure(table: dict[tuple[str, int], dict | None]):
+    """A measure function: (variant, seed) -> that measurement, not measured when absent."""
+
+    def measure(v: str, s: int) -> gates.Measure:
+        if (v, s) not in table:
+            return gates.Measure(v, s, None, None, None, None, None)
+        return _m(v, s, **table[(v, s)])
+
+    return measure
+
+
+def test_the_order_asks_for_the_next_measurement():
+    st = vd.decide(_measure({("p1", 31): {}}), THREE)
+    assert (st.kind, st.variant, st.seed) == ("measuring", "p2", 31)
+    assert [m.variant for m in st.measured] == ["p1"]
+    # P1–P3 fail at 31 and P4's dose is not yet in the list: P4 is next
+    st = vd.decide(_measure({(v, 31): {} for v in THREE}), THREE)
+    assert (st.kind, st.variant, st.seed) == ("measuring", "p4", 31)
+
+
+def test_four_failing_variants_are_the_conflict():
+    st = vd.decide(_measure({(v, 31): {} for v in FOUR}), FOUR)
+    assert (st.kind, len(st.measured)) == ("conflict", 4)
+    assert vd.STATUS[st.kind] == "complete"
+
+
+def test_a_variant_passing_at_31_is_confirmed_at_32_then_the_next_one():
+    table = {(v, 31): {} for v in THREE} | {("p2", 31): PASS}
+    st = vd.decide(_measure(table), THREE)
+    assert (st.kind, st.variant, st.seed) == ("measuring", "p2", 32)
+    st = vd.decide(_measure(table | {("p2", 32): PASS}), THREE)
+    assert (st.kind, st.variant) == ("chosen", "p2")
+    # P2 fails at 32: P3, which also passed at 31, is tried there
+    table |= {("p2", 32): {}, ("p3", 31): PASS}
+    assert vd.decide(_measure(table), THREE).variant == "p3"
+    assert vd.decide(_measure(table | {("p3", 32): PASS}), THREE).kind == "chosen"
+    assert vd.decide(_measure(table | {("p3", 32): {}}), THREE).kind == "unconfirmed"
+
+
+def test_one_failing_gate_is_enough():
+    for gate, value in (("diff", 0.05), ("p_high", 0.35), ("c", 0.49), ("cprime", 0.3)):
+        table = {(v, 31): {} for v in FOUR} | {("p1", 31): PASS | {gate: value}}
+        assert vd.decide(_measure(table), FOUR).kind == "conflict", gate
+
+
+@pytest.fixture
+def conflict(monkeypatch):
+    diffs = {"p1": 0.000, "p2": -0.001, "p3": 0.003, "p4": 0.002}
+    shares = {"p1": (0.085, 0.198), "p2": (0.070, 0.160), "p3": (0.045, 0.125), "p4": (0.05, 0.1)}
+    table = {
+        (v, 31): {"diff": d, "c": shares[v][0], "cprime": shares[v][1]} for v, d in diffs.items()
+    }
+    st = vd.decide(_measure(table), FOUR)
+    monkeypatch.setattr(vd, "status", lambda *a: st)
+    monkeypatch.setattr(gates, "p4_dose", lambda *a: 450)
+    return st
+
+
+def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
+    md = vd.verdict_markdown()
+    assert "**Conflict.**" in md and vd.CONFLICT in md
+    assert "R holds for 0 of 4" in md and "largest difference is +0.003 at P3" in md
+    assert "C for 0 of 4" in md and "largest 0.085 at P1" in md and "largest 0.198 at P1" in md
+    assert "| P4 | 31 | 450 pairs, decision tokens ×4 |" in md
+    assert md.count("| R, C, C′ |") == 4
+    words = vd.plain()
+    assert "could not be built" in words and "four designs" in words
+    assert "at most +0.3 points" in words and "at most 0.20 of the time" in words
+    fields = vd.index_fields()
+    assert fields["status"] == "complete" and vd.CONFLICT in fields["finding"]
+    assert "R: P1 +0.000, P2 −0.001, P3 +0.003, P4 +0.002" in fields["finding"]
+    tex = vd.verdict_latex()
+    assert (
+        r"\label{tab:collapse-pairs}" in tex
+        and "P4 (s31) & 450 pairs, decision tokens $\\times$4" in tex
+    )
