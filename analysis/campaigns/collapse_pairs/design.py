@@ -115,10 +115,11 @@ def run(
     cp.run_all(camp, todo, jobs, force_train, dry_run)
 
 
-def transfer_command(variant: str, seed: int) -> list[str]:
-    """The goal-effect and transfer diagnostic of the variant's RCTP-FT (gate R and ρ)."""
+def transfer_command(variant: str, seed: int, dose: int | None = None) -> list[str]:
+    """The goal-effect and transfer diagnostic of the variant's RCTP-FT (gate R and ρ); P4
+    needs its ``dose`` as :func:`stage1`."""
     run = f"rctp-{variant}-s{seed}"
-    folder = cp.locate(stage1(variant, seed)["rctp"]) or REPO_ROOT / "results" / HOME / run
+    folder = cp.locate(stage1(variant, seed, dose)["rctp"]) or REPO_ROOT / "results" / HOME / run
     out = REPO_ROOT / "results" / "diagnostics" / f"transfer-{run}.json"
     return [
         "python",

@@ -100,3 +100,14 @@ def test_p4_dose_follows_the_protocols_rule(tmp_path, monkeypatch):
     _measured(tmp_path, {"p3": 0.2})
     assert gates.passes("p3", 31, tmp_path, diag) == (0.2, True)
     assert gates.p4_dose(tmp_path, diag) is None
+
+
+def test_the_transfer_diagnostic_reads_the_variants_rctp_and_writes_its_gate_file():
+    argv = design.transfer_command("p4", 31, 450)
+    flags = _flags(argv[2:])
+    assert argv[:3] == ["python", "-m", "analysis.diagnostics.transfer"]
+    assert flags["--init"][0].endswith("rctp-p4-s31/final")
+    assert flags["--out"][0].endswith("results/diagnostics/transfer-rctp-p4-s31.json")
+    assert (flags["--tasks"], flags["--samples"]) == (("200",), ("32",))
+    with pytest.raises(ValueError, match="needs its dose"):
+        design.transfer_command("p4", 31)
