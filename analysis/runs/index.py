@@ -7,7 +7,9 @@ finding (with the rule codes of its protocol) and a plain ``summary`` of it (no 
 Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
 ``tests/unit/analysis/test_results_index.py``). The README's studies table is
 :func:`markdown`, in plain words: title, suite, status in words (:data:`STATUS_WORDS`), runs,
-summary and a link to the protocol or lab note (``python -m analysis.report --write-readme``). The design-history figures
+summary and a link to the protocol or lab note (``python -m analysis.report --write-readme``). A
+row whose verdict module says its status, finding and summary has them rewritten in place by the
+same command (:func:`set_fields`; :func:`analysis.report.readme_results.index_rows`). The design-history figures
 read the runs they draw from ``results/FIGURES.toml`` (:func:`figure_entries`; each names its
 index row), so a new design run adds an entry, not code.
 """
