@@ -182,24 +182,51 @@ def _decision(st: Status) -> str:
     )
 
 
+def separates(m: gates.Measure) -> bool:
+    """Gate R's separation clause: P(right | high) − P(right | low) ≥ 0.10 with its 95%
+    interval's low end above 0.05 (the other clause: :func:`high_unsolved`)."""
+    return m.r["diff"] >= R_SEPARATION and m.r["ci"][0] > gates.R_CI_LOW
+
+
+def high_unsolved(m: gates.Measure) -> bool:
+    """Gate R's other clause: P(right | high) ≤ 0.30 (the high goal has not solved it)."""
+    return m.r["p_high"] <= R_HIGH_MAX
+
+
+def _first(st: Status) -> list[gates.Measure]:
+    return [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
+
+
+def _r_diff(m: gates.Measure) -> str:
+    r = m.r
+    return f"{m.variant.upper()} {r['diff']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
+
+
 def _deciding(st: Status) -> str:
     """The numbers that decide the gates, over the seed-31 measurements."""
-    first = [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
+    first = _first(st)
     if not first:
         return ""
     n = len(first)
-    r, r_at = _largest(first, lambda m: m.r["diff"])
     c, c_at = _largest(first, lambda m: m.c)
     cp, cp_at = _largest(first, lambda m: m.cprime)
-    lo = min(m.r["p_high"] for m in first)
+    apart = [m for m in first if separates(m)]
+    if apart:
+        sep = f"the goals separate in {len(apart)} of {n} (" + "; ".join(map(_r_diff, apart))
+        sep += ")"
+    else:
+        r, r_at = _largest(first, lambda m: m.r["diff"])
+        sep = f"the goals separate in none of {n} (largest difference {r:+.3f} at {r_at})"
+    highs = [m.r["p_high"] for m in first]
     return (
-        f"At seed {DESIGN_SEEDS[0]}, R holds for {_count(first, 'R')} of {n} "
-        f"(needs a difference ≥ {R_SEPARATION:.2f} with its interval above "
-        f"{gates.R_CI_LOW:.2f} and P(right | high) ≤ {R_HIGH_MAX:.2f}; the largest difference "
-        f"is {r:+.3f} at {r_at}, and the high goal is right at least {lo:.3f} of the time), "
-        f"C for {_count(first, 'C')} of {n} (needs an all-fail share ≥ {C_ALL_FAIL:.1f}; "
-        f"largest {c:.3f} at {c_at}) and C′ for {_count(first, 'C′')} of {n} "
-        f"(largest {cp:.3f} at {cp_at})."
+        f"At seed {DESIGN_SEEDS[0]}, R holds for {_count(first, 'R')} of {n}: it needs a "
+        f"difference P(right | high) − P(right | low) ≥ {R_SEPARATION:.2f} with its interval "
+        f"above {gates.R_CI_LOW:.2f}, and P(right | high) ≤ {R_HIGH_MAX:.2f}. Here {sep}, and "
+        f"the high goal is right at most {R_HIGH_MAX:.2f} of the time in "
+        f"{sum(map(high_unsolved, first))} of {n} (P(right | high) {min(highs):.3f} to "
+        f"{max(highs):.3f}). C holds for {_count(first, 'C')} of {n} (it needs an all-fail "
+        f"share ≥ {C_ALL_FAIL:.1f}; largest {c:.3f} at {c_at}) and C′ for {_count(first, 'C′')} "
+        f"of {n} (largest {cp:.3f} at {cp_at})."
     )
 
 
@@ -219,43 +246,72 @@ def _pct(x: float) -> str:
     return f"{100 * x:+.1f}".replace("-", "−")
 
 
-def plain(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
-    """The verdict in plain words, without rule codes (the README's bullet, the findings page)."""
-    st = status(root, diagnostics)
-    first = [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
-    if not first:
-        return "The fair test of the paper's RC-sampling claim is in its design stage."
-    r, _ = _largest(first, lambda m: m.r["diff"])
-    worst = max(max(m.c, m.cprime) for m in first)
-    doses = ", ".join(str(VARIANTS[m.variant]) for m in first if m.variant in VARIANTS)
-    count = ("no", "one", "two", "three", "four")[len(first)]
-    designs = f"{count} designs ({doses} minimal pairs per decision"
-    designs += ", one with the decision's tokens weighed more)" if len(first) > 3 else ")"
+_COUNT = ("no", "one", "two", "three", "four")
+
+
+def _designs(first: Sequence[gates.Measure], p4_pairs: int | None) -> str:
+    """``four designs (50, 150 and 450 minimal pairs per decision, and 450 with …)``."""
+    doses = [str(VARIANTS[m.variant]) for m in first if m.variant in VARIANTS]
+    listed = ", ".join(doses[:-1]) + (" and " if len(doses) > 1 else "") + doses[-1]
+    text = f"{_COUNT[len(first)]} designs ({listed} minimal pairs per decision"
+    if any(m.variant == "p4" for m in first):
+        text += f", and {p4_pairs} with the decision's tokens weighed ×{P4_WEIGHT:g}"
+    return text + ")"
+
+
+def _found(first: Sequence[gates.Measure]) -> list[str]:
+    """What the seed-31 designs found, in plain words: the goals, then the collapse."""
+    apart = [m for m in first if separates(m)]
+    inert = [m for m in first if not separates(m)]
     found = []
-    if not any(m.r_holds for m in first):
+    if inert:
+        r, _ = _largest(inert, lambda m: m.r["diff"])
+        where = "" if not apart else f" in {_COUNT[len(inert)]} of them"
         found.append(
-            f"the goal token barely changed the planted decision (at most {_pct(r)} points "
-            f"between the goals, where {100 * R_SEPARATION:.0f} were needed)"
+            f"the goal token barely changed the planted decision{where} (at most {_pct(r)} "
+            f"points between the goals, where {100 * R_SEPARATION:.0f} were needed)"
         )
-    else:
-        found.append("the goals separated at the planted decision in some designs")
+    for m in apart:
+        said = (
+            f"{'in the ' + _ORDINAL[first.index(m)] if inert else 'there'} the goals "
+            f"separated (the decision right {m.r['p_high']:.2f} of the time under the high "
+            f"goal, {m.r['p_low']:.2f} under the low)"
+        )
+        if not high_unsolved(m):
+            said += ", but the high goal had already learned the decision"
+        found.append(said)
     if not any(m.holds()["C"] or m.holds()["C′"] for m in first):
+        worst = max(max(m.c, m.cprime) for m in first)
         found.append(
             "neither SFT + GRPO nor RCTP-FT + GRPO collapsed (all-fail groups at most "
             f"{worst:.2f} of the time, where half were needed)"
         )
     elif not any(m.passes for m in first):
         found.append("no design gave separated goals and a collapse together")
-    said = f"In {designs}, " + " and ".join(found)
+    return found
+
+
+_ORDINAL = ("first", "second", "third", "fourth")
+
+
+def plain(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
+    """The verdict in plain words, without rule codes (the README's bullet, the findings page)."""
+    st = status(root, diagnostics)
+    first = _first(st)
+    if not first:
+        return "The fair test of the paper's RC-sampling claim is in its design stage."
+    found = _found(first)
+    said = f"In {_designs(first, gates.p4_dose(root, diagnostics))}, " + "; ".join(found[:-1])
+    said += ("; and " if len(found) > 2 else " and ") * (len(found) > 1) + found[-1]
     if st.kind == "conflict":
         return (
             "The fair test of the paper's RC-sampling claim could not be built on the collapse "
-            f"testbed. {said}, so the study stopped by its registered rule before its campaign."
+            f"testbed. {said}. So the study stopped by its registered rule before its campaign."
         )
     if st.kind == "measuring":
         return (
             "The fair test of the paper's RC-sampling claim is in its design stage. "
-            f"{said}; the next design follows."
+            f"{said}; the next measurement follows."
         )
     if st.kind == "chosen":
         return f"The fair test's design is chosen ({st.variant.upper()}); its campaign runs next."

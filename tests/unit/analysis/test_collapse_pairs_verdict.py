@@ -69,11 +69,15 @@ def test_one_failing_gate_is_enough():
 
 @pytest.fixture
 def conflict(monkeypatch):
-    diffs = {"p1": 0.000, "p2": -0.001, "p3": 0.003, "p4": 0.002}
-    shares = {"p1": (0.085, 0.198), "p2": (0.070, 0.160), "p3": (0.045, 0.125), "p4": (0.05, 0.1)}
-    table = {
-        (v, 31): {"diff": d, "c": shares[v][0], "cprime": shares[v][1]} for v, d in diffs.items()
+    """P1–P3 inert, P4 separated with its high goal solved, nothing collapsing."""
+    r = {
+        "p1": {"diff": 0.000},
+        "p2": {"diff": -0.001},
+        "p3": {"diff": 0.003},
+        "p4": {"diff": 0.873, "p_high": 0.921},
     }
+    shares = {"p1": (0.085, 0.198), "p2": (0.070, 0.160), "p3": (0.045, 0.125), "p4": (0.05, 0.1)}
+    table = {(v, 31): r[v] | {"c": shares[v][0], "cprime": shares[v][1]} for v in FOUR}
     st = vd.decide(_measure(table), FOUR)
     monkeypatch.setattr(vd, "status", lambda *a: st)
     monkeypatch.setattr(gates, "p4_dose", lambda *a: 450)
@@ -83,18 +87,33 @@ def conflict(monkeypatch):
 def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
     md = vd.verdict_markdown()
     assert "**Conflict.**" in md and vd.CONFLICT in md
-    assert "R holds for 0 of 4" in md and "largest difference is +0.003 at P3" in md
-    assert "C for 0 of 4" in md and "largest 0.085 at P1" in md and "largest 0.198 at P1" in md
+    assert "R holds for 0 of 4" in md and "the goals separate in 1 of 4 (P4 +0.873" in md
+    assert "right at most 0.30 of the time in 0 of 4 (P(right | high) 0.400 to 0.921)" in md
+    assert (
+        "C holds for 0 of 4" in md and "largest 0.085 at P1" in md and "largest 0.198 at P1" in md
+    )
     assert "| P4 | 31 | 450 pairs, decision tokens ×4 |" in md
     assert md.count("| R, C, C′ |") == 4
     words = vd.plain()
-    assert "could not be built" in words and "four designs" in words
-    assert "at most +0.3 points" in words and "at most 0.20 of the time" in words
+    assert words.startswith("The fair test of the paper's RC-sampling claim could not be built")
+    assert "four designs (50, 150 and 450 minimal pairs per decision, and 450 with" in words
+    assert "barely changed the planted decision in three of them (at most +0.3 points" in words
+    assert "in the fourth the goals separated (the decision right 0.92 of the time" in words
+    assert "but the high goal had already learned the decision" in words
+    assert "at most 0.20 of the time" in words
     fields = vd.index_fields()
     assert fields["status"] == "complete" and vd.CONFLICT in fields["finding"]
-    assert "R: P1 +0.000, P2 −0.001, P3 +0.003, P4 +0.002" in fields["finding"]
+    assert "R: P1 +0.000, P2 −0.001, P3 +0.003, P4 +0.873" in fields["finding"]
     tex = vd.verdict_latex()
-    assert (
-        r"\label{tab:collapse-pairs}" in tex
-        and "P4 (s31) & 450 pairs, decision tokens $\\times$4" in tex
-    )
+    assert r"\label{tab:collapse-pairs}" in tex
+    assert "P4 (s31) & 450 pairs, decision tokens $\\times$4" in tex
+
+
+def test_no_separation_anywhere_is_said_plainly(monkeypatch):
+    table = {(v, 31): {"diff": 0.002} for v in FOUR}
+    st = vd.decide(_measure(table), FOUR)
+    monkeypatch.setattr(vd, "status", lambda *a: st)
+    monkeypatch.setattr(gates, "p4_dose", lambda *a: 450)
+    words = vd.plain()
+    assert "the goal token barely changed the planted decision (at most +0.2 points" in words
+    assert "separated" not in words
