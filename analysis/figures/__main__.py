@@ -9,9 +9,10 @@ figure's files as they are, builds the others and exits 1.
 Fails loudly (exit 1) as well when no figure module exists or a name given to ``--only``
 matches nothing — a ``make figures`` that silently builds nothing is a bug.
 
-``--jobs N`` builds N figures at once, each in a forked process (``make figures`` passes
-``JOBS``): each figure's files are the bytes the one-by-one build writes, since a figure reads
-only its inputs, never another figure's state; the log lines keep the figures' order.
+``--jobs N`` builds N figures at once, each in a process of a fork server (``make figures``
+passes ``JOBS``; :func:`pool_context`): each figure's files are the bytes the one-by-one build
+writes, since a figure reads only its inputs, never another figure's state; the log lines keep
+the figures' order.
 """
 
 from __future__ import annotations
@@ -160,21 +161,32 @@ def _build_group(
     return [_build(name, out_dir, formats) for name in names]
 
 
+def pool_context(names: list[str]) -> multiprocessing.context.BaseContext:
+    """The workers' start method: a fork server that has imported this module and the
+    figures' modules (so each worker starts with them) and has run nothing. A worker forked
+    straight from the caller deadlocks at its first multi-threaded torch op (e.g.
+    ``fig_theory_variance``'s Monte Carlo) whenever the caller had already run one, as a test
+    session or a notebook kernel has: the OpenMP thread pool does not survive ``fork``. The
+    preloaded modules run no torch op on import."""
+    context = multiprocessing.get_context("forkserver")
+    found = modules()
+    context.set_forkserver_preload([__spec__.name, *(found[n] for n in names)])
+    return context
+
+
 def _outcomes(
     names: list[str], out_dir: Path, formats: tuple[str, ...], jobs: int
 ) -> Iterator[tuple[str, Path | None, list[str]]]:
     """(name, first file or None, runs it lacks) of each figure, in the order of ``names``;
-    with ``jobs`` > 1 built in a pool of that many forked processes, one :func:`groups` group
-    per task (the larger groups first), the figure modules imported before the fork (each
-    process inherits them)."""
+    with ``jobs`` > 1 built in a pool of that many processes, one :func:`groups` group per task
+    (the larger groups first), forked from a fork server (:func:`pool_context`)."""
     if jobs <= 1 or len(names) <= 1:
         for name in names:
             print(f"[figures] {name} ...", flush=True)
             yield name, *_build(name, out_dir, formats)
         return
     tasks = sorted(groups(names), key=len, reverse=True)  # the longest tasks start first
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=context) as pool:
+    with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=pool_context(names)) as pool:
         futures = {}
         for group in tasks:
             future = pool.submit(_build_group, group, out_dir, formats)

@@ -100,3 +100,39 @@ def test_builder_twice_gives_identical_files(tmp_path):
     side = json.loads(first["theory_collapse.json"])
     assert side["figure"] == "theory_collapse" and side["runs"] == {} and side["files"] == []
     assert "seconds" not in side and "git_commit" not in side
+
+
+CALLER_WITH_THREADS = """
+import sys, torch
+if __name__ == "__main__":
+    torch.set_num_threads(2)
+    x = torch.randn(512, 512)
+    (x @ x).sum()  # the caller has run a multi-threaded torch op, as a test session has
+    from analysis.figures import __main__ as builder
+    argv = ["build", "--only", "theory_collapse", "theory_variance", "--jobs", "2"]
+    sys.exit(builder.main([*argv, "--formats", "png", "--out", sys.argv[1]]))
+"""
+
+
+def test_parallel_build_survives_a_caller_that_ran_torch_threads(tmp_path):
+    # theory_variance runs torch ops; a worker forked from such a caller deadlocked there
+    import subprocess
+    import sys
+
+    from analysis import REPO_ROOT
+
+    script = tmp_path / "caller.py"
+    script.write_text(CALLER_WITH_THREADS)
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, str(script), str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in out.glob("*.png")) == [
+        "theory_collapse.png",
+        "theory_variance.png",
+    ]
