@@ -1,8 +1,16 @@
 """The collapse-pairs campaign's entry in the registry (:mod:`analysis.campaign.registry`): the
-design runs, with P4 once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`)."""
+design runs, with P4 once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`).
 
+``make campaign C=collapse-pairs`` trains only what the protocol's order calls for next
+(:func:`~analysis.campaigns.collapse_pairs.verdict.status`): the runs of the variant and seed
+it measures next, and it prints the gate R diagnostic's command when that is what is missing.
+Once the design has ended it trains nothing and says so. ``--list`` shows every design run
+and ``--runs NAME`` trains a named one (as the seed-32 replication of gate R, registered in the
+lab note)."""
+
+from analysis.campaign import mechanics as cp
 from analysis.campaign.entry import Entry
-from analysis.campaigns.collapse_pairs import design, gates
+from analysis.campaigns.collapse_pairs import design, gates, verdict
 
 
 def build():
@@ -11,14 +19,29 @@ def build():
 
 
 def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
-    """Train the design runs of the experiments ``names`` that are not done."""
-    design.run(names, jobs, force_train, dry_run, gates.p4_dose())
+    """Train the runs of the next measurement the protocol's order calls for, when its
+    experiment is among ``names`` (module docstring)."""
+    st = verdict.status()
+    if st.kind != "measuring":
+        print(
+            f"[collapse-pairs] the design has ended ({st.kind}: docs/results.md, block "
+            "collapse-pairs-verdict); nothing to train"
+        )
+        return
+    camp = build()
+    experiment = f"design-{st.variant}"
+    todo = [n for n in camp.experiments[experiment] if n.endswith(f"-s{st.seed}")]
+    print(f"[collapse-pairs] next: {st.variant.upper()} at seed {st.seed}")
+    cp.run_all(camp, todo if experiment in names else [], jobs, force_train, dry_run)
+    argv = design.transfer_command(st.variant, st.seed, gates.p4_dose())
+    if not gates.measure(st.variant, st.seed).r:
+        print(f"[collapse-pairs] then gate R and rho: {' '.join(argv)}")
 
 
 ENTRY = Entry(
     design.ID,
     "the fair test of RC sampling on collapse1-d10: matched Stage 1, minimal-pair "
-    "RCTP-FT; its design runs now (runs/collapse-pairs)",
+    "RCTP-FT; its design runs in the protocol's order (runs/collapse-pairs)",
     build,
     design.experiments,
     run,

@@ -21,7 +21,6 @@ from analysis import REPO_ROOT
 from analysis.campaign import mechanics as cp
 from analysis.campaign.config import pinned
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
-from analysis.campaigns.pool import driver as pool
 
 ID = "collapse-pairs"
 HOME = "collapse-pairs"
@@ -103,16 +102,6 @@ def build(dose: int | None = None) -> Campaign:
 def experiments(camp: Campaign) -> list[str]:
     """The design experiments in the protocol's order (P1, P2, P3, then P4 if decided)."""
     return list(camp.experiments)
-
-
-def run(
-    names: list[str], jobs: int, force_train: bool, dry_run: bool, dose: int | None = None
-) -> None:
-    """Train the runs of the experiments ``names`` that are not done (Stage 1 first); ``dose``
-    as :func:`build`'s."""
-    camp = build(dose)
-    todo = pool.run_names(camp, list(dict.fromkeys(names)))
-    cp.run_all(camp, todo, jobs, force_train, dry_run)
 
 
 def transfer_command(variant: str, seed: int, dose: int | None = None) -> list[str]:
