@@ -6,7 +6,8 @@ Every complete measurement the protocol's order reached (design seed 31; seed 32
 variant goes on to it), in order. (a) Gate R's instrument: P(right) at the planted swap
 decisions, pooled, under the high and the low goal (200 held-out tasks × 32 samples per goal,
 τ = 1), with R's first window shaded (high ≤ 0.30). (b) Gate R itself: high − low with its 95%
-interval over the tasks, against the 0.10 threshold (its interval must clear 0.05). (c) Gates C
+interval over the tasks, against the 0.10 threshold (its interval must clear 0.05), each
+value written beside its point. (c) Gates C
 and C′: the mean all-fail share over steps 1–50 of the 50-step GRPO pilots (G = 5) from the
 matched SFT and from the minimal-pair RCTP-FT, against 0.5. (d) Those pilots per step (5-step
 trailing means; solid C′, dotted C).
@@ -87,7 +88,12 @@ def make_figure(runs: dict) -> Figure:
         ax.axhline(R_SEPARATION, color=fs.VERMILION, ls="--", lw=1, label="R: ≥ 0.10")
         ax.axhline(gates.R_CI_LOW, color=fs.VERMILION, ls=":", lw=1, label="R: CI above 0.05")
         ax.axhline(0, color="0.6", lw=0.6)
-        ax.set(ylabel="P(right | high) − P(right | low)", ylim=(-0.03, 0.16))
+        for xi, d in zip(x, diff, strict=True):
+            ax.annotate(
+                f"{d:+.3f}", (xi, d), textcoords="offset points", xytext=(6, -3), fontsize=7
+            )
+        top = max(0.16, float(hi.max()) + 0.05)
+        ax.set(ylabel="P(right | high) − P(right | low)", ylim=(-0.05, top))
         ax.legend(loc="upper left", fontsize=7)
         ax = axes[2]
         width = 0.36
