@@ -186,10 +186,13 @@ def _outcomes(
             yield name, *_build(name, out_dir, formats)
         return
     tasks = sorted(groups(names), key=len, reverse=True)  # the longest tasks start first
+    # by its importable name: run as ``python -m analysis.figures`` this module is
+    # ``__main__``, which a fork server's worker cannot look a function up in
+    build_group = importlib.import_module(__spec__.name)._build_group
     with ProcessPoolExecutor(min(jobs, len(tasks)), mp_context=pool_context(names)) as pool:
         futures = {}
         for group in tasks:
-            future = pool.submit(_build_group, group, out_dir, formats)
+            future = pool.submit(build_group, group, out_dir, formats)
             futures.update({name: (future, i) for i, name in enumerate(group)})
         for name in names:
             print(f"[figures] {name} ...", flush=True)

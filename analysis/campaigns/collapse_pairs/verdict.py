@@ -177,8 +177,8 @@ def _decision(st: Status) -> str:
     return (
         f"**Conflict.** No variant of the four the cap allows passes R, C and C′ together at "
         f"seed {DESIGN_SEEDS[0]}, so the protocol's result is that *{CONFLICT}* on "
-        f"collapse1-d10; the campaign does not run, and seed {DESIGN_SEEDS[1]} was not run "
-        "(only a variant that passed at seed 31 goes on to it)."
+        f"collapse1-d10; the campaign does not run, and no variant goes on to the confirmation "
+        f"seed {DESIGN_SEEDS[1]} (only one that passed at seed {DESIGN_SEEDS[0]} does)."
     )
 
 

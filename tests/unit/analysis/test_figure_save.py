@@ -136,3 +136,16 @@ def test_parallel_build_survives_a_caller_that_ran_torch_threads(tmp_path):
         "theory_collapse.png",
         "theory_variance.png",
     ]
+    # as make figures runs it: the module is __main__, its workers look their task up by name
+    argv = ["build", "--only", "theory_collapse", "theory_variance", "--jobs", "2"]
+    argv += ["--formats", "png", "--out", str(tmp_path / "m")]
+    done = subprocess.run(
+        [sys.executable, "-m", "analysis.figures", *argv],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    built = (tmp_path / "m" / "theory_variance.png").read_bytes()
+    assert built == (out / "theory_variance.png").read_bytes()
