@@ -162,14 +162,14 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body, for the run-generated blocks of the README: the studies table of
     ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`) and the collapse-pairs
-    design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.plain`)."""
+    design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.headline`)."""
     from analysis.campaigns.collapse_pairs import verdict
     from analysis.runs import index
 
     more = "docs/results.md#collapse-pairs-the-designs-verdict"
     return {
         "campaigns": index.markdown(index.studies()),
-        "collapse-pairs-finding": f"- {verdict.plain().rstrip('.')} ([more]({more})).\n",
+        "collapse-pairs-finding": f"- {verdict.headline().rstrip('.')} ([more]({more})).\n",
     }
 
 

@@ -16,9 +16,9 @@ gate at seed 31 is run at seed 32, then the next one that passed at 31, within t
 
 Generated from it by ``python -m analysis.report --write-readme`` (``--check-readme`` finds them
 stale): the ``collapse-pairs-verdict`` block of ``docs/results.md`` (:func:`verdict_markdown`,
-the dose table), the README's bullet and the findings page's paragraph (:func:`plain`), the
-``collapse-pairs`` row's status, finding and summary in ``results/INDEX.toml``
-(:func:`index_fields`), and the paper's ``collapse_pairs.tex`` (:func:`verdict_latex`).
+the dose table), the README's bullet (:func:`headline`) and the findings page's paragraph
+(:func:`plain`), the ``collapse-pairs`` row's status, finding and summary in
+``results/INDEX.toml`` (:func:`index_fields`), and the paper's ``collapse_pairs.tex`` (:func:`verdict_latex`).
 """
 
 from __future__ import annotations
@@ -320,6 +320,25 @@ def plain(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> 
     )
 
 
+def headline(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
+    """:func:`plain` in one sentence (the README's bullet, the INDEX row's summary)."""
+    st = status(root, diagnostics)
+    first = _first(st)
+    if st.kind != "conflict":
+        return plain(root, diagnostics).split(". ")[0] + "."
+    lead = (
+        "The fair test of the paper's RC-sampling claim could not be built on the collapse testbed"
+    )
+    solved = [m for m in first if separates(m) and not high_unsolved(m)]
+    if solved:
+        return (
+            f"{lead}: the goal token changed the planted decision only once the high goal had "
+            "learned that decision, which left no collapse for reward-conditioned sampling to "
+            "rescue."
+        )
+    return f"{lead}: in {_COUNT[len(first)]} designs the goal token never changed the planted decision."
+
+
 def _values(first: Sequence[gates.Measure], value: Callable[[gates.Measure], float], fmt: str):
     """``P1 +0.000, P2 −0.001, …``: one number per measurement (a true minus sign)."""
     return ", ".join(f"{m.variant.upper()} {value(m):{fmt}}".replace("-", "−") for m in first)
@@ -356,7 +375,7 @@ def index_fields(
             + _values(first, lambda m: m.rho["estimate"], ".3f")
             + "."
         )
-    return {"status": STATUS[st.kind], "finding": finding, "summary": plain(root, diagnostics)}
+    return {"status": STATUS[st.kind], "finding": finding, "summary": headline(root, diagnostics)}
 
 
 TEX_HEADER = ("variant", "design", "P(right | high)", "P(right | low)", "R [95% CI]", "C", "C′")

@@ -101,7 +101,9 @@ def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
     assert "in the fourth the goals separated (the decision right 0.92 of the time" in words
     assert "but the high goal had already learned the decision" in words
     assert "at most 0.20 of the time" in words
+    assert "only once the high goal had learned that decision" in vd.headline()
     fields = vd.index_fields()
+    assert fields["summary"] == vd.headline()
     assert fields["status"] == "complete" and vd.CONFLICT in fields["finding"]
     assert "R: P1 +0.000, P2 −0.001, P3 +0.003, P4 +0.873" in fields["finding"]
     tex = vd.verdict_latex()
@@ -117,3 +119,6 @@ def test_no_separation_anywhere_is_said_plainly(monkeypatch):
     words = vd.plain()
     assert "the goal token barely changed the planted decision (at most +0.2 points" in words
     assert "separated" not in words
+    assert vd.headline().endswith(
+        "in four designs the goal token never changed the planted decision."
+    )
