@@ -19,6 +19,7 @@ at the dose of the largest R difference, with the decision tokens weighed ×4.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +138,12 @@ def gate_row(m: Measure) -> list[str]:
         r_cells = [diff, f"{m.r['p_high']:.3f}", "holds" if m.r_holds else "fails"]
     rho = "—"
     if m.rho is not None:
-        rho = f"{m.rho['estimate']:.3f} [{m.rho['ci'][0]:.3f}, {m.rho['ci'][1]:.3f}]"
+        lo, hi = m.rho["ci"]
+        rho = f"{m.rho['estimate']:.3f} " + (
+            f"[{lo:.3f}, {hi:.3f}]"
+            if math.isfinite(lo) and math.isfinite(hi)
+            else f"(no interval: {m.rho.get('informative_batches', '?')} informative batch(es))"
+        )
     return [m.variant.upper(), str(m.seed), *r_cells, *_share(m.c), *_share(m.cprime), rho]
 
 
