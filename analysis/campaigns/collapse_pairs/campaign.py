@@ -33,8 +33,8 @@ def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     todo = [n for n in camp.experiments[experiment] if n.endswith(f"-s{st.seed}")]
     print(f"[collapse-pairs] next: {st.variant.upper()} at seed {st.seed}")
     cp.run_all(camp, todo if experiment in names else [], jobs, force_train, dry_run)
-    argv = design.transfer_command(st.variant, st.seed, gates.p4_dose())
     if not gates.measure(st.variant, st.seed).r:
+        argv = design.transfer_command(st.variant, st.seed, gates.p4_dose())
         print(f"[collapse-pairs] then gate R and rho: {' '.join(argv)}")
 
 
