@@ -9,6 +9,11 @@ figure's files as they are, builds the others and exits 1.
 Fails loudly (exit 1) as well when no figure module exists or a name given to ``--only``
 matches nothing — a ``make figures`` that silently builds nothing is a bug.
 
+``python -m analysis.figures stale [--only NAME ...]`` draws nothing: it lists each figure
+whose sidecar names inputs (``INPUTS`` files, runs) other than the ones there now, a run
+committed after the last build, say, and exits 1 if any (:func:`stale`; seconds, where a
+build takes minutes).
+
 ``--jobs N`` builds N figures at once, each in a process of a fork server (``make figures``
 passes ``JOBS``; :func:`pool_context`): each figure's files are the bytes the one-by-one build
 writes, since a figure reads only its inputs, never another figure's state; the log lines keep
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import multiprocessing
 import pkgutil
 import sys
@@ -81,23 +87,31 @@ def discover() -> list[str]:
     return list(modules())
 
 
+def inputs(name: str) -> tuple[list[dict], dict[str, list[Path]]]:
+    """What figure ``name`` reads: each file its ``INPUTS`` match, with its hash (the
+    sidecar's ``files``), and per experiment it ``REQUIRES`` the folders of its runs. Raises
+    :class:`MissingRuns` when a run of such an experiment is not done; never trains."""
+    module = importlib.import_module(modules()[name])
+    requires = tuple(getattr(module, "REQUIRES", ()))
+    files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
+    if not requires:
+        return files, {}
+    from analysis.campaigns.pool.driver import find_runs
+
+    found = find_runs(requires)
+    lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
+    if lacking:
+        raise MissingRuns(name, lacking)
+    return files, {exp: list(folders.values()) for exp, folders in found.items()}
+
+
 def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> Path:
     """Build one figure into ``out_dir``: its files and sidecar are byte-identical when
     rebuilt from unchanged inputs (:mod:`analysis.figures.save`). Returns its first file.
     Raises :class:`MissingRuns` (before drawing or writing anything) when a run of an
     experiment it reads is not done; never trains."""
     module = importlib.import_module(modules()[name])
-    requires = tuple(getattr(module, "REQUIRES", ()))
-    files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
-    runs: dict[str, list[Path]] = {}
-    if requires:
-        from analysis.campaigns.pool.driver import find_runs
-
-        found = find_runs(requires)
-        lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
-        if lacking:
-            raise MissingRuns(name, lacking)
-        runs = {exp: list(folders.values()) for exp, folders in found.items()}
+    files, runs = inputs(name)
     fig = module.make_figure(runs)
     paths = save_figure(fig, out_dir, name, formats)
     plt.close(fig)
@@ -105,7 +119,7 @@ def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> P
         "figure": name,
         "module": module.__name__,
         "caption": getattr(module, "CAPTION", ""),
-        "experiments": list(requires),
+        "experiments": list(runs),
         "files": files,
         "runs": {exp: [run_entry(p, ROOT) for p in paths_] for exp, paths_ in runs.items()},
     }
@@ -113,6 +127,30 @@ def build_one(name: str, out_dir: Path, formats: tuple[str, ...] = FORMATS) -> P
         sidecar["results"] = module.results()
     write_sidecar(out_dir / f"{name}.json", sidecar)
     return paths[0]
+
+
+def stale(name: str, out_dir: Path) -> list[str]:
+    """How the inputs named in figure ``name``'s sidecar in ``out_dir`` differ from what the
+    figure reads now (:func:`inputs`): each file or run added, gone or changed since it was
+    built, or that the sidecar is missing; [] when they match. Draws nothing, so it takes
+    seconds; a change to a figure's code is what a rebuild (``make figures-check``) finds."""
+    path = out_dir / f"{name}.json"
+    if not path.is_file():
+        return [f"no sidecar {path.name}"]
+    side = json.loads(path.read_text())
+    try:
+        files, runs = inputs(name)
+    except MissingRuns as err:
+        return [f"lacks run(s) {', '.join(err.runs)}"]
+    entries = [run_entry(p, ROOT) for paths in runs.values() for p in paths]
+    now = {f["path"]: f["sha256_16"] for f in files}
+    now |= {e["path"]: e["sha256_16"] for e in entries}
+    then = {f["path"]: f["sha256_16"] for f in side.get("files", [])}
+    then |= {e["path"]: e["sha256_16"] for es in side.get("runs", {}).values() for e in es}
+    added = [f"added {p}" for p in sorted(now.keys() - then.keys())]
+    gone = [f"gone {p}" for p in sorted(then.keys() - now.keys())]
+    changed = [f"changed {p}" for p in sorted(now.keys() & then.keys()) if now[p] != then[p]]
+    return added + gone + changed
 
 
 def _build(name: str, out_dir: Path, formats: tuple[str, ...]) -> tuple[Path | None, list[str]]:
@@ -202,7 +240,7 @@ def _outcomes(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.figures")
-    parser.add_argument("command", choices=["build", "list"])
+    parser.add_argument("command", choices=["build", "list", "stale"])
     parser.add_argument("--only", nargs="*", default=None, help="figure names to build")
     parser.add_argument("--out", type=Path, default=ROOT / "figures")
     parser.add_argument(
@@ -228,6 +266,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: no figure module named {unknown}; have {names}", file=sys.stderr)
             return 1
         names = [n for n in names if n in args.only]
+    if args.command == "stale":
+        found = {name: stale(name, args.out) for name in names}
+        for name, reasons in found.items():
+            for reason in reasons:
+                print(f"[figures] {name}: {reason}")
+        old = [name for name, reasons in found.items() if reasons]
+        if old:
+            print(
+                f"error: {len(old)} figure(s) older than their inputs ({', '.join(old)}); "
+                f"rebuild them: python -m analysis.figures build --only {' '.join(old)}",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"[figures] {len(names)} figure(s): each sidecar names the inputs as they are")
+        return 0
     built, unbuilt = 0, []
     for name, path, lacking in _outcomes(names, args.out, tuple(args.formats), args.jobs):
         if path is None:
