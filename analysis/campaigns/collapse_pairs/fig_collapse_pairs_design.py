@@ -3,7 +3,9 @@ thresholds (``docs/protocols/collapse-pairs.md``; the numbers of the ``collapse-
 block of ``docs/results.md``, :mod:`analysis.campaigns.collapse_pairs.verdict`).
 
 Every complete measurement the protocol's order reached (design seed 31; seed 32 once a
-variant goes on to it), in order. (a) Gate R's instrument: P(right) at the planted swap
+variant goes on to it), in order, then each registered replication at seed 32 the order did not
+call for (:func:`~analysis.campaigns.collapse_pairs.verdict.replications`: P4), marked as such.
+(a) Gate R's instrument: P(right) at the planted swap
 decisions, pooled, under the high and the low goal (200 held-out tasks × 32 samples per goal,
 τ = 1), with R's first window shaded (high ≤ 0.30). (b) Gate R itself: high − low with its 95%
 interval over the tasks, against the 0.10 threshold (its interval must clear 0.05), each
@@ -37,8 +39,9 @@ INPUTS: tuple[str, ...] = (
 SMOOTH = 5
 CAPTION = (
     "The fair test's design on collapse1-d10 (tiny Qwen2, CPU; minimal-pair RCTP-FT variants "
-    "P1-P4 at design seed 31): (a) P(right) at the planted swap decisions under the high and "
-    "the low goal (200 held-out tasks x 32 samples each), R's window high <= 0.30 shaded; "
+    "P1-P4 at design seed 31, then the registered seed-32 replication): (a) P(right) at the "
+    "planted swap decisions under the high and the low goal (200 held-out tasks x 32 samples "
+    "each), R's window high <= 0.30 shaded; "
     "(b) gate R, high - low with 95% interval, against 0.10; (c) gates C and C', the all-fail "
     "share over steps 1-50 of GRPO (G = 5) from the matched SFT and from RCTP-FT, against 0.5; "
     "(d) those pilots per step (5-step trailing means)."
@@ -47,9 +50,14 @@ CAPTION = (
 
 def make_figure(runs: dict) -> Figure:
     st = vd.status()
-    measured = list(st.measured)
+    replicated = vd.replications(st)
+    measured = [*st.measured, *replicated]
     p4 = gates.p4_dose()
-    labels = [f"{m.variant.upper()} s{m.seed}\n{vd.dose(m.variant, p4)}" for m in measured]
+    labels = [
+        f"{m.variant.upper()} s{m.seed}{', replication' * (i >= len(st.measured))}\n"
+        f"{vd.dose(m.variant, p4)}"
+        for i, m in enumerate(measured)
+    ]
     labels = [lab.replace(", decision", ",\ndecision") for lab in labels]
     x = np.arange(len(measured))
     colours = (fs.VERMILION, fs.SKY, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLACK, "0.5", fs.BLUE)

@@ -91,6 +91,18 @@ def status(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) ->
     return decide(lambda v, s: gates.measure(v, s, root, diagnostics), variants)
 
 
+def replications(
+    st: Status, measure: Callable[[str, int], gates.Measure] = gates.measure
+) -> tuple[gates.Measure, ...]:
+    """The complete measurements at the confirmation seed, by ``measure(variant, seed)``
+    (default: the committed runs), of the variants ``st`` measured where the order itself did
+    not go on to that seed (none passed at seed 31): replications registered in the lab note
+    (P4 at seed 32). Shown beside the design's measurements; the verdict never reads them."""
+    reached = {(m.variant, m.seed) for m in st.measured}
+    found = (measure(m.variant, DESIGN_SEEDS[1]) for m in st.measured)
+    return tuple(m for m in found if m.complete and (m.variant, m.seed) not in reached)
+
+
 def dose(variant: str, p4_pairs: int | None) -> str:
     """A variant's design in words: pairs per swap kind, and P4's weight."""
     if variant == "p4":

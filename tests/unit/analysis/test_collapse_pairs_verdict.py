@@ -67,6 +67,21 @@ def test_one_failing_gate_is_enough():
         assert vd.decide(_measure(table), FOUR).kind == "conflict", gate
 
 
+def test_a_registered_replication_is_shown_but_never_decides():
+    table = {(v, 31): {} for v in FOUR} | {("p4", 31): {"diff": 0.873, "p_high": 0.921}}
+    st = vd.decide(_measure(table), FOUR)
+    assert vd.replications(st, _measure(table)) == ()
+    # P4 at 32, complete: a replication, and the verdict is still the conflict
+    table |= {("p4", 32): {"diff": 0.971, "p_high": 0.973}}
+    assert [(m.variant, m.seed) for m in vd.replications(st, _measure(table))] == [("p4", 32)]
+    assert vd.decide(_measure(table), FOUR) == st
+    # a variant the order confirmed at 32 is a measurement of the design, not a replication
+    table = {(v, 31): {} for v in THREE} | {("p2", 31): PASS, ("p2", 32): {}, ("p1", 32): {}}
+    st = vd.decide(_measure(table), THREE)
+    assert st.kind == "unconfirmed"
+    assert [(m.variant, m.seed) for m in vd.replications(st, _measure(table))] == [("p1", 32)]
+
+
 @pytest.fixture
 def conflict(monkeypatch):
     """P1–P3 inert, P4 separated with its high goal solved, nothing collapsing."""
