@@ -136,15 +136,18 @@ def _failing(m: gates.Measure) -> str:
     return ", ".join(g for g, holds in m.holds().items() if not holds) or "none"
 
 
-def dose_rows(st: Status, p4_pairs: int | None) -> list[list[str]]:
-    """One row of :data:`DOSE_HEADER` per complete measurement."""
+def dose_rows(
+    st: Status, p4_pairs: int | None, replicated: Sequence[gates.Measure] = ()
+) -> list[list[str]]:
+    """One row of :data:`DOSE_HEADER` per complete measurement of the design, then one per
+    registered replication (:func:`replications`), its seed marked as such."""
     rows = []
-    for m in st.measured:
+    for m in [*st.measured, *replicated]:
         r = m.r
         rows.append(
             [
                 m.variant.upper(),
-                str(m.seed),
+                f"{m.seed}{' (replication)' * (m in replicated)}",
                 dose(m.variant, p4_pairs),
                 f"{r['p_high']:.3f}",
                 f"{r['p_low']:.3f}",
@@ -209,9 +212,13 @@ def _first(st: Status) -> list[gates.Measure]:
     return [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
 
 
-def _r_diff(m: gates.Measure) -> str:
+def _r_ci(m: gates.Measure) -> str:
     r = m.r
-    return f"{m.variant.upper()} {r['diff']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
+    return f"{r['diff']:+.3f} [{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}]"
+
+
+def _r_diff(m: gates.Measure) -> str:
+    return f"{m.variant.upper()} {_r_ci(m)}"
 
 
 def _deciding(st: Status) -> str:
@@ -242,12 +249,41 @@ def _deciding(st: Status) -> str:
     )
 
 
+def _replicated(st: Status, replicated: Sequence[gates.Measure]) -> str:
+    """What each registered replication found, against its variant at seed 31."""
+    said = []
+    for m in replicated:
+        before = next(b for b in _first(st) if b.variant == m.variant)
+        same = _failing(m) == _failing(before)
+        said.append(
+            f"{m.variant.upper()} at seed {m.seed}: R {_r_ci(m)} "
+            f"(P(right | high) {m.r['p_high']:.3f}), C {m.c:.3f}, C′ {m.cprime:.3f}; it fails "
+            f"{_failing(m)}"
+            + (
+                f", as at seed {before.seed}"
+                if same
+                else f", where seed {before.seed} failed {_failing(before)}"
+            )
+        )
+    if not said:
+        return ""
+    return (
+        "The registered replication"
+        + ("s" if len(said) > 1 else "")
+        + " the order did not call for (they decide nothing): "
+        + "; ".join(said)
+        + "."
+    )
+
+
 def verdict_markdown(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
-    """The ``collapse-pairs-verdict`` block: the verdict, its deciding numbers, and the dose
-    table of every complete measurement."""
+    """The ``collapse-pairs-verdict`` block: the verdict, its deciding numbers, what the
+    registered replications found, and the dose table of every complete measurement."""
     st = status(root, diagnostics)
-    text = "\n\n".join(p for p in (_decision(st), _deciding(st)) if p)
-    rows = dose_rows(st, gates.p4_dose(root, diagnostics))
+    replicated = replications(st, lambda v, s: gates.measure(v, s, root, diagnostics))
+    parts = (_decision(st), _deciding(st), _replicated(st, replicated))
+    text = "\n\n".join(p for p in parts if p)
+    rows = dose_rows(st, gates.p4_dose(root, diagnostics), replicated)
     if rows:
         align = ["---", "--:", "---", *["--:"] * 7, "---"]
         text += "\n\n" + "\n".join(markdown_table(DOSE_HEADER, rows, align)) + "\n\n" + NOTE
@@ -397,14 +433,19 @@ def verdict_latex(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOST
     """The paper's ``collapse_pairs.tex``: the verdict paragraph and the dose table."""
     st = status(root, diagnostics)
     p4 = gates.p4_dose(root, diagnostics)
+    replicated = replications(st, lambda v, s: gates.measure(v, s, root, diagnostics))
     body = [
         [
             escape(c)
-            for c in (row[0] + f" (s{row[1]})", row[2], row[3], row[4], row[5], row[7], row[8])
+            for c in (
+                f"{row[0]} (s{row[1].replace(' (', ', ').rstrip(')')})",
+                *(row[2], row[3], row[4], row[5], row[7], row[8]),
+            )
         ]
-        for row in dose_rows(st, p4)
+        for row in dose_rows(st, p4, replicated)
     ]
-    words = " ".join(p for p in (_decision(st), _deciding(st)) if p).replace("**", "")
+    parts = (_decision(st), _deciding(st), _replicated(st, replicated))
+    words = " ".join(p for p in parts if p).replace("**", "")
     words = words.replace("*", "")
     paragraph = escape(words) + "\n"
     if not body:

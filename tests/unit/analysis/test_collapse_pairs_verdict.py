@@ -96,7 +96,26 @@ def conflict(monkeypatch):
     st = vd.decide(_measure(table), FOUR)
     monkeypatch.setattr(vd, "status", lambda *a: st)
     monkeypatch.setattr(gates, "p4_dose", lambda *a: 450)
-    return st
+    monkeypatch.setattr(gates, "measure", lambda v, s, *a: _measure(table)(v, s))
+    return table
+
+
+def test_a_replication_is_said_beside_the_verdict_and_decides_nothing(conflict, monkeypatch):
+    md, fields, words = vd.verdict_markdown(), vd.index_fields(), vd.plain()
+    assert "replication" not in md
+    table = conflict | {("p4", 32): {"diff": 0.971, "p_high": 0.973, "c": 0.05, "cprime": 0.07}}
+    monkeypatch.setattr(gates, "measure", lambda v, s, *a: _measure(table)(v, s))
+    md = vd.verdict_markdown()
+    assert md.startswith("**Conflict.**")
+    assert (
+        "The registered replication the order did not call for (they decide nothing): P4 at "
+        "seed 32: R +0.971 [+0.968, +0.974] (P(right | high) 0.973), C 0.050, C′ 0.070; it "
+        "fails R, C, C′, as at seed 31." in md
+    )
+    assert "| P4 | 32 (replication) | 450 pairs, decision tokens ×4 |" in md
+    assert "P4 (s32, replication) & 450 pairs" in vd.verdict_latex()
+    # the INDEX row and the plain words speak of the design only
+    assert (vd.index_fields(), vd.plain()) == (fields, words)
 
 
 def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
