@@ -48,17 +48,18 @@ CAPTION = (
 )
 
 
+def _tick(m, p4_pairs: int | None, replication: bool) -> str:
+    """A measurement's tick label: variant and seed, "replication" if it is one, its design."""
+    design = vd.dose(m.variant, p4_pairs).replace(", decision tokens ", ",\ndecision ")
+    return "\n".join([f"{m.variant.upper()} s{m.seed}", *["replication"] * replication, design])
+
+
 def make_figure(runs: dict) -> Figure:
     st = vd.status()
     replicated = vd.replications(st)
     measured = [*st.measured, *replicated]
     p4 = gates.p4_dose()
-    labels = [
-        f"{m.variant.upper()} s{m.seed}{', replication' * (i >= len(st.measured))}\n"
-        f"{vd.dose(m.variant, p4)}"
-        for i, m in enumerate(measured)
-    ]
-    labels = [lab.replace(", decision", ",\ndecision") for lab in labels]
+    labels = [_tick(m, p4, i >= len(st.measured)) for i, m in enumerate(measured)]
     x = np.arange(len(measured))
     colours = (fs.VERMILION, fs.SKY, fs.GREEN, fs.PURPLE, fs.ORANGE, fs.BLACK, "0.5", fs.BLUE)
     with plt.rc_context(fs.RC):

@@ -267,12 +267,10 @@ def _replicated(st: Status, replicated: Sequence[gates.Measure]) -> str:
         )
     if not said:
         return ""
-    return (
-        "The registered replication"
-        + ("s" if len(said) > 1 else "")
-        + " the order did not call for (they decide nothing): "
-        + "; ".join(said)
-        + "."
+    lead = "replications" if len(said) > 1 else "replication"
+    verb = "they decide" if len(said) > 1 else "it decides"
+    return f"The registered {lead} the order did not call for ({verb} nothing): " + (
+        "; ".join(said) + "."
     )
 
 

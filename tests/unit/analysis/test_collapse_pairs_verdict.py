@@ -108,7 +108,7 @@ def test_a_replication_is_said_beside_the_verdict_and_decides_nothing(conflict, 
     md = vd.verdict_markdown()
     assert md.startswith("**Conflict.**")
     assert (
-        "The registered replication the order did not call for (they decide nothing): P4 at "
+        "The registered replication the order did not call for (it decides nothing): P4 at "
         "seed 32: R +0.971 [+0.968, +0.974] (P(right | high) 0.973), C 0.050, C′ 0.070; it "
         "fails R, C, C′, as at seed 31." in md
     )
