@@ -48,7 +48,7 @@ CAPTION = (
 )
 
 
-def _tick(m, p4_pairs: int | None, replication: bool) -> str:
+def _tick(m: gates.Measure, p4_pairs: int | None, replication: bool) -> str:
     """A measurement's tick label: variant and seed, "replication" if it is one, its design."""
     design = vd.dose(m.variant, p4_pairs).replace(", decision tokens ", ",\ndecision ")
     return "\n".join([f"{m.variant.upper()} s{m.seed}", *["replication"] * replication, design])
