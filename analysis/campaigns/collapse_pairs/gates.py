@@ -47,17 +47,24 @@ HEADER = (
 )
 
 
+def separates(block: dict) -> bool:
+    """Gate R's first clause on a goal-effect block: P(right | high) − P(right | low) ≥ 0.10
+    with its 95% interval's low end above 0.05."""
+    return block["diff"] >= R_SEPARATION and block["ci"][0] > R_CI_LOW
+
+
+def high_unsolved(block: dict) -> bool:
+    """Gate R's second clause: P(right | high) ≤ 0.30 (the high goal has not solved it)."""
+    return block["p_high"] <= R_HIGH_MAX
+
+
 def r_gate(report: dict | None) -> tuple[dict | None, bool | None]:
-    """(the pooled goal-effect block, R holds) of a transfer diagnostic (None: not measured)."""
+    """(the pooled goal-effect block, R holds: :func:`separates` and :func:`high_unsolved`) of
+    a transfer diagnostic (None: not measured)."""
     block = None if report is None else report["goal_effect"]["kinds"].get("any")
     if not block:
         return None, None
-    holds = (
-        block["diff"] >= R_SEPARATION
-        and block["ci"][0] > R_CI_LOW
-        and block["p_high"] <= R_HIGH_MAX
-    )
-    return block, bool(holds)
+    return block, separates(block) and high_unsolved(block)
 
 
 def all_fail_share(folder: Path) -> float | None:

@@ -197,17 +197,6 @@ def _decision(st: Status) -> str:
     )
 
 
-def separates(m: gates.Measure) -> bool:
-    """Gate R's separation clause: P(right | high) − P(right | low) ≥ 0.10 with its 95%
-    interval's low end above 0.05 (the other clause: :func:`high_unsolved`)."""
-    return m.r["diff"] >= R_SEPARATION and m.r["ci"][0] > gates.R_CI_LOW
-
-
-def high_unsolved(m: gates.Measure) -> bool:
-    """Gate R's other clause: P(right | high) ≤ 0.30 (the high goal has not solved it)."""
-    return m.r["p_high"] <= R_HIGH_MAX
-
-
 def _first(st: Status) -> list[gates.Measure]:
     return [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
 
@@ -229,7 +218,7 @@ def _deciding(st: Status) -> str:
     n = len(first)
     c, c_at = _largest(first, lambda m: m.c)
     cp, cp_at = _largest(first, lambda m: m.cprime)
-    apart = [m for m in first if separates(m)]
+    apart = [m for m in first if gates.separates(m.r)]
     if apart:
         sep = f"the goals separate in {len(apart)} of {n} (" + "; ".join(map(_r_diff, apart))
         sep += ")"
@@ -242,7 +231,7 @@ def _deciding(st: Status) -> str:
         f"difference P(right | high) − P(right | low) ≥ {R_SEPARATION:.2f} with its interval "
         f"above {gates.R_CI_LOW:.2f}, and P(right | high) ≤ {R_HIGH_MAX:.2f}. Here {sep}, and "
         f"the high goal is right at most {R_HIGH_MAX:.2f} of the time in "
-        f"{sum(map(high_unsolved, first))} of {n} (P(right | high) {min(highs):.3f} to "
+        f"{sum(gates.high_unsolved(m.r) for m in first)} of {n} (P(right | high) {min(highs):.3f} to "
         f"{max(highs):.3f}). C holds for {_count(first, 'C')} of {n} (it needs an all-fail "
         f"share ≥ {C_ALL_FAIL:.1f}; largest {c:.3f} at {c_at}) and C′ for {_count(first, 'C′')} "
         f"of {n} (largest {cp:.3f} at {cp_at})."
@@ -307,8 +296,8 @@ def _designs(first: Sequence[gates.Measure], p4_pairs: int | None) -> str:
 
 def _found(first: Sequence[gates.Measure]) -> list[str]:
     """What the seed-31 designs found, in plain words: the goals, then the collapse."""
-    apart = [m for m in first if separates(m)]
-    inert = [m for m in first if not separates(m)]
+    apart = [m for m in first if gates.separates(m.r)]
+    inert = [m for m in first if not gates.separates(m.r)]
     found = []
     if inert:
         r, _ = _largest(inert, lambda m: m.r["diff"])
@@ -323,7 +312,7 @@ def _found(first: Sequence[gates.Measure]) -> list[str]:
             f"separated (the decision right {m.r['p_high']:.2f} of the time under the high "
             f"goal, {m.r['p_low']:.2f} under the low)"
         )
-        if not high_unsolved(m):
+        if not gates.high_unsolved(m.r):
             said += ", but the high goal had already learned the decision"
         found.append(said)
     if not any(m.holds()["C"] or m.holds()["C′"] for m in first):
@@ -375,7 +364,7 @@ def headline(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) 
     lead = (
         "The fair test of the paper's RC-sampling claim could not be built on the collapse testbed"
     )
-    solved = [m for m in first if separates(m) and not high_unsolved(m)]
+    solved = [m for m in first if gates.separates(m.r) and not gates.high_unsolved(m.r)]
     if solved:
         return (
             f"{lead}: the goal token changed the planted decision only once the high goal had "
@@ -396,7 +385,7 @@ def index_fields(
     """The ``collapse-pairs`` row's ``status``, ``finding`` (rule codes, numbers) and
     ``summary`` (:func:`plain`) in ``results/INDEX.toml``."""
     st = status(root, diagnostics)
-    first = [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
+    first = _first(st)
     lead = {
         "measuring": f"Design stage; next: {(st.variant or '').upper()} at seed {st.seed}.",
         "chosen": f"Design chosen: {(st.variant or '').upper()} passes every gate at seeds 31 and 32.",
