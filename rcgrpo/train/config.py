@@ -42,6 +42,23 @@ class ModelConfig:
 
 
 @dataclass
+class LoraSection:
+    """LoRA adapters (:mod:`rcgrpo.policy.lora`): the base frozen, low-rank updates of the
+    target layers and the reward-goal token rows trained. ``r`` 0 = full fine-tuning. A run
+    that starts from an adapter checkpoint continues its adapter."""
+
+    r: int = 0
+    """Rank of the update BA (0 = off: every weight trains)."""
+    alpha: float = 16.0
+    """Scale alpha: the update is (alpha / r) BA."""
+    dropout: float = 0.0
+    """Dropout on the adapter's input."""
+    targets: str = "all-linear"
+    """Target layers: all-linear (every linear layer but the output head) or module names
+    separated by commas (q_proj,v_proj)."""
+
+
+@dataclass
 class TrainingTaskConfig:
     """The tasks a run trains on, as every command reads them (the TRL path reads only these
     and the :class:`EpisodeTaskConfig` fields): loaded by
@@ -50,9 +67,11 @@ class TrainingTaskConfig:
     source: str = "synth"
     """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn) |
     a source added with :func:`rcgrpo.policy.task_sources.register_task_source`."""
-    prompt_style: str = "compact"
+    prompt_style: str = "auto"
     """System prompt, a name of :data:`rcgrpo.policy.render.PROMPT_STYLES`: compact (short
-    signatures; tiny models) | bfcl (official system prompt; real models) | bare."""
+    signatures; tiny models) | bfcl (official system prompt with the functions' JSON docs;
+    real models) | bare | auto (compact for this project's from-scratch models, bfcl for a
+    pretrained one: :func:`rcgrpo.policy.render.resolve_prompt_style`)."""
     num_train: int = 4000
     """Training tasks: synth generates N; another registered source gives the first N of its
     train split (0 = all of it, where the command allows 0: trl); bfcl ignores it (its fixed
@@ -261,6 +280,7 @@ class TrainConfig:
     preset: str = ""
     """Name of the preset this config started from (recorded in config.json; '' = none)."""
     model: ModelConfig = field(default_factory=ModelConfig)
+    lora: LoraSection = field(default_factory=LoraSection)
     tasks: RLTaskConfig = field(default_factory=RLTaskConfig)
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     algo: AlgoConfig = field(default_factory=AlgoConfig)
@@ -342,6 +362,7 @@ class TRLConfig:
     """Starting checkpoint folder (RCTP-FT for RC-GRPO) or HF model path."""
     preset: str = ""
     """Name of the preset this config started from ('' = none)."""
+    lora: LoraSection = field(default_factory=LoraSection)
     tasks: TRLTaskConfig = field(
         default_factory=lambda: TRLTaskConfig(num_train=64, max_turns=1, max_calls_per_turn=1)
     )

@@ -86,14 +86,14 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
     (rl | stage1 | trl)."""
     from rcgrpo.env.synth import SYNTH_PRESETS
     from rcgrpo.env.turns import MODES
-    from rcgrpo.policy.render import PROMPT_STYLES
+    from rcgrpo.policy.render import AUTO, PROMPT_STYLES
     from rcgrpo.policy.task_sources import TASK_SOURCES
 
     shared = {
         "model.dtype": DTYPES,
         "model.device": DEVICES,
         "tasks.source": TASK_SOURCES,
-        "tasks.prompt_style": PROMPT_STYLES,
+        "tasks.prompt_style": (*PROMPT_STYLES, AUTO),
     }
     if stage == "trl":
         from rcgrpo.conditioning import GOAL_SCHEMES
@@ -167,6 +167,10 @@ _SHARED: tuple[Rule, ...] = (
     ("run.keep_checkpoints", _GE1, "must be >= 1"),
     ("run.max_nonfinite", _GE1, "must be >= 1"),
     ("run.name", lambda v: v.strip() != "" and "/" not in v, "must be a non-empty folder name"),
+    ("lora.r", _GE0, "must be >= 0 (0 = full fine-tuning)"),
+    ("lora.alpha", lambda v: v > 0, "must be > 0"),
+    ("lora.dropout", lambda v: 0 <= v < 1, "must lie in [0, 1)"),
+    ("lora.targets", lambda v: v.strip(" ,") != "", "must name target layers (or all-linear)"),
 )
 
 _RL: tuple[Rule, ...] = (

@@ -5,7 +5,7 @@
    prefix ends before the goal), groups without a goal (the prefix is the whole prompt),
    ragged prompts of different tasks with G = 1 (no shared prefix), episodes joining and
    leaving the batch; for the tiny Qwen2 and, through the same code, a Qwen2.5-style and a
-   Llama config.
+   Llama config, and the Llama with LoRA adapters and trained reward-goal rows (peft).
 2. Sampled runs == a slow loop with the engine's sampling semantics (every step re-encodes
    each row without a cache and draws one token for every row of the batch from the same
    generator): identical ids, log-probs to 1e-5.
@@ -18,6 +18,7 @@ import torch
 from test_logprob_recompute import EchoEpisode, EchoTask
 from transformers import LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM
 
+from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy import kv_batch
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.models import build_tiny_policy
@@ -137,9 +138,34 @@ def test_greedy_engine_equals_generate(micro, tokenizer, case, monkeypatch):
     assert shared or group_size == 1
 
 
-@pytest.mark.parametrize("kind", ["qwen2.5", "llama"])
+def _adapted(model, tokenizer):
+    """``model`` with LoRA adapters whose B is random (not the zero start) and trained-looking
+    reward-goal rows: the lean forward must add both, as the HF forward does."""
+    from peft import LoraConfig, get_peft_model
+
+    ids = tokenizer.convert_tokens_to_ids([HIGH_TOKEN, LOW_TOKEN])
+    config = LoraConfig(
+        r=4,
+        lora_alpha=8,
+        target_modules="all-linear",
+        init_lora_weights=False,
+        trainable_token_indices=ids,
+    )
+    torch.manual_seed(2)
+    wrapped = get_peft_model(model, config)
+    with torch.no_grad():
+        for name, p in wrapped.named_parameters():
+            if "trainable_tokens_delta" in name:
+                p.normal_(0, 1.0)
+    return wrapped.eval()
+
+
+@pytest.mark.parametrize("kind", ["qwen2.5", "llama", "llama+lora"])
 def test_other_architectures_equal_generate(tokenizer, kind):
-    model = _other(kind, tokenizer)
+    model = _other(kind.removesuffix("+lora"), tokenizer)
+    if kind.endswith("+lora"):
+        model = _adapted(model, tokenizer)
+        assert kv_batch.KVBatch(model).lean is not None  # the lean path, adapted
     stop, pad = [tokenizer.eos_token_id], tokenizer.pad_token_id
     fast = _run(ModelPolicy(model, stop, 0.0, 1.0, pad), tokenizer, 2, [True, False])
     slow = _run(GeneratePolicy(model, stop, 0.0, 1.0, pad), tokenizer, 2, [True, False])

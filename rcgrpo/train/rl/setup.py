@@ -17,13 +17,15 @@ import copy
 import functools
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
 
 from rcgrpo.metrics import validate_metric_names
+from rcgrpo.policy.lora import trainable_parameters, with_adapters
+from rcgrpo.policy.render import resolve_prompt_style
 from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
@@ -136,9 +138,18 @@ def _start_policy(cfg: TrainConfig, paths: RunPaths, info: DistInfo, state: dict
 def check_init(cfg: TrainConfig) -> None:
     """A local-looking ``init`` (:func:`rcgrpo.policy.models.looks_local`: not a Hub id
     ``namespace/name``, not a preset) must exist; checked before anything is written."""
-    from rcgrpo.policy.models import PRESETS, looks_local
+    from rcgrpo.policy.models import PRESETS, check_model_path, looks_local
+    from rcgrpo.policy.named import is_named
 
     init = cfg.init
+    if is_named(init):
+        check_model_path(init, "init")
+        return
+    if init in PRESETS and cfg.lora.r:
+        raise ConfigError(
+            f"lora.r: {cfg.lora.r} adapters on a randomly initialised model ({init!r}); "
+            "LoRA adapts a pretrained model (--init), or set lora.r 0"
+        )
     if init not in PRESETS and looks_local(init) and not Path(init).expanduser().exists():
         raise ConfigError(
             f"config: init has no checkpoint folder at {init!r} "
@@ -209,6 +220,8 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
     paths, state = _run_folder(cfg, info, steps_given)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
     model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
+    model = with_adapters(model, tokenizer, cfg.init, **asdict(cfg.lora))
+    cfg.tasks.prompt_style = resolve_prompt_style(cfg.tasks.prompt_style, tokenizer)
     step = int(state["step"]) if state else None  # the run folder is written from here on
     logger = RunLogger(
         paths,
@@ -226,7 +239,7 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
     ref_model = _reference(cfg, model, ref_source, state, info)
     optim = cfg.optim
     optimizer = torch.optim.AdamW(
-        model.parameters(), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
+        trainable_parameters(model), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
     )
     stream = PromptStream(len(train_tasks), cfg.run.seed)
     run = RLRun(

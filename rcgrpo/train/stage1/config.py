@@ -34,6 +34,7 @@ from typing import Any
 
 from rcgrpo.paper import PAPER
 from rcgrpo.train.config import (
+    LoraSection,
     ModelConfig,
     OptimConfig,
     RunConfig,
@@ -206,6 +207,7 @@ class SFTConfig:
     stage: str = "sft"
     """The command this config is for (recorded in config.json): sft | rctp."""
     model: Stage1ModelConfig = field(default_factory=Stage1ModelConfig)
+    lora: LoraSection = field(default_factory=LoraSection)
     tasks: TaskConfig = field(default_factory=lambda: TaskConfig(max_turns=2))
     sft: StageConfig = field(default_factory=StageConfig)
     optim: OptimConfig = field(default_factory=lambda: OptimConfig(lr=1e-5))

@@ -10,19 +10,23 @@ policy, and find the checkpoint to resume. ``finish`` writes ``summary.json``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from rcgrpo.metrics import validate_metric_names
+from rcgrpo.policy.lora import trainable_parameters, with_adapters
+from rcgrpo.policy.render import resolve_prompt_style
 from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.precision import Precision, probe_host, resolve_amp
 from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
+from rcgrpo.train.errors import ConfigError
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.run_folder import (
     check_folder,
@@ -44,7 +48,8 @@ class Stage1Run:
 
     cfg: SFTConfig
     """The validated config as asked (as written to ``config.json``; ``sft.amp`` may be
-    ``auto``)."""
+    ``auto``), with ``tasks.prompt_style`` resolved for the model
+    (:func:`rcgrpo.policy.render.resolve_prompt_style`)."""
     precision: Precision
     """``sft.amp`` resolved on this machine: ``precision.amp`` is what training uses."""
     paths: RunPaths
@@ -72,6 +77,9 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     paths, logger, resume = setup_run(cfg)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
     model, tokenizer = init_policy(cfg, train_tasks, resume)
+    model = with_adapters(model, tokenizer, cfg.model.path, **asdict(cfg.lora))
+    style = resolve_prompt_style(cfg.tasks.prompt_style, tokenizer)
+    cfg = dataclasses.replace(cfg, tasks=dataclasses.replace(cfg.tasks, prompt_style=style))
     return Stage1Run(
         cfg,
         precision,
@@ -95,6 +103,11 @@ def check_model_paths(cfg: SFTConfig) -> None:
 
     if cfg.model.path not in PRESETS:
         check_model_path(cfg.model.path, "model.path")
+    elif cfg.lora.r:
+        raise ConfigError(
+            f"lora.r: {cfg.lora.r} adapters on a model trained from scratch ({cfg.model.path!r}); "
+            "LoRA adapts a pretrained model (model.path), or set lora.r 0"
+        )
     policy = getattr(getattr(cfg, "failures", None), "policy", "")
     mix_saved = (Path(cfg.run.root) / cfg.run.name / "data.json").exists()
     if policy and not (cfg.run.resume and mix_saved):  # a resumed run reloads its mix
@@ -150,7 +163,7 @@ def start_optimizer(cfg: SFTConfig, model, resume: Path | None) -> tuple[torch.o
 
     optim = cfg.optim
     opt = torch.optim.AdamW(
-        model.parameters(), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
+        trainable_parameters(model), lr=optim.lr, betas=optim.betas, weight_decay=optim.weight_decay
     )
     if resume is None:
         return opt, 0
