@@ -6,8 +6,9 @@ keeps equal to the committed runs), a row and column of it (or a function of the
 prose writes the number (:data:`RENDER`: points or shares, Markdown's "−" or LaTeX's ``$-$``), and
 the files whose prose must contain exactly that text. :func:`failures` lists every claim whose
 rendered number is missing from a file that cites it, so a number typed by hand that drifts from
-its table fails ``tests/results/test_claims.py``. ``python -m analysis.report.claims`` prints
-each claim with its rendered text.
+its table fails ``tests/results/test_claims.py``. The sentences that say a claim short of its
+verdict, and the words no finding may use: :mod:`analysis.report.claim_scope`.
+``python -m analysis.report.claims`` prints each claim with its rendered text, and both checks.
 
 The rule → verdict → sentence chain: the claim id is the rule (``K3s``), the block carries its
 verdict, and the prose sentence holds the rendered estimate.
@@ -24,21 +25,23 @@ from pathlib import Path
 from analysis import REPO_ROOT
 
 RESULTS_MD = REPO_ROOT / "docs" / "results.md"
-FINDINGS, PAPER = "docs/findings.md", "paper/sections/regime.tex"
-"""The files whose prose cites registered numbers (the README cites none: its findings are
-plain sentences linking the findings page's sections)."""
+FINDINGS, PAPER, README = "docs/findings.md", "paper/sections/regime.tex", "README.md"
+"""The files whose prose cites registered numbers (the README's findings are plain sentences
+linking the findings page's sections; a number one of them cites is registered too)."""
 _NUM = re.compile(r"-?\d+\.\d+")
 
 
 def blocks(text: str) -> dict[str, list[dict[str, str]]]:
-    """Every ``<!-- begin:NAME -->`` block's first Markdown table: rows as header → cell."""
+    """Every ``<!-- begin:NAME -->`` block's Markdown tables, rows as header → cell: the first
+    under ``NAME``, the k-th under ``NAME#k``."""
     out = {}
     for match in re.finditer(r"<!-- begin:([\w-]+) -->\n(.*?)<!-- end:\1 -->", text, re.S):
-        lines = [ln for ln in match.group(2).splitlines() if ln.startswith("|")]
-        if len(lines) < 3:
-            continue
-        cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
-        out[match.group(1)] = [dict(zip(cells[0], row, strict=False)) for row in cells[2:]]
+        tables = re.findall(r"(?:^\|.*\n?)+", match.group(2), re.M)
+        for k, table in enumerate(t for t in tables if len(t.splitlines()) >= 3):
+            lines = table.splitlines()
+            cells = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines]
+            name = match.group(1) + (f"#{k + 1}" if k else "")
+            out[name] = [dict(zip(cells[0], row, strict=False)) for row in cells[2:]]
     return out
 
 
@@ -60,6 +63,16 @@ def points_md(x: list[float]) -> str:
 def points_tex(x: list[float]) -> str:
     e, lo, hi = (100 * v for v in x[:3])
     return f"${e:+.1f}$ $[{lo:.1f}, {hi:.1f}]$"
+
+
+def pts_md(x: list[float]) -> str:
+    """A cell already in points, as the prose writes it: ``-1.0 [-1.9, -0.1]`` -> ``−1.0
+    [−1.9, −0.1]``."""
+    return points_md([v / 100 for v in x])
+
+
+def pts_tex(x: list[float]) -> str:
+    return points_tex([v / 100 for v in x])
 
 
 def share_md(x: list[float]) -> str:
@@ -88,9 +101,9 @@ def first(x: list[float]) -> str:
     return f"{x[0]:.3f}"
 
 
+_RENDERERS = (points_md, points_tex, pts_md, pts_tex, share_md, share_tex, abs_points, pm_md)
 RENDER: dict[str, Callable[[list[float]], str]] = {
-    f.__name__: f
-    for f in (points_md, points_tex, share_md, share_tex, abs_points, pm_md, pm_tex, first)
+    f.__name__: f for f in (*_RENDERERS, pm_tex, first)
 }
 
 
@@ -133,7 +146,14 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("X2bs", S, "X2bs", EST, ((FINDINGS, "abs_points"), (PAPER, "abs_points"))),
     Claim("X2af", S, "X2af", EST, ((PAPER, "abs_points"),)),
     Claim("X2bf", S, "X2bf", EST, ((PAPER, "abs_points"),)),
-    Claim("X2cs", S, "X2cs", EST, BOTH_POINTS),
+    Claim("X2cs", S, "X2cs", EST, (*BOTH_POINTS, (README, "points_md"))),
+    Claim(
+        "T1-speed",
+        "regime-verdicts#2",
+        "T1",
+        "learning speed [95% CI], pts",
+        ((README, "pts_md"), (FINDINGS, "pts_md"), (PAPER, "pts_tex")),
+    ),
     Claim("X3s", S, "X3s", EST, BOTH_POINTS),
     Claim("X3f", S, "X3f", EST, ((PAPER, "points_tex"),)),
     Claim("X4ds", S, "X4ds", EST, ((FINDINGS, "points_md"),)),
@@ -196,7 +216,7 @@ def _flat(text: str) -> str:
 def failures(root: Path = REPO_ROOT, results_md: Path = RESULTS_MD) -> list[str]:
     """One line per cited number missing from a file that cites it."""
     tables = blocks(results_md.read_text())
-    texts = {f: _flat((root / f).read_text()) for f in (FINDINGS, PAPER)}
+    texts = {f: _flat((root / f).read_text()) for f in (FINDINGS, PAPER, README)}
     out = []
     for claim in CLAIMS:
         for path, renderer in claim.cites:
@@ -212,12 +232,18 @@ def failures(root: Path = REPO_ROOT, results_md: Path = RESULTS_MD) -> list[str]
 
 
 def main() -> int:
+    from analysis.report import claim_scope
+
     tables = blocks(RESULTS_MD.read_text())
     for claim in CLAIMS:
         for path, renderer in claim.cites:
             print(f"{claim.id:<26}{path:<28}{rendered(claim, tables, renderer)}")
-    bad = failures()
-    print("\n".join(bad) if bad else "every cited number matches its table")
+    for gated in claim_scope.GATED:
+        for path, anchor, stop in gated.cites:
+            print(f"{gated.id:<26}{path:<28}{anchor!r} with {stop!r}")
+    bad = failures() + claim_scope.failures() + claim_scope.overreach()
+    ok = "every cited number matches its table, every gated sentence stops at its gate"
+    print("\n".join(bad) if bad else ok)
     return 1 if bad else 0
 
 

@@ -162,22 +162,22 @@ def verdicts_markdown(resolve: Resolver | None = None) -> str:
 def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body, for the run-generated blocks of the README: the studies table of
     ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`) and the collapse-pairs
-    design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.headline`)."""
-    from analysis.campaigns.collapse_pairs import verdict
+    design's finding (:func:`analysis.campaigns.collapse_pairs.words.headline`)."""
+    from analysis.campaigns.collapse_pairs import words
     from analysis.runs import index
 
     more = "docs/results.md#collapse-pairs-the-designs-verdict"
     return {
         "campaigns": index.markdown(index.studies()),
-        "collapse-pairs-finding": f"- {verdict.headline().rstrip('.')} ([more]({more})).\n",
+        "collapse-pairs-finding": f"- {words.headline().rstrip('.')} ([more]({more})).\n",
     }
 
 
 def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
     """Block name -> body for ``docs/findings.md`` (:data:`FINDINGS`): the pool regime's
     tables, the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`) and
-    the collapse-pairs design's finding (:func:`analysis.campaigns.collapse_pairs.verdict.plain`)."""
-    from analysis.campaigns.collapse_pairs import verdict
+    the collapse-pairs design's finding (:func:`analysis.campaigns.collapse_pairs.words.plain`)."""
+    from analysis.campaigns.collapse_pairs import words
     from analysis.campaigns.regime_d10.tables import readme_block
 
     more = "results.md#collapse-pairs-the-designs-verdict"
@@ -185,7 +185,7 @@ def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
         "results": results_markdown(resolve),
         "verdicts": verdicts_markdown(resolve),
         "regime-verdicts": readme_block(REGIME_RESULTS),
-        "collapse-pairs-finding": f"{verdict.plain()} The verdict and its numbers: [{more}]({more}).\n",
+        "collapse-pairs-finding": f"{words.plain()} The verdict and its numbers: [{more}]({more}).\n",
     }
 
 
@@ -309,10 +309,10 @@ def generated_files(
 def index_rows() -> dict[str, dict[str, str]]:
     """``results/INDEX.toml`` row id -> the fields its verdict module generates
     (:func:`analysis.runs.index.set_fields`): the collapse-pairs design's status, finding and
-    summary (:func:`analysis.campaigns.collapse_pairs.verdict.index_fields`)."""
-    from analysis.campaigns.collapse_pairs import verdict
+    summary (:func:`analysis.campaigns.collapse_pairs.words.index_fields`)."""
+    from analysis.campaigns.collapse_pairs import words
 
-    return {"collapse-pairs": verdict.index_fields()}
+    return {"collapse-pairs": words.index_fields()}
 
 
 def readme_main(

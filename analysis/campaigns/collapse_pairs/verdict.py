@@ -1,6 +1,6 @@
 """The collapse-pairs design's verdict (``docs/protocols/collapse-pairs.md``, "Design variants"
 and its conflict rule), read from the gate table (:mod:`analysis.campaigns.collapse_pairs.gates`),
-and the words every page says it in.
+and its words in the protocol's terms.
 
 The protocol's order: P1, P2, P3 at seed 31; P4 only if none of them passes every gate
 (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`); the first variant that passes every
@@ -10,15 +10,15 @@ gate at seed 31 is run at seed 32, then the next one that passed at 31, within t
 - ``measuring``: the next measurement the order calls for (variant, seed) is not complete;
 - ``chosen``: a variant passes every gate at both design seeds; the campaign runs from it;
 - ``unconfirmed``: every variant that passed at seed 31 failed at seed 32; no campaign;
-- ``conflict``: no variant within the cap passes R, C and C′ together at seed 31. The
-  protocol's result is then *the premise and the rescue condition cannot both be built from
-  reward-labelled data*, with the numbers that decide it, and the campaign does not run.
+- ``conflict``: no variant within the cap passes R, C and C′ together at seed 31: the
+  protocol's conflict rule ends the design, and the campaign does not run. Every page says it
+  with the numbers that decide it and with what was tried (:func:`doses_tried`, the
+  registered replications): the conflict is shown for those designs only (:data:`SCOPE`).
 
 Generated from it by ``python -m analysis.report --write-readme`` (``--check-readme`` finds them
 stale): the ``collapse-pairs-verdict`` block of ``docs/results.md`` (:func:`verdict_markdown`,
-the dose table), the README's bullet (:func:`headline`) and the findings page's paragraph
-(:func:`plain`), the ``collapse-pairs`` row's status, finding and summary in
-``results/INDEX.toml`` (:func:`index_fields`), and the paper's ``collapse_pairs.tex`` (:func:`verdict_latex`).
+the dose table) and the paper's ``collapse_pairs.tex`` (:func:`verdict_latex`); the plain words
+and the INDEX row: :mod:`analysis.campaigns.collapse_pairs.words`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ from analysis.campaigns.collapse_pairs.design import DESIGN_SEEDS, P4_WEIGHT, VA
 from analysis.campaigns.regime_separation.tables import markdown_table
 from analysis.report.latex import escape, tabular
 
-CONFLICT = "the premise and the rescue condition cannot both be built from reward-labelled data"
-"""The protocol's words for the conflict result."""
+SCOPE = "a property of the designs tried, not shown in general"
+"""How every page bounds the conflict: the protocol's rule reads it as the premise and the
+rescue condition not buildable together from reward-labelled data, but only the designs of
+:func:`doses_tried` were tried (gate C failed at every dose, the matched SFT learning the right
+swap from the pairs' expert rows)."""
 STATUS = {
     "measuring": "current",
     "chosen": "current",
@@ -132,7 +135,8 @@ DOSE_HEADER = (
 )
 
 
-def _failing(m: gates.Measure) -> str:
+def failing(m: gates.Measure) -> str:
+    """The gates ``m`` fails, ``R, C, C′`` (``none``)."""
     return ", ".join(g for g, holds in m.holds().items() if not holds) or "none"
 
 
@@ -156,13 +160,13 @@ def dose_rows(
                 f"{m.c:.3f}",
                 f"{m.cprime:.3f}",
                 "—" if m.rho is None else f"{m.rho['estimate']:.3f}",
-                _failing(m),
+                failing(m),
             ]
         )
     return rows
 
 
-def _largest(measured: Sequence[gates.Measure], value: Callable[[gates.Measure], float]):
+def largest(measured: Sequence[gates.Measure], value: Callable[[gates.Measure], float]):
     """(value, variant) of the measurement with the largest ``value`` (the first on a tie)."""
     best = max(measured, key=value)
     return value(best), best.variant.upper()
@@ -191,13 +195,14 @@ def _decision(st: Status) -> str:
         )
     return (
         f"**Conflict.** No variant of the four the cap allows passes R, C and C′ together at "
-        f"seed {DESIGN_SEEDS[0]}, so the protocol's result is that *{CONFLICT}* on "
-        f"collapse1-d10; the campaign does not run, and no variant goes on to the confirmation "
+        f"seed {DESIGN_SEEDS[0]}, so the design ends by the protocol's conflict rule on "
+        f"collapse1-d10: the campaign does not run, and no variant goes on to the confirmation "
         f"seed {DESIGN_SEEDS[1]} (only one that passed at seed {DESIGN_SEEDS[0]} does)."
     )
 
 
-def _first(st: Status) -> list[gates.Measure]:
+def first_seed(st: Status) -> list[gates.Measure]:
+    """The measurements at the design seed (31), in the protocol's order."""
     return [m for m in st.measured if m.seed == DESIGN_SEEDS[0]]
 
 
@@ -212,18 +217,18 @@ def _r_diff(m: gates.Measure) -> str:
 
 def _deciding(st: Status) -> str:
     """The numbers that decide the gates, over the seed-31 measurements."""
-    first = _first(st)
+    first = first_seed(st)
     if not first:
         return ""
     n = len(first)
-    c, c_at = _largest(first, lambda m: m.c)
-    cp, cp_at = _largest(first, lambda m: m.cprime)
+    c, c_at = largest(first, lambda m: m.c)
+    cp, cp_at = largest(first, lambda m: m.cprime)
     apart = [m for m in first if gates.separates(m.r)]
     if apart:
         sep = f"the goals separate in {len(apart)} of {n} (" + "; ".join(map(_r_diff, apart))
         sep += ")"
     else:
-        r, r_at = _largest(first, lambda m: m.r["diff"])
+        r, r_at = largest(first, lambda m: m.r["diff"])
         sep = f"the goals separate in none of {n} (largest difference {r:+.3f} at {r_at})"
     highs = [m.r["p_high"] for m in first]
     return (
@@ -242,16 +247,16 @@ def _replicated(st: Status, replicated: Sequence[gates.Measure]) -> str:
     """What each registered replication found, against its variant at seed 31."""
     said = []
     for m in replicated:
-        before = next(b for b in _first(st) if b.variant == m.variant)
-        same = _failing(m) == _failing(before)
+        before = next(b for b in first_seed(st) if b.variant == m.variant)
+        same = failing(m) == failing(before)
         said.append(
             f"{m.variant.upper()} at seed {m.seed}: R {_r_ci(m)} "
             f"(P(right | high) {m.r['p_high']:.3f}), C {m.c:.3f}, C′ {m.cprime:.3f}; it fails "
-            f"{_failing(m)}"
+            f"{failing(m)}"
             + (
                 f", as at seed {before.seed}"
                 if same
-                else f", where seed {before.seed} failed {_failing(before)}"
+                else f", where seed {before.seed} failed {failing(before)}"
             )
         )
     if not said:
@@ -263,154 +268,54 @@ def _replicated(st: Status, replicated: Sequence[gates.Measure]) -> str:
     )
 
 
+def doses_tried(first: Sequence[gates.Measure], p4_pairs: int | None) -> tuple[int, int, list[str]]:
+    """The fewest and most pairs per kind of ``first`` and the decision weights tried
+    (``50, 450, ["1", "4"]``)."""
+    pairs = [(p4_pairs or 0) if m.variant == "p4" else VARIANTS[m.variant] for m in first]
+    weights = ["1", *([f"{P4_WEIGHT:g}"] if any(m.variant == "p4" for m in first) else [])]
+    return min(pairs), max(pairs), weights
+
+
+def c_fails_everywhere(measured: Sequence[gates.Measure]) -> bool:
+    """Gate C fails on every measurement: the matched SFT collapses at no dose."""
+    return not any(m.holds()["C"] for m in measured)
+
+
+def scope(st: Status, p4_pairs: int | None, replicated: Sequence[gates.Measure]) -> str:
+    """What the conflict was shown on (:data:`SCOPE`): the designs tried, and C at every dose."""
+    first = first_seed(st)
+    if st.kind != "conflict" or not first:
+        return ""
+    lo, hi, weights = doses_tried(first, p4_pairs)
+    said = (
+        f"Tried: {first[0].variant.upper()}–{first[-1].variant.upper()} ({lo} to {hi} pairs per "
+        f"kind, decision weights ×{' and ×'.join(weights)}) at seed {DESIGN_SEEDS[0]}"
+        + "".join(
+            f", {m.variant.upper()} also at seed {m.seed} (fails {failing(m)})" for m in replicated
+        )
+        + "."
+    )
+    if c_fails_everywhere([*first, *replicated]):
+        said += (
+            f" C fails at every dose from {lo} pairs up: the matched SFT learns the right swap "
+            "from the pairs' expert rows."
+        )
+    return said + f" The conflict is {SCOPE}: other doses and weights were not tried."
+
+
 def verdict_markdown(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
     """The ``collapse-pairs-verdict`` block: the verdict, its deciding numbers, what the
     registered replications found, and the dose table of every complete measurement."""
     st = status(root, diagnostics)
     replicated = replications(st, lambda v, s: gates.measure(v, s, root, diagnostics))
-    parts = (_decision(st), _deciding(st), _replicated(st, replicated))
+    p4 = gates.p4_dose(root, diagnostics)
+    parts = (_decision(st), _deciding(st), _replicated(st, replicated), scope(st, p4, replicated))
     text = "\n\n".join(p for p in parts if p)
-    rows = dose_rows(st, gates.p4_dose(root, diagnostics), replicated)
+    rows = dose_rows(st, p4, replicated)
     if rows:
         align = ["---", "--:", "---", *["--:"] * 7, "---"]
         text += "\n\n" + "\n".join(markdown_table(DOSE_HEADER, rows, align)) + "\n\n" + NOTE
     return text + "\n"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:+.1f}".replace("-", "−")
-
-
-_COUNT = ("no", "one", "two", "three", "four")
-
-
-def _designs(first: Sequence[gates.Measure], p4_pairs: int | None) -> str:
-    """``four designs (50, 150 and 450 minimal pairs per decision, and 450 with …)``."""
-    doses = [str(VARIANTS[m.variant]) for m in first if m.variant in VARIANTS]
-    listed = ", ".join(doses[:-1]) + (" and " if len(doses) > 1 else "") + doses[-1]
-    text = f"{_COUNT[len(first)]} designs ({listed} minimal pairs per decision"
-    if any(m.variant == "p4" for m in first):
-        text += f", and {p4_pairs} with the decision's tokens weighed ×{P4_WEIGHT:g}"
-    return text + ")"
-
-
-def _found(first: Sequence[gates.Measure]) -> list[str]:
-    """What the seed-31 designs found, in plain words: the goals, then the collapse."""
-    apart = [m for m in first if gates.separates(m.r)]
-    inert = [m for m in first if not gates.separates(m.r)]
-    found = []
-    if inert:
-        r, _ = _largest(inert, lambda m: m.r["diff"])
-        where = "" if not apart else f" in {_COUNT[len(inert)]} of them"
-        found.append(
-            f"the goal token barely changed the planted decision{where} (at most {_pct(r)} "
-            f"points between the goals, where {100 * R_SEPARATION:.0f} were needed)"
-        )
-    for m in apart:
-        said = (
-            f"{'in the ' + _ORDINAL[first.index(m)] if inert else 'there'} the goals "
-            f"separated (the decision right {m.r['p_high']:.2f} of the time under the high "
-            f"goal, {m.r['p_low']:.2f} under the low)"
-        )
-        if not gates.high_unsolved(m.r):
-            said += ", but the high goal had already learned the decision"
-        found.append(said)
-    if not any(m.holds()["C"] or m.holds()["C′"] for m in first):
-        worst = max(max(m.c, m.cprime) for m in first)
-        found.append(
-            "neither SFT + GRPO nor RCTP-FT + GRPO collapsed (all-fail groups at most "
-            f"{worst:.2f} of the time, where half were needed)"
-        )
-    elif not any(m.passes for m in first):
-        found.append("no design gave separated goals and a collapse together")
-    return found
-
-
-_ORDINAL = ("first", "second", "third", "fourth")
-
-
-def plain(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
-    """The verdict in plain words, without rule codes (the README's bullet, the findings page)."""
-    st = status(root, diagnostics)
-    first = _first(st)
-    if not first:
-        return "The fair test of the paper's RC-sampling claim is in its design stage."
-    found = _found(first)
-    said = f"In {_designs(first, gates.p4_dose(root, diagnostics))}, " + "; ".join(found[:-1])
-    said += ("; and " if len(found) > 2 else " and ") * (len(found) > 1) + found[-1]
-    if st.kind == "conflict":
-        return (
-            "The fair test of the paper's RC-sampling claim could not be built on the collapse "
-            f"testbed. {said}. So the study stopped by its registered rule before its campaign."
-        )
-    if st.kind == "measuring":
-        return (
-            "The fair test of the paper's RC-sampling claim is in its design stage. "
-            f"{said}; the next measurement follows."
-        )
-    if st.kind == "chosen":
-        return f"The fair test's design is chosen ({st.variant.upper()}); its campaign runs next."
-    return (
-        "The fair test's design did not hold at its confirmation seed; its campaign does not run."
-    )
-
-
-def headline(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS) -> str:
-    """:func:`plain` in one sentence (the README's bullet, the INDEX row's summary)."""
-    st = status(root, diagnostics)
-    first = _first(st)
-    if st.kind != "conflict":
-        return plain(root, diagnostics).split(". ")[0] + "."
-    lead = (
-        "The fair test of the paper's RC-sampling claim could not be built on the collapse testbed"
-    )
-    solved = [m for m in first if gates.separates(m.r) and not gates.high_unsolved(m.r)]
-    if solved:
-        return (
-            f"{lead}: the goal token changed the planted decision only once the high goal had "
-            "learned that decision, which left no collapse for reward-conditioned sampling to "
-            "rescue."
-        )
-    return f"{lead}: in {_COUNT[len(first)]} designs the goal token never changed the planted decision."
-
-
-def _values(first: Sequence[gates.Measure], value: Callable[[gates.Measure], float], fmt: str):
-    """``P1 +0.000, P2 −0.001, …``: one number per measurement (a true minus sign)."""
-    return ", ".join(f"{m.variant.upper()} {value(m):{fmt}}".replace("-", "−") for m in first)
-
-
-def index_fields(
-    root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOSTICS
-) -> dict[str, str]:
-    """The ``collapse-pairs`` row's ``status``, ``finding`` (rule codes, numbers) and
-    ``summary`` (:func:`plain`) in ``results/INDEX.toml``."""
-    st = status(root, diagnostics)
-    first = _first(st)
-    lead = {
-        "measuring": f"Design stage; next: {(st.variant or '').upper()} at seed {st.seed}.",
-        "chosen": f"Design chosen: {(st.variant or '').upper()} passes every gate at seeds 31 and 32.",
-        "unconfirmed": "Design not confirmed at seed 32; the campaign does not run.",
-        "conflict": "Design stopped by the conflict rule: no variant of P1–P4 passes R, C and "
-        f"C′ together at seed 31 ({CONFLICT}); the campaign does not run.",
-    }[st.kind]
-    finding = lead
-    if first:
-        p4 = gates.p4_dose(root, diagnostics)
-        designs = "; ".join(f"{m.variant.upper()} {dose(m.variant, p4)}" for m in first)
-        finding += (
-            f" Seed 31 ({designs}): R: "
-            + _values(first, lambda m: m.r["diff"], "+.3f")
-            + " (high right "
-            + _values(first, lambda m: m.r["p_high"], ".3f")
-            + "); C: "
-            + _values(first, lambda m: m.c, ".3f")
-            + "; C′: "
-            + _values(first, lambda m: m.cprime, ".3f")
-            + "; rho: "
-            + _values(first, lambda m: m.rho["estimate"], ".3f")
-            + "."
-        )
-    return {"status": STATUS[st.kind], "finding": finding, "summary": headline(root, diagnostics)}
 
 
 TEX_HEADER = ("variant", "design", "P(right | high)", "P(right | low)", "R [95% CI]", "C", "C′")
@@ -431,7 +336,7 @@ def verdict_latex(root: Path = gates.RESULTS, diagnostics: Path = gates.DIAGNOST
         ]
         for row in dose_rows(st, p4, replicated)
     ]
-    parts = (_decision(st), _deciding(st), _replicated(st, replicated))
+    parts = (_decision(st), _deciding(st), _replicated(st, replicated), scope(st, p4, replicated))
     words = " ".join(p for p in parts if p).replace("**", "")
     words = words.replace("*", "")
     paragraph = escape(words) + "\n"

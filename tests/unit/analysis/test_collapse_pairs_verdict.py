@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.campaigns.collapse_pairs import gates
+from analysis.campaigns.collapse_pairs import gates, words
 from analysis.campaigns.collapse_pairs import verdict as vd
 
 THREE, FOUR = ["p1", "p2", "p3"], ["p1", "p2", "p3", "p4"]
@@ -101,8 +101,8 @@ def conflict(monkeypatch):
 
 
 def test_a_replication_is_said_beside_the_verdict_and_decides_nothing(conflict, monkeypatch):
-    md, fields, words = vd.verdict_markdown(), vd.index_fields(), vd.plain()
-    assert "replication" not in md
+    md, fields, said = vd.verdict_markdown(), words.index_fields(), words.plain()
+    assert "replication" not in md and "seed 32" not in said
     table = conflict | {("p4", 32): {"diff": 0.971, "p_high": 0.973, "c": 0.05, "cprime": 0.07}}
     monkeypatch.setattr(gates, "measure", lambda v, s, *a: _measure(table)(v, s))
     md = vd.verdict_markdown()
@@ -114,13 +114,31 @@ def test_a_replication_is_said_beside_the_verdict_and_decides_nothing(conflict, 
     )
     assert "| P4 | 32 (replication) | 450 pairs, decision tokens ×4 |" in md
     assert "P4 (s32, replication) & 450 pairs" in vd.verdict_latex()
-    # the INDEX row and the plain words speak of the design only
-    assert (vd.index_fields(), vd.plain()) == (fields, words)
+    assert (
+        "Tried: P1–P4 (50 to 450 pairs per kind, decision weights ×1 and ×4) at seed 31, P4 "
+        "also at seed 32 (fails R, C, C′)." in md
+    )
+    # the INDEX row and the plain words name it as tried; their verdict is the design's
+    new = words.index_fields()
+    assert new["status"] == fields["status"] and new["finding"].startswith(
+        fields["finding"].split(" Tried:")[0]
+    )
+    assert "P4 also at seed 32 (fails R, C, C′)" in new["finding"]
+    assert words.plain() == said.replace(
+        "weighed ×4)", "weighed ×4; the fourth also at seed 32, with the same result)"
+    )
+    assert "×1 or ×4, seed 31; the fourth also at seed 32, with the same result)" in new["summary"]
 
 
 def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
     md = vd.verdict_markdown()
-    assert "**Conflict.**" in md and vd.CONFLICT in md
+    assert "**Conflict.**" in md and "ends by the protocol's conflict rule" in md
+    # what was tried, and the conflict bounded to it (no wider than the designs), in every form
+    assert (
+        "Tried: P1–P4 (50 to 450 pairs per kind, decision weights ×1 and ×4) at seed 31. C fails "
+        "at every dose from 50 pairs up: the matched SFT learns the right swap from the pairs' "
+        "expert rows. The conflict is a property of the designs tried, not shown in general"
+    ) in md
     assert "R holds for 0 of 4" in md and "the goals separate in 1 of 4 (P4 +0.873" in md
     assert "right at most 0.30 of the time in 0 of 4 (P(right | high) 0.400 to 0.921)" in md
     assert (
@@ -128,17 +146,33 @@ def test_the_conflict_is_said_with_the_numbers_that_decide_it(conflict):
     )
     assert "| P4 | 31 | 450 pairs, decision tokens ×4 |" in md
     assert md.count("| R, C, C′ |") == 4
-    words = vd.plain()
-    assert words.startswith("The fair test of the paper's RC-sampling claim could not be built")
-    assert "four designs (50, 150 and 450 minimal pairs per decision, and 450 with" in words
-    assert "barely changed the planted decision in three of them (at most +0.3 points" in words
-    assert "in the fourth the goals separated (the decision right 0.92 of the time" in words
-    assert "but the high goal had already learned the decision" in words
-    assert "at most 0.20 of the time" in words
-    assert "only once the high goal had learned that decision" in vd.headline()
-    fields = vd.index_fields()
-    assert fields["summary"] == vd.headline()
-    assert fields["status"] == "complete" and vd.CONFLICT in fields["finding"]
+    said = words.plain()
+    assert said.startswith(
+        "The fair test of the paper's RC-sampling claim was not built in the designs tried"
+    )
+    assert (
+        "four designs at seed 31 (50, 150 and 450 minimal pairs per decision, and 450 with" in said
+    )
+    assert "barely changed the planted decision in three of them (at most +0.3 points" in said
+    assert "in the fourth the goals separated (the decision right 0.92 of the time" in said
+    assert "but the high goal had already learned the decision" in said
+    assert "at most 0.20 of the time, where half were needed): at every dose the SFT" in said
+    assert said.endswith(
+        "That no collapse was left to rescue is a property of the designs tried, not shown in "
+        "general: other doses and weights were not tried."
+    )
+    head = words.headline()
+    assert head.startswith(
+        "The fair test of the paper's RC-sampling claim was not built in the four designs tried "
+        "on the collapse testbed (50 to 450 minimal pairs per decision, the decision's tokens "
+        "weighed ×1 or ×4, seed 31): at every dose the SFT trained on the same successes"
+    )
+    assert "only once the high goal had learned it, so these designs left no collapse" in head
+    assert "did not collapse, and the goal token changed" in head
+    assert head.endswith("(other doses and weights untested).")
+    fields = words.index_fields()
+    assert fields["summary"] == head
+    assert fields["status"] == "complete" and vd.SCOPE in fields["finding"]
     assert "R: P1 +0.000, P2 −0.001, P3 +0.003, P4 +0.873" in fields["finding"]
     tex = vd.verdict_latex()
     assert r"\label{tab:collapse-pairs}" in tex
@@ -150,9 +184,10 @@ def test_no_separation_anywhere_is_said_plainly(monkeypatch):
     st = vd.decide(_measure(table), FOUR)
     monkeypatch.setattr(vd, "status", lambda *a: st)
     monkeypatch.setattr(gates, "p4_dose", lambda *a: 450)
-    words = vd.plain()
-    assert "the goal token barely changed the planted decision (at most +0.2 points" in words
-    assert "separated" not in words
-    assert vd.headline().endswith(
-        "in four designs the goal token never changed the planted decision."
+    said = words.plain()
+    assert "the goal token barely changed the planted decision (at most +0.2 points" in said
+    assert "separated" not in said
+    assert words.headline().endswith(
+        "the goal token never changed the planted decision, so these designs left nothing for "
+        "reward-conditioned sampling to rescue (other doses and weights untested)."
     )
