@@ -29,10 +29,14 @@ the trainer's estimator (:func:`trl_advantages`: ``adv_estimator``, a name of
 A = (R − μ_g)/(σ_g + 1e-4) with the Bessel-corrected σ_g, i.e. ``grpo`` with ``eps_stab=1e-4,
 ddof=1`` (docs/trl.md lists every difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo trl``) is
 :mod:`rcgrpo.integrations.trl_cli`.
+
+A model with peft adapters (``--lora.r``) is trained as it is, π_ref being TRL's frozen copy
+of its starting adapter (:mod:`rcgrpo.integrations.trl_peft`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,9 +51,10 @@ from rcgrpo.advantages import ADV_ESTIMATORS, group_advantages
 from rcgrpo.diagnose.instruments import step_instruments
 from rcgrpo.env import Episode
 from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_goals
+from rcgrpo.integrations.trl_peft import expose_head_bias, sync_reference_adapter
 from rcgrpo.integrations.trl_rollout import EpisodeRollout, RolloutSettings
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.policy.render import initial_messages
+from rcgrpo.policy.render import initial_messages, resolve_prompt_style
 from rcgrpo.train.rl.filters import table_row
 
 __all__ = [
@@ -152,7 +157,8 @@ class RCGRPOTrainer(GRPOTrainer):
 
     Args:
         model: a checkpoint folder or a loaded causal LM (TRL loads the reference from the
-            model's ``name_or_path`` when ``beta > 0``).
+            model's ``name_or_path`` when ``beta > 0``), or one with peft adapters (π_ref = the
+            model as passed: :mod:`rcgrpo.integrations.trl_peft`).
         args: the ``GRPOConfig``.
         tasks: the tasks of the run (``Task`` records; synth or BFCL).
         tokenizer: the policy's tokenizer (chat template).
@@ -178,6 +184,9 @@ class RCGRPOTrainer(GRPOTrainer):
         **kwargs: Any,
     ):
         settings = settings or RolloutSettings()
+        if tokenizer is not None:  # "auto": the model's own style (rcgrpo.policy.render)
+            style = resolve_prompt_style(settings.prompt_style, tokenizer)
+            settings = dataclasses.replace(settings, prompt_style=style)
         model = str(model) if isinstance(model, Path) else model
         for key in ("reward_funcs", "rollout_func", "environment_factory", "tools"):
             if key in kwargs:
@@ -191,6 +200,8 @@ class RCGRPOTrainer(GRPOTrainer):
         self.rc_last: dict[str, Any] = {}
         self.rc_rollout_log = None if rollout_log is None else Path(rollout_log)
         rollout = EpisodeRollout(tasks, tokenizer, settings, policy_factory)
+        if not isinstance(model, str):
+            expose_head_bias(model)
         super().__init__(
             model=model,
             reward_funcs=[environment_reward],
@@ -200,6 +211,7 @@ class RCGRPOTrainer(GRPOTrainer):
             rollout_func=rollout,
             **kwargs,
         )
+        sync_reference_adapter(self.model)
 
     def _generate_and_score_completions(self, inputs: list[dict]) -> dict:
         self.rc_rows = inputs

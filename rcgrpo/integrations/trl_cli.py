@@ -12,13 +12,27 @@ them with their documentation), loaded as every training command loads its confi
 (:mod:`rcgrpo.train.cli`: ``--preset`` of :data:`rcgrpo.train.presets.TRL_PRESETS`,
 ``--config FILE``, flags) and validated against the library's registries. Writes
 ``metrics.jsonl`` (TRL's log history: TRL's metrics and ours, one row per log step),
-``rollouts.jsonl`` (one row per rollout) and ``config.json`` to ``run.root/run.name``.
+``rollouts.jsonl`` (one row per rollout), ``config.json`` and the trained policy ``final/``
+to ``run.root/run.name``. ``tasks.prompt_style`` ``auto`` is the model's own style
+(:func:`rcgrpo.policy.render.resolve_prompt_style`, resolved by the trainer).
 :func:`grpo_kwargs` maps the config to ``GRPOConfig``; the preset ``trl-paper`` holds the
 paper's §4 values, and every other choice there is ours, documented in docs/trl.md.
+
+``init`` is anything :func:`rcgrpo.policy.models.load_policy` loads: a checkpoint folder, a
+Hub id, a name of :mod:`rcgrpo.policy.named` (``smollm2-135m-instruct``) or an adapter
+checkpoint; the reward-goal tokens are added if missing (:func:`load_model`). With
+``--lora.r N`` (N > 0) the model goes to TRL wrapped by
+:func:`rcgrpo.policy.lora.with_adapters` (LoRA on ``lora.targets``, the reward-goal token
+rows trainable, the base frozen); an adapter checkpoint as ``init`` is continued, as
+``python -m rcgrpo train`` does.
+π_ref is then the starting policy exactly: TRL's frozen copy of the adapter as it starts
+(:mod:`rcgrpo.integrations.trl_peft`). ``final/`` then holds the adapter only
+(:func:`rcgrpo.policy.models.save_policy`), never the base weights.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -27,6 +41,7 @@ from rcgrpo.integrations.trl_rollout import RolloutSettings
 from rcgrpo.policy.task_sources import load_train_tasks
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TRLConfig, save_config
+from rcgrpo.train.errors import ConfigError
 from rcgrpo.validation import check_positive_int
 
 
@@ -95,6 +110,37 @@ def training_tasks(cfg: TRLConfig) -> list:
     return load_train_tasks(cfg.tasks, cfg.tasks.synth_preset)
 
 
+def load_model(cfg: TRLConfig) -> tuple[Any, Any]:
+    """(π_θ at step 0, tokenizer) of ``cfg.init`` (module docstring), float32.
+
+    Without adapters and with β > 0, TRL rebuilds π_ref from the model's folder, so a model
+    whose reward-goal tokens were only just added (a pretrained base) is a one-line
+    ConfigError: that π_ref would lack them.
+    """
+    from rcgrpo.policy.lora import is_peft, with_adapters
+    from rcgrpo.policy.models import load_policy
+
+    model, tokenizer, added = load_policy(cfg.init, key="init")
+    model = with_adapters(model, tokenizer, cfg.init, **dataclasses.asdict(cfg.lora))
+    if added and not is_peft(model) and cfg.algo.kl_beta:
+        raise ConfigError(
+            f"init: {cfg.init!r} has no reward-goal tokens, and TRL would rebuild pi_ref from "
+            "its folder without them: pass --lora.r 8 (LoRA), a Stage-1 checkpoint, or "
+            "--algo.kl-beta 0"
+        )
+    return model, tokenizer
+
+
+def save_final(model: Any, tokenizer: Any, path: Path) -> Path:
+    """The trained policy into ``path`` (adapter only under LoRA; TRL's ``ref`` copy of the
+    adapter is dropped first: it is ``init``'s adapter, already on disk)."""
+    from rcgrpo.integrations.trl_peft import drop_reference_adapter
+    from rcgrpo.policy.models import save_policy
+
+    drop_reference_adapter(model)
+    return save_policy(model, tokenizer, path)
+
+
 def rollout_settings(cfg: TRLConfig) -> RolloutSettings:
     return RolloutSettings(
         scheme=cfg.algo.conditioning,
@@ -111,17 +157,16 @@ def rollout_settings(cfg: TRLConfig) -> RolloutSettings:
 def main(argv: list[str]) -> int:
     cfg = parse_cli("trl", argv)
     from accelerate import PartialState
-    from transformers import AutoTokenizer
     from trl import GRPOConfig
 
     from rcgrpo.integrations.trl import RCGRPOTrainer
 
     args = GRPOConfig(**grpo_kwargs(cfg, PartialState().num_processes))
-    tokenizer = AutoTokenizer.from_pretrained(cfg.init)
+    model, tokenizer = load_model(cfg)
     out = output_dir(cfg)
     (out / "rollouts.jsonl").unlink(missing_ok=True)
     trainer = RCGRPOTrainer(
-        cfg.init,
+        model,
         args,
         training_tasks(cfg),
         tokenizer,
@@ -131,6 +176,7 @@ def main(argv: list[str]) -> int:
     )
     trainer.train()
     if trainer.accelerator.is_main_process:
+        save_final(trainer.accelerator.unwrap_model(trainer.model), tokenizer, out / "final")
         save_config(cfg, out / "config.json")
         with (out / "metrics.jsonl").open("w") as fh:
             for row in trainer.state.log_history:

@@ -25,6 +25,7 @@ The task of a row comes from its ``task_id`` column (TRL passes only the prompts
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from rcgrpo.env import Episode
 from rcgrpo.integrations.goals import local_goals, round_seed
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import Generation, ModelPolicy, Policy, Request
+from rcgrpo.policy.render import resolve_prompt_style
 from rcgrpo.policy.rollout import MODES, RolloutEngine, RolloutJob
 from rcgrpo.records import Rollout
 from rcgrpo.train.rollouts import rollout_row
@@ -55,7 +57,8 @@ class RolloutSettings:
     mode: str = "combined"
     """Episode mode: combined (the paper's RL mode) | multi_turn."""
     prompt_style: str = "compact"
-    """System prompt style: compact | bfcl | bare (rcgrpo.policy.render)."""
+    """System prompt style: compact | bfcl | bare | auto (the model's own: compact for this
+    project's from-scratch models, bfcl for a pretrained chat template; rcgrpo.policy.render)."""
     max_new_tokens: int = 96
     """Cap on tokens per assistant message."""
     max_context: int | None = None
@@ -158,7 +161,9 @@ class EpisodeRollout:
         self.tasks = {t.id: t for t in tasks}
         if len(self.tasks) != len(tasks):
             raise ValueError("tasks must have unique ids")
-        self.settings = settings or RolloutSettings()
+        settings = settings or RolloutSettings()
+        style = resolve_prompt_style(settings.prompt_style, tokenizer)
+        self.settings = dataclasses.replace(settings, prompt_style=style)
         self.encoder = ChatEncoder(tokenizer)
         self.policy_factory = policy_factory or self._default_policy
         self._round = (-1, 0)  # (global step, calls at that step)
