@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.report.claims import FINDINGS, PAPER, README
+from analysis.report.claim_files import FINDINGS, PAPER, README
 
 INDEX, RESULTS = "results/INDEX.toml", "docs/results.md"
 LIMITS = "paper/sections/limitations.tex"

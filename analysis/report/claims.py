@@ -23,11 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.report.claim_files import FINDINGS, PAPER, README
 
 RESULTS_MD = REPO_ROOT / "docs" / "results.md"
-FINDINGS, PAPER, README = "docs/findings.md", "paper/sections/regime.tex", "README.md"
-"""The files whose prose cites registered numbers (the README's findings are plain sentences
-linking the findings page's sections; a number one of them cites is registered too)."""
 _NUM = re.compile(r"-?\d+\.\d+")
 
 

@@ -7,10 +7,11 @@ linear layer and trains a low-rank update,
           B \\in \\mathbb R^{d\\times r},\\; B_0 = 0,
 
 so at step 0 the adapted model computes exactly the base model's logits (tested:
-``tests/unit/policy/test_lora.py``). The reward-goal tokens that :func:`rcgrpo.policy.
-tokenizer.add_reward_tokens` adds are trained too, as their own rows only (peft's
-``trainable_token_indices``: a delta on those rows of the input embedding, which the tied
-output layer shares), so RCTP-FT can move them apart without training the 49k-row matrix.
+``tests/unit/policy/test_lora.py``). The reward-goal tokens that
+:func:`rcgrpo.policy.tokenizer.add_reward_tokens` adds are trained too, as their own rows
+only (peft's ``trainable_token_indices``: a delta on those rows of the input embedding,
+which the tied output layer shares), so RCTP-FT can move them apart without training the
+49k-row matrix.
 
 An adapter checkpoint folder holds (never the base weights)::
 
@@ -29,6 +30,7 @@ Stage-1 adapter) or not.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -91,7 +93,14 @@ def wrap(
         base_model_name_or_path=str(base),
         task_type="CAUSAL_LM",
     )
-    wrapped = get_peft_model(model, config)
+    with warnings.catch_warnings():  # peft 0.21 asks transformers 5.23 a deprecated name,
+        # and says it records the folder the base was read from (set back below)
+        warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated")
+        warnings.filterwarnings("ignore", "The PEFT config's `base_model_name_or_path`")
+        wrapped = get_peft_model(model, config)
+    # peft writes the folder the base was read from (for a name: the local cache); record the
+    # name or path the run was given, which loads on any machine
+    wrapped.peft_config["default"].base_model_name_or_path = str(base)
     wrapped.rcgrpo_base = {"base": str(base), "sha256": base_files_sha256(str(base))}
     wrapped.rcgrpo_goal_rows = rows
     return wrapped
@@ -123,15 +132,14 @@ def save_adapter(model, tokenizer, path: str | Path) -> Path:
     return path
 
 
-def load_adapter(path: str | Path, dtype: torch.dtype, device: str, key: str):
-    """(model, tokenizer): the base named in ``base.json`` with the adapter of ``path``
-    attached (trainable) and the checkpoint's tokenizer. A base whose files' sha256 differ
-    from the recorded ones is a one-line ConfigError."""
+def load_adapter(path: str | Path, dtype: torch.dtype, device: str, key: str, load_base):
+    """(model, tokenizer): the base named in ``base.json``, loaded by ``load_base(base,
+    dtype, device, key=...)`` (:func:`rcgrpo.policy.models.load_policy`), with the adapter
+    of ``path`` attached (trainable) and the checkpoint's tokenizer. A base whose files'
+    sha256 differ from the recorded ones is a one-line ConfigError."""
     from peft import PeftModel
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
-
-    from rcgrpo.policy.models import load_policy
 
     path = Path(path)
     record = json.loads((path / BASE_FILE).read_text()) if (path / BASE_FILE).is_file() else {}
@@ -140,7 +148,7 @@ def load_adapter(path: str | Path, dtype: torch.dtype, device: str, key: str):
     )
     if not base:
         raise ConfigError(f"{key}: {path} is an adapter without a base model name")
-    model, _, _ = load_policy(base, dtype, device, key=f"{key} (base of {path})")
+    model, _, _ = load_base(base, dtype, device, key=f"{key} (base of {path})")
     recorded, found = record.get("sha256") or {}, base_files_sha256(base)
     if recorded and found and recorded != found:
         raise ConfigError(
@@ -157,14 +165,17 @@ def load_adapter(path: str | Path, dtype: torch.dtype, device: str, key: str):
             weight[rows["ids"]] = rows["rows"].to(weight.dtype)
     else:
         rows = None
-    wrapped = PeftModel.from_pretrained(model, path, is_trainable=True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated")
+        wrapped = PeftModel.from_pretrained(model, path, is_trainable=True)
     wrapped.rcgrpo_base = {"base": base, "sha256": recorded or found}
     wrapped.rcgrpo_goal_rows = rows
     return wrapped, tokenizer
 
 
 def trainable_parameters(model) -> list[torch.nn.Parameter]:
-    """The parameters the optimizer updates (all of them without adapters)."""
+    """The parameters the optimizer updates: all of them, or under LoRA the adapters' and
+    the goal-token rows."""
     return [p for p in model.parameters() if p.requires_grad]
 
 

@@ -218,8 +218,8 @@ def load_policy(
 ):
     """Load any causal LM + tokenizer; add the reward tokens if the tokenizer lacks them.
 
-    ``path``: a checkpoint folder, a Hub id, a name of :data:`rcgrpo.policy.named.
-    NAMED_MODELS` (converted on first use) or an adapter checkpoint (the base it names
+    ``path``: a checkpoint folder, a Hub id, a name of
+    :data:`rcgrpo.policy.named.NAMED_MODELS` (converted on first use) or an adapter checkpoint (the base it names
     with the adapter attached, trainable: :func:`rcgrpo.policy.lora.load_adapter`).
 
     Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
@@ -232,7 +232,7 @@ def load_policy(
 
     check_model_path(path, key)
     if lora.is_adapter(path):
-        model, tokenizer = lora.load_adapter(path, dtype, device, key)
+        model, tokenizer = lora.load_adapter(path, dtype, device, key, load_policy)
         return model.eval(), faithful_tokenizer(tokenizer, path), []
     path = named.resolve(path)
     cached = check_hub_id(path, key)
@@ -258,10 +258,18 @@ def load_policy(
     return model.eval(), tokenizer, added
 
 
+def set_grad_checkpointing(model, on: bool) -> None:
+    """Turn gradient checkpointing on (``model.grad_checkpointing``): in training mode each
+    decoder layer's activations are recomputed in the backward pass (non-reentrant, so a
+    model whose inputs need no gradient, as under LoRA, still gets its adapters' ones)."""
+    if on:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+
+
 def save_policy(model, tokenizer, path: str | Path) -> Path:
     """``save_pretrained`` of both into one folder (the checkpoint format of the project);
-    a model with LoRA adapters saves its adapter only (:func:`rcgrpo.policy.lora.
-    save_adapter`), never the base weights."""
+    a model with LoRA adapters saves its adapter only, never the base weights
+    (:func:`rcgrpo.policy.lora.save_adapter`)."""
     from rcgrpo.policy import lora
 
     path = Path(path)

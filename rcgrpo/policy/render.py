@@ -6,8 +6,10 @@ module only decides the text:
 
 - a system prompt built from the available functions' JSON docs, by style
   (:data:`PROMPT_STYLES`): ``bfcl`` (BFCL's official prompting-mode system prompt, for real
-  models), ``compact`` (one short signature per function, for tiny context windows) or
-  ``bare`` (no system message); ``auto`` picks one per model (:func:`resolve_prompt_style`);
+  models), ``docs`` (one line per function: its signature and the first sentence of its
+  description; a pretrained model on CPU), ``compact`` (one short signature per function,
+  for tiny context windows) or ``bare`` (no system message); ``auto`` picks one per model
+  (:func:`resolve_prompt_style`);
 - the reward goal (paper §2): ``[Reward Goal: <|high_reward|>]`` or
   ``[Reward Goal: <|low_reward|>]`` appended ONCE, to the first user message, separated by
   :data:`GOAL_SEPARATOR`; nothing at all without a token (plain SFT / GRPO).
@@ -73,8 +75,32 @@ def compact_system_prompt(functions: Sequence[dict]) -> str:
     return "\n".join([COMPACT_HEADER, *(compact_signature(d) for d in functions)])
 
 
+TOOL_DESCRIPTION = "Tool description:"
+"""BFCL's marker between a backend's shared preamble and the function's own description."""
+
+
+def first_sentence(description: str) -> str:
+    """The function's own description (after BFCL's :data:`TOOL_DESCRIPTION` marker, if
+    any) up to its first full stop: ``"... Tool description: Copy a file. If ..."`` ->
+    ``"Copy a file."``."""
+    own = description.split(TOOL_DESCRIPTION, 1)[-1].strip()
+    head, dot, _ = own.partition(". ")
+    return (head + "." if dot else own).strip()
+
+
+def docs_system_prompt(functions: Sequence[dict]) -> str:
+    """The compact header and one line per function: its signature and the first sentence
+    of its own description (the functions' docs at a fraction of BFCL's JSON: a pretrained
+    model on CPU; token counts per suite in docs/real-model.md)."""
+    lines = [
+        f"{compact_signature(d)}: {first_sentence(d.get('description', ''))}" for d in functions
+    ]
+    return "\n".join([COMPACT_HEADER, *lines])
+
+
 PROMPT_STYLES: dict[str, Callable[[Sequence[dict]], str] | None] = {
     "bfcl": bfcl_system_prompt,
+    "docs": docs_system_prompt,
     "compact": compact_system_prompt,
     "bare": None,
 }
@@ -84,18 +110,34 @@ AUTO = "auto"
 """The prompt style chosen per model (:func:`resolve_prompt_style`)."""
 
 
+STYLE_KEY = "rcgrpo_prompt_style"
+"""Key of the tokenizer's ``init_kwargs`` (saved in ``tokenizer_config.json``) holding the
+prompt style a checkpoint was trained with (:func:`record_prompt_style`)."""
+
+
 def resolve_prompt_style(style: str, tokenizer) -> str:
-    """``style``, or for ``auto`` the style of the model: ``compact`` for a from-scratch
-    model of this project (its tokenizer carries :data:`rcgrpo.policy.tokenizer.
-    CHAT_TEMPLATE`, and it learned the suite's language with that prompt), ``bfcl`` (the
-    functions' JSON docs in BFCL's official prompt) for a pretrained model with its own
-    chat template, which has to be told what the tools do."""
+    """``style``, or for ``auto`` the style of the model: the one its checkpoint was trained
+    with (:func:`record_prompt_style`), else ``compact`` for a from-scratch model of this
+    project (its tokenizer carries :data:`rcgrpo.policy.tokenizer.CHAT_TEMPLATE`; it learned
+    the suite's language with that prompt), else ``bfcl`` (the functions' JSON docs in
+    BFCL's official prompt) for a pretrained model with its own chat template, which has to
+    be told what the tools do."""
     from rcgrpo.policy.tokenizer import CHAT_TEMPLATE
 
     if style != AUTO:
         check_choice("style", style, PROMPT_STYLES)
         return style
+    recorded = getattr(tokenizer, "init_kwargs", {}).get(STYLE_KEY)
+    if recorded in PROMPT_STYLES:
+        return recorded
     return "compact" if tokenizer.chat_template == CHAT_TEMPLATE else "bfcl"
+
+
+def record_prompt_style(tokenizer, style: str) -> None:
+    """Record ``style`` in ``tokenizer`` so every checkpoint saved with it carries the style
+    it was trained with (``tokenizer_config.json``), which ``auto`` then reads."""
+    check_choice("style", style, PROMPT_STYLES)
+    tokenizer.init_kwargs[STYLE_KEY] = style
 
 
 def system_prompt(style: str, functions: Sequence[dict]) -> str | None:

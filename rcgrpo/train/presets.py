@@ -99,9 +99,26 @@ _QUICK: dict[str, Any] = {  # the fields that differ from TrainConfig's defaults
     "optim": {"lr": 1e-5, "warmup_steps": 1, "max_grad_norm": 1.0},
     "run": {"root": "runs/quick", "name": RUN_NAME, "steps": 4, "eval_every": 0},
 }
+# The same try-out on a real pretrained model: SmolLM2-135M-Instruct by name
+# (rcgrpo.policy.named), continuing the LoRA adapter of its Stage 1 (quick-sft-smol / smol-rctp,
+# rcgrpo.train.stage1.config), with the functions' docs in the prompt (the docs style), into
+# runs/smol. Measured times: docs/real-model.md.
+SMOL_SFT_INIT = "runs/smol/sft/final"
+SMOL_RCTP_INIT = "runs/smol/rctp/final"
+_SMOL = merge(
+    _QUICK,
+    init=SMOL_SFT_INIT,
+    model={**_QUICK["model"], "grad_checkpointing": True},
+    tasks={**_QUICK["tasks"], "prompt_style": "docs", "num_eval": 10},
+    rollout={"prompts_per_step": 2, "max_new_tokens": 48, "max_context": 2048},
+    optim={**_QUICK["optim"], "lr": 1e-4},
+    run={**_QUICK["run"], "root": "runs/smol", "steps": 2},
+)
 _QUICK_SECTIONS: dict[str, dict[str, Any]] = {
     "quick-grpo": _QUICK,
     "quick-rcgrpo": merge(_QUICK, init=QUICK_RCTP_INIT, algo=_RC),
+    "quick-grpo-smol": _SMOL,
+    "quick-rcgrpo-smol": merge(_SMOL, init=SMOL_RCTP_INIT, algo=_RC),
 }
 # ------------------------------------------------------------------------------------------
 

@@ -95,11 +95,13 @@ def run_transfer(model, tokenizer, cfg, args) -> dict:
         transfer_section,
     )
     from rcgrpo.policy.chat import ChatEncoder
+    from rcgrpo.policy.render import resolve_prompt_style
     from rcgrpo.train.rl.setup import make_engine
 
     p = args.prompts
     tasks = decision_tasks(cfg.tasks, "train", args.batches * p)
-    items = encode_items(tasks, ChatEncoder(tokenizer), cfg.tasks.prompt_style)
+    style = resolve_prompt_style(cfg.tasks.prompt_style, tokenizer)  # auto: the model's own
+    items = encode_items(tasks, ChatEncoder(tokenizer), style)
     probe = Probe.at(model, items, cfg.rollout.temperature)
     engine, records = make_engine(cfg, model, tokenizer), []
     for b in range(args.batches):

@@ -17,18 +17,18 @@ import copy
 import functools
 import json
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.policy.lora import trainable_parameters, with_adapters
-from rcgrpo.policy.render import resolve_prompt_style
+from rcgrpo.policy.lora import trainable_parameters
 from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
+from rcgrpo.train.model_start import start_model
 from rcgrpo.train.rl.resume import Resume, mark_extension, plan_resume, recorded_steps
 from rcgrpo.train.rollouts import PromptStream, derive_seed
 from rcgrpo.train.run_folder import (
@@ -220,8 +220,8 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
     paths, state = _run_folder(cfg, info, steps_given)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.tasks.synth_preset)
     model, tokenizer, ref_source = _start_policy(cfg, paths, info, state)
-    model = with_adapters(model, tokenizer, cfg.init, **asdict(cfg.lora))
-    cfg.tasks.prompt_style = resolve_prompt_style(cfg.tasks.prompt_style, tokenizer)
+    # config.json keeps tasks.prompt_style as asked (auto), so a resumed run's config equals it
+    model = start_model(model, tokenizer, cfg.init, cfg)
     step = int(state["step"]) if state else None  # the run folder is written from here on
     logger = RunLogger(
         paths,

@@ -323,11 +323,53 @@ _QUICK_RCTP = _preset(
     optim={"lr": 5e-4, "weight_decay": 0.01, "warmup_steps": 2},
     run={"root": "runs/quick", "name": "rctp", "steps": 8, "checkpoint_every": 0},
 )
+# The quick start on a real pretrained model: SmolLM2-135M-Instruct by name
+# (rcgrpo.policy.named) with LoRA (r 8, alpha 16, every linear layer and the two goal-token
+# rows), the functions' docs in the prompt (docs style, ~300 tokens on collapse1-d10), no
+# loss on the prompt, 8 steps of 2; runs/smol/{sft,rctp}/final hold adapters only.
+SMOL_MODEL = "smollm2-135m-instruct"
+SMOL_SFT_OUT = "runs/smol/sft/final"
+_SMOL_TASKS = {**_QUICK_TASKS, "prompt_style": "docs", "num_eval": 10}
+_SMOL_LORA = {"r": 8, "alpha": 16.0}
+# 2 sequences a step with gradient checkpointing: 2 x 1,000 tokens peak at 4.2 GB in fp32
+# (7.1 GB without it: 30 layers of activations and attention weights kept for the backward)
+_SMOL_STAGE = {
+    **_QUICK_STAGE,
+    "batch_size": 4,
+    "prompt_loss_weight": 0.0,
+    "eval_max_new_tokens": 48,
+}
+_SMOL_SFT = _preset(
+    SFTConfig,
+    model={"path": SMOL_MODEL, "grad_checkpointing": True},
+    lora=_SMOL_LORA,
+    tasks=_SMOL_TASKS,
+    sft={
+        **_QUICK_STAGE,
+        "demonstrations": "demo",
+        "prompt_loss_weight": 0.0,
+        "eval_max_new_tokens": 48,
+    },
+    optim={"lr": 2e-4, "weight_decay": 0.0, "warmup_steps": 2},
+    run={"root": "runs/smol", "name": "sft", "steps": 8, "checkpoint_every": 0},
+)
+_SMOL_RCTP = _preset(
+    RCTPConfig,
+    model={"path": SMOL_SFT_OUT, "grad_checkpointing": True},
+    lora=_SMOL_LORA,
+    tasks=_SMOL_TASKS,
+    sft=_SMOL_STAGE,
+    failures={"policy": SMOL_SFT_OUT, "num_tasks": 24, "max_rounds": 1, "max_new_tokens": 48},
+    optim={"lr": 2e-4, "weight_decay": 0.0, "warmup_steps": 2},
+    run={"root": "runs/smol", "name": "rctp", "steps": 8, "checkpoint_every": 0},
+)
 # ------------------------------------------------------------------------------------------
 
 PRESETS: dict[str, SFTConfig] = {
     "quick-sft": _QUICK_SFT,
     "quick-rctp": _QUICK_RCTP,
+    "quick-sft-smol": _SMOL_SFT,
+    "quick-rctp-smol": _SMOL_RCTP,
     "sft-bfcl-tiny": _SFT_BFCL_TINY,
     "rctp-bfcl-tiny": _rctp_after(
         _SFT_BFCL_TINY,

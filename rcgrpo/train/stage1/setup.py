@@ -10,23 +10,22 @@ policy, and find the checkpoint to resume. ``finish`` writes ``summary.json``.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
 from rcgrpo.metrics import validate_metric_names
-from rcgrpo.policy.lora import trainable_parameters, with_adapters
-from rcgrpo.policy.render import resolve_prompt_style
+from rcgrpo.policy.lora import trainable_parameters
 from rcgrpo.policy.task_sources import load_task_splits
 from rcgrpo.precision import Precision, probe_host, resolve_amp
 from rcgrpo.train.checkpoint import load_trainer_state, save_checkpoint
 from rcgrpo.train.config import save_config, to_dict
 from rcgrpo.train.errors import ConfigError
+from rcgrpo.train.model_start import start_model
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.run_folder import (
     check_folder,
@@ -48,8 +47,8 @@ class Stage1Run:
 
     cfg: SFTConfig
     """The validated config as asked (as written to ``config.json``; ``sft.amp`` may be
-    ``auto``), with ``tasks.prompt_style`` resolved for the model
-    (:func:`rcgrpo.policy.render.resolve_prompt_style`)."""
+    ``auto``; so may ``tasks.prompt_style``, which the tokenizer records resolved:
+    :func:`rcgrpo.policy.render.record_prompt_style`)."""
     precision: Precision
     """``sft.amp`` resolved on this machine: ``precision.amp`` is what training uses."""
     paths: RunPaths
@@ -77,9 +76,7 @@ def open_run(cfg: SFTConfig) -> Stage1Run:
     paths, logger, resume = setup_run(cfg)
     train_tasks, eval_tasks = load_task_splits(cfg.tasks, cfg.sft.synth_preset)
     model, tokenizer = init_policy(cfg, train_tasks, resume)
-    model = with_adapters(model, tokenizer, cfg.model.path, **asdict(cfg.lora))
-    style = resolve_prompt_style(cfg.tasks.prompt_style, tokenizer)
-    cfg = dataclasses.replace(cfg, tasks=dataclasses.replace(cfg.tasks, prompt_style=style))
+    model = start_model(model, tokenizer, cfg.model.path, cfg)  # config.json: as asked
     return Stage1Run(
         cfg,
         precision,

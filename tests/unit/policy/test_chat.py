@@ -1,11 +1,12 @@
-"""Loss masks cover exactly the assistant spans — for the tiny template and a Qwen2.5 template.
+"""Loss masks cover exactly the assistant spans — for the tiny template, a Qwen2.5 template and
+SmolLM2-135M-Instruct's own template and tokenizer (tests/data/smollm2-tokenizer).
 
 Reference masks are computed independently of the engine: from the template's own
 ``{% generation %}`` markers (transformers' ``return_assistant_tokens_mask``) for the tiny
 template, and from character offsets of ``content + "<|im_end|>"`` after each
 ``<|im_start|>assistant\\n`` header in the rendered text for the hand-built Qwen2.5 template
 (which, as the real one, renders tool results inside a user block with <tool_response> tags
-and merges consecutive tool messages).
+and merges consecutive tool messages) and for SmolLM2's (plain ChatML with a ``tool`` role).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from policy_fakes import FakeEpisode, fake_tasks
 from transformers import AutoTokenizer
 
+from rcgrpo.conditioning import HIGH_TOKEN, LOW_TOKEN
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.policies import ScriptedPolicy, oracle_script
 from rcgrpo.policy.rollout import RolloutEngine, RolloutJob
@@ -58,6 +60,24 @@ def qwen_tokenizer(tiny_tokenizer, tmp_path_factory):
     return tok
 
 
+@pytest.fixture(scope="module")
+def smol_tokenizer():
+    """SmolLM2-135M-Instruct's own tokenizer and ChatML template (its default system prompt
+    when a conversation has none), with the reward tokens added as special tokens."""
+    from tests.smol import smol_tokenizer as load
+
+    tok = load()
+    tok.add_special_tokens(
+        {"additional_special_tokens": [HIGH_TOKEN, LOW_TOKEN]}, replace_extra_special_tokens=False
+    )
+    return tok
+
+
+def _tokenizer(which, tiny_tokenizer, qwen_tokenizer, smol_tokenizer):
+    tok = {"tiny": tiny_tokenizer, "qwen": qwen_tokenizer, "smol": smol_tokenizer}[which]
+    return tok, generation_tag_reference if which == "tiny" else offset_reference
+
+
 def generation_tag_reference(tokenizer, messages):
     out = tokenizer.apply_chat_template(
         messages, tokenize=True, return_dict=True, return_assistant_tokens_mask=True
@@ -84,12 +104,11 @@ def _until_last_eos(ids, mask, eos):
     return ids[:end], mask[:end]
 
 
-@pytest.mark.parametrize("which", ["tiny", "qwen"])
+@pytest.mark.parametrize("which", ["tiny", "qwen", "smol"])
 def test_encode_conversation_mask_is_exactly_the_assistant_spans(
-    which, tiny_tokenizer, qwen_tokenizer
+    which, tiny_tokenizer, qwen_tokenizer, smol_tokenizer
 ):
-    tok = tiny_tokenizer if which == "tiny" else qwen_tokenizer
-    reference = generation_tag_reference if which == "tiny" else offset_reference
+    tok, reference = _tokenizer(which, tiny_tokenizer, qwen_tokenizer, smol_tokenizer)
     ids, mask = ChatEncoder(tok).encode_conversation(CONVERSATION)
     ref_ids, ref_mask = _until_last_eos(*reference(tok, CONVERSATION), tok.eos_token_id)
     assert ids == ref_ids
@@ -101,11 +120,12 @@ def test_encode_conversation_mask_is_exactly_the_assistant_spans(
     )
 
 
-@pytest.mark.parametrize("which", ["tiny", "qwen"])
+@pytest.mark.parametrize("which", ["tiny", "qwen", "smol"])
 @pytest.mark.parametrize("mode", ["multi_turn", "combined"])
-def test_engine_loss_mask_matches_reference(which, mode, tiny_tokenizer, qwen_tokenizer):
-    tok = tiny_tokenizer if which == "tiny" else qwen_tokenizer
-    reference = generation_tag_reference if which == "tiny" else offset_reference
+def test_engine_loss_mask_matches_reference(
+    which, mode, tiny_tokenizer, qwen_tokenizer, smol_tokenizer
+):
+    tok, reference = _tokenizer(which, tiny_tokenizer, qwen_tokenizer, smol_tokenizer)
     encoder = ChatEncoder(tok)
     engine = RolloutEngine(
         ScriptedPolicy(encoder, oracle_script),

@@ -105,3 +105,60 @@ def test_initial_messages_system_first_and_goal_on_user():
     assert bare == [{"role": "user", "content": "hi"}]
     with pytest.raises(ValueError, match="user message"):
         with_reward_goal([{"role": "system", "content": "s"}], True)
+
+
+# --------------------------------------------------------------- styles per model (auto)
+def test_auto_is_compact_for_a_from_scratch_model_and_bfcl_for_a_pretrained_one(tiny_tokenizer):
+    from rcgrpo.policy.render import resolve_prompt_style
+    from tests.smol import smol_tokenizer
+
+    assert resolve_prompt_style("auto", tiny_tokenizer) == "compact"
+    assert resolve_prompt_style("auto", smol_tokenizer()) == "bfcl"
+    assert resolve_prompt_style("docs", smol_tokenizer()) == "docs"
+
+
+def test_a_recorded_style_is_what_auto_reads_after_a_save(tmp_path):
+    from transformers import AutoTokenizer
+
+    from rcgrpo.policy.render import record_prompt_style, resolve_prompt_style
+    from tests.smol import smol_tokenizer
+
+    tok = smol_tokenizer()
+    record_prompt_style(tok, "docs")
+    tok.save_pretrained(tmp_path)
+    assert resolve_prompt_style("auto", AutoTokenizer.from_pretrained(tmp_path)) == "docs"
+    with pytest.raises(ValueError):
+        record_prompt_style(tok, "auto")
+
+
+def test_docs_style_is_signature_and_first_sentence():
+    from rcgrpo.policy.render import docs_system_prompt, first_sentence
+
+    doc = {
+        "name": "cp",
+        "description": "This tool belongs to X. Tool description: Copy a file.  If the "
+        "destination is a folder, copy into it.",
+        "parameters": {
+            "properties": {"source": {}, "destination": {}, "force": {}},
+            "required": ["source", "destination"],
+        },
+    }
+    assert first_sentence(doc["description"]) == "Copy a file."
+    assert first_sentence("No marker and no full stop") == "No marker and no full stop"
+    lines = docs_system_prompt([doc]).splitlines()
+    assert lines[-1] == "cp(source, destination, force?): Copy a file."
+
+
+def test_eval_auto_gives_no_goal_to_a_model_without_goal_tokens(tiny_tokenizer):
+    from rcgrpo.policy.evaluate import EvalArgs, resolve_auto
+    from tests.smol import smol_tokenizer
+
+    args = EvalArgs(model="x")
+    plain = resolve_auto(args, smol_tokenizer(), ["<|high_reward|>", "<|low_reward|>"])
+    assert (plain.condition, plain.prompt_style) == ("none", "bfcl")
+    trained = resolve_auto(args, tiny_tokenizer, [])
+    assert (trained.condition, trained.prompt_style) == ("high", "compact")
+    asked = resolve_auto(
+        EvalArgs(model="x", condition="low", prompt_style="bare"), tiny_tokenizer, ["t"]
+    )
+    assert (asked.condition, asked.prompt_style) == ("low", "bare")

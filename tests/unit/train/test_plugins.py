@@ -61,8 +61,9 @@ def installed(tmp_path, monkeypatch):
 def test_plugin_presets_follow_the_own_ones_in_each_command_of_their_class(installed):
     installed("my_presets:PRESETS")
     train = list(command_presets("train"))
-    own = ["quick-grpo", "quick-rcgrpo", "paper-qwen7b", "paper-qwen7b-grpo"]
-    assert train[-1] == "my-grpo" and train[:4] == own
+    own = ["quick-grpo", "quick-rcgrpo", "quick-grpo-smol", "quick-rcgrpo-smol", "paper-qwen7b"]
+    own.append("paper-qwen7b-grpo")
+    assert train[-1] == "my-grpo" and train[: len(own)] == own
     assert "my-sft" in command_presets("sft") and "my-sft" not in command_presets("rctp")
     assert "my-rctp" in command_presets("rctp") and "my-rctp" not in command_presets("sft")
     cfg = parse_cli("train", ["--preset", "my-grpo", "--run.seed", "3"])
