@@ -119,6 +119,7 @@ def load_model(cfg: TRLConfig) -> tuple[Any, Any]:
     """
     from rcgrpo.policy.lora import is_peft, with_adapters
     from rcgrpo.policy.models import load_policy
+    from rcgrpo.policy.render import record_prompt_style, resolve_prompt_style
 
     model, tokenizer, added = load_policy(cfg.init, key="init")
     model = with_adapters(model, tokenizer, cfg.init, **dataclasses.asdict(cfg.lora))
@@ -128,6 +129,8 @@ def load_model(cfg: TRLConfig) -> tuple[Any, Any]:
             "its folder without them: pass --lora.r 8 (LoRA), a Stage-1 checkpoint, or "
             "--algo.kl-beta 0"
         )
+    # final/ records the style it was trained with, which auto then reads (eval, train)
+    record_prompt_style(tokenizer, resolve_prompt_style(cfg.tasks.prompt_style, tokenizer))
     return model, tokenizer
 
 

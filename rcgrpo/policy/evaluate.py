@@ -274,6 +274,21 @@ def resolve_auto(args: EvalArgs, tokenizer, added: Sequence[str]) -> EvalArgs:
     return replace(args, condition=condition, prompt_style=style)
 
 
+def provenance(device: str) -> dict:
+    """What made a report: the command line, the checkout's commit, the host, the threads."""
+    import sys
+
+    from rcgrpo.precision import probe_host
+    from rcgrpo.train.provenance import git_state
+
+    return {
+        "argv": sys.argv[1:],
+        "git": git_state(),
+        "host": probe_host(device).facts(),
+        "torch_threads": torch.get_num_threads(),
+    }
+
+
 def run_eval(args: EvalArgs) -> Path:
     """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
     from rcgrpo.policy.models import check_model_path, load_policy
@@ -309,6 +324,7 @@ def run_eval(args: EvalArgs) -> Path:
         "num_tasks": len(tasks),
         "added_reward_tokens": added,
         **summary,
+        "provenance": provenance(device),
     }
     out.write_text(json.dumps(report, indent=2))
     examples = "\n".join(render_example(tokenizer, r) for r in rollouts[: args.examples])
