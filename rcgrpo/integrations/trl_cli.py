@@ -120,6 +120,7 @@ def load_model(cfg: TRLConfig) -> tuple[Any, Any]:
     from rcgrpo.policy.lora import is_peft, with_adapters
     from rcgrpo.policy.models import load_policy
     from rcgrpo.policy.render import record_prompt_style, resolve_prompt_style
+    from rcgrpo.policy.tokenizer import record_goals
 
     model, tokenizer, added = load_policy(cfg.init, key="init")
     model = with_adapters(model, tokenizer, cfg.init, **dataclasses.asdict(cfg.lora))
@@ -131,6 +132,7 @@ def load_model(cfg: TRLConfig) -> tuple[Any, Any]:
         )
     # final/ records the style it was trained with, which auto then reads (eval, train)
     record_prompt_style(tokenizer, resolve_prompt_style(cfg.tasks.prompt_style, tokenizer))
+    record_goals(tokenizer, True)  # every rollout of this path carries a goal
     return model, tokenizer
 
 

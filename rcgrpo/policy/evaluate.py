@@ -213,8 +213,8 @@ class EvalArgs:
     """task split: train | test (| all for bfcl)"""
     condition: Literal["auto", "high", "low", "none"] = "auto"
     """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts); auto =
-    high if the checkpoint's tokenizer has the reward tokens, none if they were added on
-    loading (a model never trained with them)"""
+    high for a checkpoint trained with reward goals, none for one trained without them or
+    whose goal tokens were only added on loading"""
     tasks: str = "bfcl"
     """task source (rcgrpo.policy.task_sources): bfcl | synth | your own as module:function or
     path/file.py:function (docs/own-task.md)"""
@@ -262,14 +262,21 @@ def output_folder(args: EvalArgs) -> Path:
 
 
 def resolve_auto(args: EvalArgs, tokenizer, added: Sequence[str]) -> EvalArgs:
-    """``args`` with ``auto`` condition and prompt style made concrete for this model: no
-    reward goal for a model whose goal tokens were only just added (``added``), the prompt
-    style of :func:`rcgrpo.policy.render.resolve_prompt_style`."""
+    """``args`` with ``auto`` condition and prompt style made concrete for this model: the
+    high goal for a checkpoint trained with reward goals, none for one trained without them
+    (:func:`rcgrpo.policy.tokenizer.goals_trained`) or, where the checkpoint does not say, for
+    a model whose goal tokens were only just added (``added``); the prompt style of
+    :func:`rcgrpo.policy.render.resolve_prompt_style`."""
     from rcgrpo.policy.render import resolve_prompt_style
+    from rcgrpo.policy.tokenizer import goals_trained
 
-    condition = args.condition
+    condition, trained = args.condition, goals_trained(tokenizer)
     if condition == "auto":
-        condition = "none" if added else "high"
+        condition = (
+            ("high" if trained else "none")
+            if trained is not None
+            else ("none" if added else "high")
+        )
     style = resolve_prompt_style(args.prompt_style, tokenizer)
     return replace(args, condition=condition, prompt_style=style)
 

@@ -25,9 +25,10 @@ and other dtypes use SDPA.
 forward): another architecture or activation, sliding-window attention, tensor-parallel
 projections (`pretraining_tp`).
 
-A model with LoRA adapters (peft) runs the same loop through its modules (an adapted
-projection adds its low-rank term, the embedding its trained token rows), not their bare
-weights, which would sample the base model.
+A model with LoRA adapters (peft) runs the same loop through its projection modules (an
+adapted projection adds its low-rank term), not their bare weights, which would sample the
+base model; its embedding and output head (peft's trained goal-token rows) are read once per
+run as the matrices they apply, since peft rebuilds the 49k-row matrix on every call.
 """
 
 from __future__ import annotations
@@ -76,6 +77,30 @@ def _call(module, x: torch.Tensor) -> torch.Tensor:
     return module(x)
 
 
+def _rows_of(embedding) -> torch.Tensor:
+    """[V, d]: the rows a (possibly peft-wrapped) embedding looks up: its weight, or for a
+    wrapper the lookup of every id (exact: a lookup does no arithmetic on a row)."""
+    if type(embedding) is torch.nn.Embedding:
+        return embedding.weight
+    with torch.no_grad():
+        weight = embedding.weight
+        return embedding(torch.arange(weight.shape[0], device=weight.device))
+
+
+def _head_of(head, hidden: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(weight [V, d], bias [V] or None) a (possibly peft-wrapped) output head applies: its
+    own, or for a wrapper read off it once, W^T = head(I) - head(0) (exact when the bias is
+    0 or absent, as in every tied head)."""
+    if type(head) is torch.nn.Linear:
+        return head.weight, head.bias
+    weight = head.weight
+    with torch.no_grad():
+        zero = torch.zeros(1, hidden, dtype=weight.dtype, device=weight.device)
+        bias = head(zero)[0]
+        rows = (head(torch.eye(hidden, dtype=weight.dtype, device=weight.device)) - bias).T
+    return rows.contiguous(), bias if bool(bias.any()) else None
+
+
 class LeanForward:
     """The loop of the module docstring over one model (holds references, not copies)."""
 
@@ -96,6 +121,10 @@ class LeanForward:
         # LoRA (peft): the adapted layers wrap their base weight, so `.weight` alone would
         # sample the base model; call the modules, which add the adapters' terms
         self.adapted = hasattr(model, "peft_config")
+        # the embedding and output head as this run sees them, read once: a wrapped one
+        # (peft's trained goal-token rows) rebuilds its 49k-row matrix on every call
+        self.embed_weight = _rows_of(self.embed)
+        self.head_weight, self.head_bias = _head_of(self.head, self.embed_weight.shape[1])
 
     @torch.no_grad()
     def __call__(self, ids, positions, seen_mask, buffers, row_index, slots, rows, width):
@@ -112,7 +141,7 @@ class LeanForward:
         """
         n, q = ids.shape
         d, g = self.head_dim, self.groups
-        h = self.embed(ids) if self.adapted else self.embed.weight[ids]
+        h = self.embed_weight[ids]
         lin = _call if self.adapted else _linear
         cos, sin = self.rotary(h, positions)
         cos, sin = cos[:, None], sin[:, None]  # [n, 1, q, d]
@@ -145,4 +174,4 @@ class LeanForward:
             up = lin(mlp.up_proj, x)
             h = h + lin(mlp.down_proj, gate * up)
         last = _rms(h[:, -1], self.norm)
-        return lin(self.head, last).float()
+        return F.linear(last, self.head_weight, self.head_bias).float()

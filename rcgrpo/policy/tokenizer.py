@@ -220,3 +220,21 @@ def spread_goal_rows(
     weight[high] = (mid + half).to(weight.dtype)
     weight[low] = (mid - half).to(weight.dtype)
     return before
+
+
+GOALS_KEY = "rcgrpo_goals_trained"
+"""Key of the tokenizer's ``init_kwargs`` (saved in ``tokenizer_config.json``): whether the
+checkpoint was ever trained with reward goals in its prompts (:func:`record_goals`)."""
+
+
+def record_goals(tokenizer, used: bool) -> None:
+    """Record in ``tokenizer`` (so in every checkpoint saved with it) whether training has
+    put reward goals in the prompts: once true, true for every checkpoint that follows."""
+    tokenizer.init_kwargs[GOALS_KEY] = bool(tokenizer.init_kwargs.get(GOALS_KEY)) or used
+
+
+def goals_trained(tokenizer) -> bool | None:
+    """Whether the checkpoint was trained with reward goals; None if it does not say (a
+    checkpoint from before the record, or a model never trained here)."""
+    value = getattr(tokenizer, "init_kwargs", {}).get(GOALS_KEY)
+    return None if value is None else bool(value)

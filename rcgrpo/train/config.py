@@ -39,10 +39,6 @@ class ModelConfig:
     of the Stage-1 forward is ``sft.amp``."""
     device: str = "auto"
     """auto (CUDA if available, else CPU) | cpu | cuda."""
-    grad_checkpointing: bool = False
-    """Recompute each layer's activations in the backward pass (gradient checkpointing):
-    the training forward keeps one layer's activations, not all of them, for ~1.3x the
-    compute (SmolLM2-135M with LoRA, 2 x 1,000 tokens: peak 7.1 -> 4.2 GB, docs/real-model.md)."""
 
 
 @dataclass
@@ -417,7 +413,7 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     Stage-1 config without ``sft.successes_of`` gets ``""`` and an RCTP-FT one without
     ``failures.pairs`` gets 0 and one without ``failures.pair_weight`` gets 1 (no matched SFT,
     no minimal pairs, no decision weight before those keys existed); a run config without
-    ``lora`` gets it off (r 0) and one without ``model.grad_checkpointing`` gets False.
+    ``lora`` gets it off (r 0) and a Stage-1 one without ``model.grad_checkpointing`` False.
     Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
     check) calls it."""
     if not isinstance(data, dict):
@@ -437,7 +433,8 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     if isinstance(data.get("tasks"), dict) and "lora" not in data:  # no adapters before the key
         data = {**data, "lora": to_dict(LoraSection())}
     model = data.get("model")
-    if isinstance(model, dict) and "grad_checkpointing" not in model:
+    stage1 = data.get("stage") in ("sft", "rctp")
+    if stage1 and isinstance(model, dict) and "grad_checkpointing" not in model:
         data = {**data, "model": {**model, "grad_checkpointing": False}}
     algo = data.get("algo")
     if not isinstance(algo, dict) or "adv_scale" not in algo:

@@ -108,10 +108,9 @@ SMOL_RCTP_INIT = "runs/smol/rctp/final"
 _SMOL = merge(
     _QUICK,
     init=SMOL_SFT_INIT,
-    model={**_QUICK["model"], "grad_checkpointing": True},
     tasks={**_QUICK["tasks"], "prompt_style": "docs", "num_eval": 10},
     rollout={"prompts_per_step": 2, "max_new_tokens": 48, "max_context": 2048},
-    optim={**_QUICK["optim"], "lr": 1e-4},
+    optim={**_QUICK["optim"], "lr": 1e-4, "micro_batch": 5},
     run={**_QUICK["run"], "root": "runs/smol", "steps": 2},
 )
 _QUICK_SECTIONS: dict[str, dict[str, Any]] = {

@@ -162,3 +162,22 @@ def test_eval_auto_gives_no_goal_to_a_model_without_goal_tokens(tiny_tokenizer):
         EvalArgs(model="x", condition="low", prompt_style="bare"), tiny_tokenizer, ["t"]
     )
     assert (asked.condition, asked.prompt_style) == ("low", "bare")
+
+
+def test_eval_auto_reads_whether_the_checkpoint_was_trained_with_goals(tmp_path):
+    from transformers import AutoTokenizer
+
+    from rcgrpo.policy.evaluate import EvalArgs, resolve_auto
+    from rcgrpo.policy.tokenizer import goals_trained, record_goals
+    from tests.smol import smol_tokenizer
+
+    tok = smol_tokenizer()
+    assert goals_trained(tok) is None
+    record_goals(tok, False)  # SFT without goals: its goal tokens exist but mean nothing
+    tok.save_pretrained(tmp_path / "sft")
+    sft = AutoTokenizer.from_pretrained(tmp_path / "sft")
+    assert goals_trained(sft) is False
+    assert resolve_auto(EvalArgs(model="x"), sft, []).condition == "none"
+    record_goals(sft, True)  # RCTP-FT from it
+    record_goals(sft, False)  # then GRPO without goals: still a goal-trained checkpoint
+    assert resolve_auto(EvalArgs(model="x"), sft, []).condition == "high"
