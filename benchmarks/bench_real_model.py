@@ -1,6 +1,6 @@
 """What the real model costs here: SmolLM2-135M-Instruct (``smollm2-135m-instruct``).
 
-1. **Sampling**: the rollout engine (:class:`~rcgrpo.policy.policies.ModelPolicy`: KV cache,
+1. **Prefill** of a 1k, 3k and 6k-token prompt; then **sampling**: the rollout engine (:class:`~rcgrpo.policy.policies.ModelPolicy`: KV cache,
    a group's shared prefix prefilled once, the lean forward) against HF ``generate``
    (:class:`~rcgrpo.policy.policies.GeneratePolicy`) on the same batch: 2 tasks of
    ``collapse1-d10`` x G 5 with alternating reward goals, combined mode, greedy (so both
@@ -45,6 +45,23 @@ def matmul_gflops(n: int = 1024, repeats: int = 5) -> float:
         a @ b
         best = min(best, time.perf_counter() - start)
     return 2 * n**3 / best / 1e9
+
+
+def prefill(lengths=(1000, 3000, 6000)) -> None:
+    """Seconds of one no-grad forward over a prompt of each length (the head on the last
+    position only, as the engine applies it): what a BFCL prompt costs before any sampling."""
+    from rcgrpo.policy.models import load_policy
+
+    model, _, _ = load_policy(MODEL)
+    gen = torch.Generator().manual_seed(0)
+    cells = []
+    for n in lengths:
+        ids = torch.randint(0, 49_152, (1, n), generator=gen)
+        start = time.perf_counter()
+        with torch.no_grad():
+            model(input_ids=ids, logits_to_keep=1)
+        cells.append(f"{n:,} tokens {time.perf_counter() - start:.1f} s")
+    print("prefill (one prompt, no grad): " + ", ".join(cells))
 
 
 def sampling(args) -> None:
@@ -125,7 +142,9 @@ def rl_step(lora: int, style: str, root: Path) -> dict:
     last = rows[-1]
     return {
         **{p: last.get(f"perf/time_{p}_s", float("nan")) for p in PHASES},
-        "tokens": last.get("rollout/tokens_total") or last.get("rollout/total_tokens"),
+        "tokens": round(
+            last["rollout/length_mean"] * cfg.rollout.prompts_per_step * cfg.rollout.group_size
+        ),
         "rss": last.get("perf/peak_rss_gib"),
         "row": last,
     }
@@ -146,16 +165,13 @@ def step_split(args) -> None:
             what = "full fine-tuning" if lora == 0 else f"LoRA r {lora}"
             split = ", ".join(f"{p} {r[p]:.1f} s" for p in PHASES)
             print(f"RL step, {what}, {style} prompt: {split}; peak RSS {r['rss']:.1f} GiB")
-            tokens = r["tokens"]
-            if tokens:
-                floor = 6 * (params + model_head(params)) * tokens / (gflops * 1e9)
-                print(
-                    f"  update {r['update']:.1f} s against its FLOP floor {floor:.1f} s "
-                    f"(6 x {params / 1e6:.0f}M x {tokens} tokens): {r['update'] / floor:.1f}x"
-                )
-            else:
-                keys = sorted(k for k in r["row"] if k.startswith("rollout/"))
-                print(f"  (no token count among {keys})")
+            tokens = r["tokens"]  # every token of the batch, as if no prefix were shared
+            floor = 6 * (params + model_head(params)) * tokens / (gflops * 1e9)
+            print(
+                f"  update {r['update']:.1f} s against its FLOP floor {floor:.1f} s "
+                f"(6 x {(params + model_head(params)) / 1e6:.0f}M x {tokens} tokens): "
+                f"{r['update'] / floor:.2f}x"
+            )
 
 
 def model_head(params: int) -> int:
@@ -173,6 +189,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     if not args.skip_sampling:
+        prefill()
         sampling(args)
     if not args.skip_step:
         step_split(args)

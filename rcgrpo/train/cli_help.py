@@ -20,6 +20,11 @@ DESCRIPTIONS: dict[str, str] = {
     "quick-rctp": "quick start: RCTP-FT from quick-sft on its failures of 24 tasks, 8 steps",
     "quick-grpo": "quick start: SFT + GRPO from quick-sft on collapse1-d10, 4 steps",
     "quick-rcgrpo": "quick start: RC-GRPO from quick-rctp on collapse1-d10, 4 steps",
+    # the same on a real model: SmolLM2-135M-Instruct with LoRA (docs/real-model.md)
+    "quick-sft-smol": "quick start on SmolLM2-135M-Instruct: LoRA SFT, docs prompt, 8 steps",
+    "quick-rctp-smol": "quick start on SmolLM2-135M-Instruct: LoRA RCTP-FT from quick-sft-smol",
+    "quick-grpo-smol": "quick start on SmolLM2-135M-Instruct: SFT + GRPO from quick-sft-smol",
+    "quick-rcgrpo-smol": "quick start on SmolLM2-135M-Instruct: RC-GRPO from quick-rctp-smol",
     # Stage 1 (rcgrpo.train.stage1.config.PRESETS)
     "sft-bfcl-tiny": "SFT of the tiny Qwen2 from scratch on BFCL's 720 training tasks (CPU)",
     "rctp-bfcl-tiny": "RCTP-FT on BFCL from sft-bfcl-tiny (CPU)",
