@@ -219,8 +219,9 @@ def load_policy(
     """Load any causal LM + tokenizer; add the reward tokens if the tokenizer lacks them.
 
     ``path``: a checkpoint folder, a Hub id, a name of
-    :data:`rcgrpo.policy.named.NAMED_MODELS` (converted on first use) or an adapter checkpoint (the base it names
-    with the adapter attached, trainable: :func:`rcgrpo.policy.lora.load_adapter`).
+    :data:`rcgrpo.policy.named.NAMED_MODELS` (converted on first use) or an adapter
+    checkpoint (the base it names with the adapter attached, trainable:
+    :func:`rcgrpo.policy.lora.load_adapter`).
 
     Returns ``(model, tokenizer, added)`` with ``added`` the reward tokens that were added
     (see :func:`rcgrpo.policy.tokenizer.add_reward_tokens` for the initialisation). A
