@@ -1,4 +1,4 @@
-"""The real model end to end (issue 68): ``smollm2-135m-instruct`` from its wheel, converted
+"""The real model end to end: ``smollm2-135m-instruct`` from its wheel, converted
 twice to the same bytes with no quantisation marker, then a tiny ``sft`` -> ``rctp`` ->
 ``train`` -> ``eval`` chain with LoRA whose run folders hold adapters only (each under 50
 MB), recording the base by name and hash. Needs the wheel (``make test-slow`` installs it:
