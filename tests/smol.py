@@ -38,12 +38,9 @@ def smol_llama(seed: int = 0, hidden: int = 32):
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
     )
-    state = torch.random.get_rng_state()
-    torch.manual_seed(seed)
-    try:
+    with torch.random.fork_rng():  # the caller's random stream is left as it was
+        torch.manual_seed(seed)
         model = LlamaForCausalLM(config)
-    finally:
-        torch.random.set_rng_state(state)
     return model.eval(), tokenizer
 
 

@@ -270,13 +270,12 @@ def resolve_auto(args: EvalArgs, tokenizer, added: Sequence[str]) -> EvalArgs:
     from rcgrpo.policy.render import resolve_prompt_style
     from rcgrpo.policy.tokenizer import goals_trained
 
-    condition, trained = args.condition, goals_trained(tokenizer)
+    condition = args.condition
     if condition == "auto":
-        condition = (
-            ("high" if trained else "none")
-            if trained is not None
-            else ("none" if added else "high")
-        )
+        trained = goals_trained(tokenizer)
+        if trained is None:  # the checkpoint does not say: had it the goal tokens?
+            trained = not added
+        condition = "high" if trained else "none"
     style = resolve_prompt_style(args.prompt_style, tokenizer)
     return replace(args, condition=condition, prompt_style=style)
 

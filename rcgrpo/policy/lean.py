@@ -120,7 +120,7 @@ class LeanForward:
         self.scaling = float(attn.scaling)
         # LoRA (peft): the adapted layers wrap their base weight, so `.weight` alone would
         # sample the base model; call the modules, which add the adapters' terms
-        self.adapted = hasattr(model, "peft_config")
+        self.lin = _call if hasattr(model, "peft_config") else _linear
         # the embedding and output head as this run sees them, read once: a wrapped one
         # (peft's trained goal-token rows) rebuilds its 49k-row matrix on every call
         self.embed_weight = _rows_of(self.embed)
@@ -142,7 +142,7 @@ class LeanForward:
         n, q = ids.shape
         d, g = self.head_dim, self.groups
         h = self.embed_weight[ids]
-        lin = _call if self.adapted else _linear
+        lin = self.lin
         cos, sin = self.rotary(h, positions)
         cos, sin = cos[:, None], sin[:, None]  # [n, 1, q, d]
         manual = q == 1 and h.dtype == torch.float32  # SDPA accumulates low precision in fp32
