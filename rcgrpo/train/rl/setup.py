@@ -153,8 +153,35 @@ def check_init(cfg: TrainConfig) -> None:
     if init not in PRESETS and looks_local(init) and not Path(init).expanduser().exists():
         raise ConfigError(
             f"config: init has no checkpoint folder at {init!r} "
-            "(train Stage 1 first, or pass --init PATH)"
+            f"(Stage 1 makes it: {stage1_commands(init)}; or pass --init PATH)"
         )
+
+
+def stage1_commands(init: str) -> str:
+    """The Stage-1 commands that write checkpoint folder ``init``: the chain of Stage-1 presets
+    whose ``<run.root>/<run.name>/final`` it is (rctp after the sft it starts from), else the
+    ``sft`` / ``rctp`` commands for a folder ``<root>/{sft,rctp}/final`` (docs/own-task.md)."""
+    from rcgrpo.train.stage1.config import PRESETS as STAGE1
+
+    writers: dict[Path, tuple] = {}
+    for name, cfg in STAGE1.items():
+        writers.setdefault(Path(cfg.run.root, cfg.run.name, "final"), (name, cfg))
+    chain, path = [], Path(init)
+    while path in writers and len(chain) < len(STAGE1):
+        name, cfg = writers[path]
+        chain.insert(0, f"python -m rcgrpo {cfg.stage} --preset {name}")
+        path = Path(cfg.model.path)
+    if chain:
+        return ", then ".join(chain)
+    root, stage = Path(init).parent.parent, Path(init).parent.name
+    sft = f"python -m rcgrpo sft … --run.root {root}"
+    if Path(init).name == "final" and stage in ("sft", "rctp"):
+        rctp = f", then python -m rcgrpo rctp … --run.root {root}" if stage == "rctp" else ""
+        return f"{sft}{rctp}, as docs/own-task.md shows"
+    return (
+        "python -m rcgrpo sft … or python -m rcgrpo rctp … "
+        "(each writes <run.root>/<run.name>/final)"
+    )
 
 
 def _frozen(model):

@@ -292,8 +292,9 @@ def test_a_stage1_non_finite_stop_exits_3_with_one_line(tmp_path, monkeypatch, c
         ),
         (
             ["train", "--init", "runs/nope"],
-            "rcgrpo train: config: init has no checkpoint folder at 'runs/nope' (train Stage 1 "
-            "first, or pass --init PATH)",
+            "rcgrpo train: config: init has no checkpoint folder at 'runs/nope' (Stage 1 makes "
+            "it: python -m rcgrpo sft … or python -m rcgrpo rctp … (each writes "
+            "<run.root>/<run.name>/final); or pass --init PATH)",
         ),
     ],
 )
@@ -313,4 +314,38 @@ def test_a_missing_local_model_path_is_one_line_and_creates_nothing(
     monkeypatch.chdir(tmp_path)
     assert main([*argv, "--run.root", "out"]) == 2
     assert capsys.readouterr().err == line + "\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("init", "commands"),
+    [
+        # the README's own-task command before its Stage 1: the folder names the stage and root
+        (
+            "runs/my/rctp/final",
+            "python -m rcgrpo sft … --run.root runs/my, then python -m rcgrpo rctp … "
+            "--run.root runs/my, as docs/own-task.md shows",
+        ),
+        (
+            "runs/my/sft/final",
+            "python -m rcgrpo sft … --run.root runs/my, as docs/own-task.md shows",
+        ),
+        # quick-rcgrpo's own init: quick-rctp writes it, from what quick-sft writes
+        (
+            "runs/quick/rctp/final",
+            "python -m rcgrpo sft --preset quick-sft, then python -m rcgrpo rctp --preset quick-rctp",
+        ),
+    ],
+)
+def test_a_missing_init_names_the_stage_1_commands_that_make_it(
+    init, commands, tmp_path, monkeypatch, capsys
+):
+    from rcgrpo.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--preset", "quick-rcgrpo", "--init", init, "--run.root", "out"]) == 2
+    assert capsys.readouterr().err == (
+        f"rcgrpo train: config: init has no checkpoint folder at {init!r} (Stage 1 makes it: "
+        f"{commands}; or pass --init PATH)\n"
+    )
     assert list(tmp_path.iterdir()) == []
