@@ -1,8 +1,8 @@
 """docs/own-task.md runs as written: the example task source ``examples/my_tasks.py`` named on
 the command line (``module:function``) through Stage 1, RC-GRPO and ``eval``, at tiny budgets
 appended to the page's commands (2 steps, 8 training tasks, 2 held-out ones, 12 new tokens);
-the example's tasks score as their ground truth says; the README's own-task commands are the
-page's."""
+the example's tasks score as their ground truth says, and the page's Python check of a task
+runs as written; the README's own-task commands are the page's."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def test_the_example_tasks_score_as_their_ground_truth_says(monkeypatch):
         # R = 1 for the ground truth in one combined reply; mkdir alone leaves the file: R = 0
         assert score_trajectory(task, [calls], "combined").reward == 1, task.id
         assert score_trajectory(task, [calls[:1]], "combined").reward == 0, task.id
+
+
+def test_the_page_s_docs_and_ground_truth_check_runs_as_written(monkeypatch):
+    section = PAGE.read_text().split("## Fill in the docs, check the ground truth\n", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "class_function_docs(" in code and "score_trajectory(" in code
+    monkeypatch.syspath_prepend(str(ROOT))  # the page runs it from the repository root
+    # its asserts: the example's docs are BFCL's five offered, R = 1 for the ground truth and
+    # R = 0 (state differs, the mv unmatched) without the mv
+    exec(compile(code, f"{PAGE.name} python block", "exec"), {})
 
 
 def test_the_readme_gives_the_page_s_commands_stage_1_included():
