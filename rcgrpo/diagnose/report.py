@@ -4,7 +4,8 @@ linked).
 
 ``report.json``::
 
-    {"source": str, "format": "run" | "verl" | "table", "notes": [str],
+    {"source": str, "format": "run" | "verl" | "table",
+     "std": {"ddof": 0 | 1 | null, "why": str}, "notes": [str],
      "summary": {"steps", "first_step", "last_step", "means": {name: float | null},
                  "verdict": {"collapsed", "onset_step", "explained_by_iid", "observed",
                              "predicted_iid", "all_pass", "all_fail", "success_rate",
@@ -58,6 +59,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+def std_text(std: dict) -> str:
+    """The report's ``std`` as words: ``std ddof 1 (<why>)``, or ``none recomputed (<why>)``."""
+    head = "none recomputed" if std["ddof"] is None else f"std ddof {std['ddof']}"
+    return f"{head} ({std['why']})"
+
+
 def _summary_rows(report: dict) -> list[tuple[str, str, str]]:
     means = report["summary"]["means"]
     out = []
@@ -80,6 +87,7 @@ def _html(report: dict, pngs: dict[str, bytes]) -> str:
         f"<h1>GRPO collapse report</h1><p><code>{e(report['source'])}</code> "
         f"({e(report['format'])}, steps {report['summary']['first_step']}-"
         f"{report['summary']['last_step']})</p>",
+        f"<p id='std'>Advantages: {e(std_text(report['std']))}</p>",
         f"<h2>Verdict</h2><p id='verdict'>{e(v['text'])}</p>",
         "<h2>Run means</h2><table><tr><th>metric</th><th>mean over steps</th><th>meaning</th></tr>",
     ]
@@ -108,6 +116,8 @@ def _markdown(report: dict) -> str:
         "",
         f"`{report['source']}` ({report['format']}, steps {report['summary']['first_step']}-"
         f"{report['summary']['last_step']})",
+        "",
+        f"Advantages: {std_text(report['std'])}",
         "",
         "## Verdict",
         "",

@@ -88,8 +88,10 @@ def test_a_verl_dump_gives_the_hand_computed_values(tmp_path):
     assert one["group/zero_var_predicted_pooled"] == pytest.approx(1 / 3, rel=1e-12)
     # σ² of p2 = (1/3)(2/3) = 2/9; mean over the 2 groups 1/9
     assert one["group/var_mean"] == pytest.approx(1 / 9, rel=1e-12)
-    # p2's spread with ddof 0, ε 1e-6: (1 - 0)/(sqrt(2/9) + 1e-6); p1's is 0
-    assert one["adv/gap_mean"] == pytest.approx(0.5 / (math.sqrt(2 / 9) + 1e-6), rel=1e-12)
+    # a verl dump: verl's std, ddof 1. p2 = (0, 1, 0): Σ(R - 1/3)² = 2/9 + 4/9 = 2/3, over
+    # G - 1 = 2 is 1/3; its spread (1 - 0)/(sqrt(1/3) + 1e-6), p1's 0
+    assert report["std"]["ddof"] == 1 and "verl's GRPO divides by torch.std" in report["std"]["why"]
+    assert one["adv/gap_mean"] == pytest.approx(0.5 / (math.sqrt(1 / 3) + 1e-6), rel=1e-12)
     # step 2: p1 all pass, p2 all fail; s̄ = 1/2 -> 1/4
     assert two["group/zero_var_frac"] == 1.0 and two["group/zero_var_fail_frac"] == 0.5
     assert two["group/zero_var_predicted_pooled"] == 0.25 and two["adv/gap_max"] == 0.0
@@ -105,6 +107,32 @@ CSV = """step,prompt_id,score,goal
 0,b,0,high
 0,b,0,low
 """
+
+
+def test_an_explicit_ddof_wins_over_verl_s(tmp_path):
+    report = _report(str(_verl_dump(tmp_path / "rollouts")), "--ddof", "0")
+    # p2's population variance 2/9: spread 1/(sqrt(2/9) + 1e-6), half of it over the 2 groups
+    assert report["std"] == {"ddof": 0, "why": "as --ddof asks"}
+    one = report["steps"][0]
+    assert one["adv/gap_mean"] == pytest.approx(0.5 / (math.sqrt(2 / 9) + 1e-6), rel=1e-12)
+
+
+def test_the_std_of_a_table_and_of_a_run_folder(tmp_path):
+    rows = "".join(f'{{"step": 1, "group": "g", "reward": {r}}}\n' for r in (0, 1, 0))
+    (tmp_path / "t.jsonl").write_text(rows)
+    table = _report(str(tmp_path / "t.jsonl"))
+    # a table: the paper's population std; (0, 1, 0) has σ² = 2/9, spread 1/(sqrt(2/9) + 1e-6)
+    assert table["std"]["ddof"] == 0 and table["std"]["why"].startswith("the paper's")
+    assert table["steps"][0]["adv/gap_mean"] == pytest.approx(1 / (math.sqrt(2 / 9) + 1e-6))
+    (tmp_path / "a.jsonl").write_text(rows.replace("}", ', "a": 0.5}'))
+    recorded = _report(str(tmp_path / "a.jsonl"), "--advantage-col", "a")
+    assert recorded["std"] == {"ddof": None, "why": "the advantages are the recorded ones"}
+    run = _report(str(ROOT / "results" / "campaign" / RUNS[0]), "--ddof", "1")
+    # a run folder: its config's ddof (0), --ddof ignored
+    assert run["std"] == {
+        "ddof": 0,
+        "why": "the run's own, from its config.json; --ddof is ignored",
+    }
 
 
 def test_a_hand_made_csv_with_goals(tmp_path):
@@ -185,18 +213,21 @@ def test_the_verdict_rule():
     assert not v["explained_by_iid"] and "Collapsed: from step 3" in v["text"]
 
 
-def test_the_report_json_holds_every_number(tmp_path):
+def test_the_report_json_holds_every_number(tmp_path, capsys):
     dump = _verl_dump(tmp_path / "rollouts")
     out = tmp_path / "report"
     assert cli.main([str(dump), "--out", str(out), "--page", "md"]) == 0
+    said = "std ddof 1 (a verl dump: verl's GRPO divides by torch.std, the unbiased std; --ddof 0"
+    assert capsys.readouterr().out.splitlines()[1].startswith(f"advantages: {said}")
     data = json.loads((out / "report.json").read_text())
-    assert set(data) == {"source", "format", "notes", "summary", "steps", "metrics"}
+    assert set(data) == {"source", "format", "std", "notes", "summary", "steps", "metrics"}
     assert data["summary"]["means"]["group/zero_var_frac"] == 0.75
     assert data["summary"]["verdict"]["collapsed"] is True  # window mean 0.75 >= 0.5
     assert data["summary"]["verdict"]["onset_step"] == 1
     assert "NaN" not in (out / "report.json").read_text()  # NaN is written as null
     assert all(name in data["metrics"] for name in data["steps"][0] if "/" in name)
     page = (out / "report.md").read_text()
+    assert f"Advantages: {said}" in page
     assert page.count("](figures/") == 3 and all(
         (out / "figures" / f).stat().st_size > 1000
         for f in ("collapse.png", "spread.png", "variance.png")
