@@ -8,8 +8,8 @@ linked).
      "std": {"ddof": 0 | 1 | null, "why": str}, "notes": [str],
      "summary": {"steps", "first_step", "last_step", "means": {name: float | null},
                  "verdict": {"collapsed", "onset_step", "explained_by_iid", "observed",
-                             "predicted_iid", "all_pass", "all_fail", "success_rate",
-                             "rule": {...}, "text"}},
+                             "predicted_iid", "all_pass", "all_fail", "constant",
+                             "success_rate", "rule": {...}, "text"}},
      "steps": [{"step", "groups", "group_size", <registry name>: float | null}, ...],
      "metrics": {name: meaning}}
 

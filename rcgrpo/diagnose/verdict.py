@@ -14,8 +14,12 @@ z_t (``group/zero_var_frac``) of the T logged steps:
   every prompt equally hard at the step's success rate s̄_t); the prediction **explains**
   the collapse iff z̄ <= ẑ + ``margin`` (default 0.1). Observed collapse above it means
   success is concentrated on some prompts (always pass) and absent on others (always fail);
-- the split says which kind of collapse dominates: all-pass (the "paradox of perfection")
-  or all-fail (the task is out of reach).
+- the split says which kind of constant group dominates: all-pass (the "paradox of
+  perfection"), all-fail (the task is out of reach) or constant at another reward (a partial
+  reward the whole group shares, ``group/zero_var_other_frac``); "most" when one kind
+  outnumbers the other two together, "the commonest" when it only leads, and a tie named as
+  such. Kinds are compared as the paragraph prints them (whole percents of the groups), so it
+  never contradicts its own numbers; differences of shares are said in percentage points.
 
 Pure function of the per-step metric dicts; no I/O.
 """
@@ -27,6 +31,12 @@ from collections.abc import Sequence
 
 RULE = {"threshold": 0.5, "window": 5, "margin": 0.1}
 """Default parameters of the rule (module docstring)."""
+KINDS = (
+    ("all_pass", "all-pass", "the policy already solves them"),
+    ("all_fail", "all-fail", "the prompts are out of reach"),
+    ("constant", "constant at another reward", "a partial reward the whole group shares"),
+)
+"""The kinds of constant group: verdict key, name, what it means."""
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -59,7 +69,8 @@ def verdict(
 ) -> dict:
     """The verdict of per-step rows (each with ``step`` and the collapse keys): a dict of
     ``collapsed``, ``onset_step``, ``explained_by_iid``, the stretch means (``observed``,
-    ``predicted_iid``, ``all_pass``, ``all_fail``), the ``rule`` and a paragraph ``text``."""
+    ``predicted_iid``, ``all_pass``, ``all_fail``, ``constant``: constant at another reward),
+    the ``rule`` and a paragraph ``text``."""
     if not rows:
         raise ValueError("no steps to judge")
     z = [r["group/zero_var_frac"] for r in rows]
@@ -72,6 +83,7 @@ def verdict(
         "predicted_iid": _mean([r["group/zero_var_predicted_pooled"] for r in stretch]),
         "all_pass": _mean([r["group/zero_var_success_frac"] for r in stretch]),
         "all_fail": _mean([r["group/zero_var_fail_frac"] for r in stretch]),
+        "constant": _mean([r.get("group/zero_var_other_frac") for r in stretch]),
         "success_rate": _mean([r["reward/success_rate"] for r in stretch]),
         "rule": {"threshold": threshold, "window": window, "margin": margin},
     }
@@ -86,32 +98,62 @@ def _paragraph(v: dict, rows: Sequence[dict], stretch: Sequence[dict]) -> str:
         head = (
             f"Collapsed: from step {v['onset_step']} to the last step ({rows[-1]['step']}) the "
             f"{v['rule']['window']}-step mean zero-variance share stayed >= "
-            f"{v['rule']['threshold']:g}; over {span} {v['observed']:.0%} of the groups had "
+            f"{v['rule']['threshold']:g}; over {span} {_pct(v['observed'])}% of the groups had "
             "identical rewards and gave no gradient."
         )
     else:
         head = (
             f"Not collapsed: the {v['rule']['window']}-step mean zero-variance share ends below "
-            f"{v['rule']['threshold']:g}; over the run ({span}) {v['observed']:.0%} of the "
+            f"{v['rule']['threshold']:g}; over the run ({span}) {_pct(v['observed'])}% of the "
             "groups had identical rewards."
         )
-    kind = (
-        "all-pass (the policy already solves them)"
-        if v["all_pass"] >= v["all_fail"]
-        else ("all-fail (the prompts are out of reach)")
-    )
-    iid = (
+    return " ".join(t for t in (head, kinds_sentence(v), iid_sentence(v)) if t)
+
+
+def _pct(share: float) -> int:
+    """A share as the whole percent the paragraph prints (NaN: 0)."""
+    return round(100 * share) if math.isfinite(share) else 0
+
+
+def _listing(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def kinds_sentence(v: dict) -> str:
+    """Which kind of constant group dominates (module docstring), with the shares of the
+    groups; empty when no kind reaches 1%."""
+    pct = {key: _pct(v.get(key, float("nan"))) for key, _, _ in KINDS}
+    top = max(pct.values())
+    if top == 0:
+        return ""
+    parts = [f"{pct[key]}% {name}" for key, name, _ in KINDS if key != "constant" or pct[key]]
+    parts[0] = parts[0].replace(" ", " were ", 1)  # "50% were all-pass, 25% all-fail"
+    if pct["constant"]:
+        parts[-1] += " (neither a pass nor a fail)"
+    shares = f"of the groups, {_listing(parts)}"
+    leaders = [(name, why) for key, name, why in KINDS if pct[key] == top]
+    if len(leaders) > 1:
+        tied = _listing([name.split()[0] for name, _ in leaders])
+        return f"No kind of collapsed group dominates ({tied} tie): {shares}."
+    name, why = leaders[0]
+    lead = "Most" if 2 * top > sum(pct.values()) else "The commonest"
+    return f"{lead} collapsed groups are {name} ({why}): {shares}."
+
+
+def iid_sentence(v: dict) -> str:
+    """The i.i.d. prediction against the observed share, their gap in percentage points."""
+    obs, pred, margin = _pct(v["observed"]), _pct(v["predicted_iid"]), v["rule"]["margin"]
+    gap = round(100 * (v["observed"] - v["predicted_iid"]))
+    text = (
         f"The i.i.d. prediction s^G + (1-s)^G at the step's success rate ({v['success_rate']:.2f}"
-        f" on average) gives {v['predicted_iid']:.0%}"
+        f" on average) gives {pred}%"
     )
+    below = f"{text}, {gap} points below the observed {obs}%"
+    if v["explained_by_iid"] and gap <= 0:
+        return f"{text}, at least the observed {obs}%, so the success rate alone explains it."
     if v["explained_by_iid"]:
-        iid += ", so the success rate alone explains it (within the margin)."
-    else:
-        iid += (
-            f", {v['observed'] - v['predicted_iid']:.0%} less than observed: success is "
-            "concentrated on some prompts and absent on others, not spread evenly."
-        )
+        return f"{below}, within the {100 * margin:g}-point margin: the success rate explains it."
     return (
-        f"{head} Most collapsed groups are {kind}: {v['all_pass']:.0%} all-pass and "
-        f"{v['all_fail']:.0%} all-fail of the groups. {iid}"
+        f"{below}, more than the {100 * margin:g}-point margin: success is concentrated on some "
+        "prompts and absent on others, not spread evenly."
     )
