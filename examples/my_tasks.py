@@ -3,9 +3,9 @@
     python -m rcgrpo train --preset quick-rcgrpo --tasks.source examples.my_tasks:make_tasks
 
 A task source is a function ``(split, seed=0, limit=None, **options) -> list[Task]``. Every
-command that takes tasks (``sft``, ``rctp``, ``train``, ``trl`` through ``--tasks.source``;
-``eval`` through ``--tasks``) imports it by that ``module:function`` spec (or
-``path/to/file.py:function``) and calls it for its ``train`` and ``test`` splits.
+command that takes tasks (``sft``, ``rctp``, ``train``, ``trl``, ``eval``) imports it by the
+``module:function`` spec (or ``path/to/file.py:function``) of its ``--tasks.source`` and calls
+it for its ``train`` and ``test`` splits.
 
 The tasks here file things away on BFCL's ``GorillaFileSystem`` backend: a home folder holds
 three files; turn 1 asks for a new folder and one file moved into it, and half of the tasks

@@ -1,9 +1,11 @@
 """Held-out evaluation: ``python -m rcgrpo eval --model PATH --split test --condition high``.
 
+The tasks are named as every command names them: ``--tasks.source`` (``bfcl``, ``synth`` or
+your own ``module:function``) and the ``--tasks.*`` options of :class:`EvalTaskConfig`.
 Greedy by default. Reports the paper's reward R and BFCL's validity rule as success rates,
 overall and per category, each with a 95% Wilson score interval (R is binary), plus means
 of steps, tool errors, truncation and generated tokens. Writes
-``<tasks>-<split>-<condition>.json`` (``<tasks>`` with every run of characters other than letters,
+``<tasks>-<split>-<condition>.json`` (``<tasks>`` the source with every run of characters other than letters,
 digits, ``.`` and ``-`` as ``_``) and a ``.txt`` with a few conversations rendered by the
 model's chat template into the folder ``--out`` (default ``runs/eval/<model path, / as _>``,
 never into the model's own folder). A missing local ``--model``, or a Hub id not cached
@@ -21,7 +23,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -202,8 +204,65 @@ def render_example(tokenizer, rollout) -> str:
 
 
 @dataclass
+class EvalTaskConfig:
+    """The tasks to evaluate on, named as sft, rctp and train name theirs (--tasks.source and
+    the --tasks.* options of their tasks section)."""
+
+    source: str = "bfcl"
+    """task source (rcgrpo.policy.task_sources): bfcl (BFCL v4 multi-turn) | synth (the
+    procedural suite) | your own as module:function or path/file.py:function (docs/own-task.md)"""
+    split_seed: int = 0
+    """seed of the 720/80 id-level split (bfcl) or of the task generator (synth); your
+    source's seed argument"""
+    synth_preset: str = "default"
+    """synth only: the rcgrpo.env.synth.SYNTH_PRESETS entry the tasks come from"""
+    max_turns: int | None = None
+    """synth only: most user turns per task, as in training (none: the preset's range)"""
+    max_calls_per_turn: int | None = None
+    """synth only: most ground-truth calls per turn, as in training (none: the preset's range)"""
+
+
+LEGACY_FLAGS = {"--tasks": "--tasks.source", "--task-seed": "--tasks.split-seed"}
+"""eval's earlier spellings (commands recorded in results/ use them) -> today's."""
+
+
+def current_flags(argv: list[str]) -> list[str]:
+    """``argv`` with eval's earlier spellings rewritten: ``--tasks NAME`` as ``--tasks.source``,
+    ``--task-seed N`` as ``--tasks.split-seed`` and ``--synth-options '{"preset": P}'`` as
+    ``--tasks.synth-preset P`` (any other key of it is a one-line error naming the flags that
+    replace it)."""
+    from rcgrpo.train.errors import ConfigError
+
+    out, rest = [], list(argv)
+    while rest:
+        name, eq, value = rest.pop(0).partition("=")
+        if name in LEGACY_FLAGS:
+            out.append(LEGACY_FLAGS[name] + eq + value)
+        elif name == "--synth-options":
+            text = value if eq else (rest.pop(0) if rest else "")
+            try:
+                options = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise ConfigError(f"--synth-options: not JSON ({err})") from None
+            if not isinstance(options, dict) or set(options) - {"preset"}:
+                raise ConfigError(
+                    "--synth-options: only its preset is read now (--tasks.synth-preset); "
+                    "the turn and call ranges are --tasks.max-turns, --tasks.max-calls-per-turn"
+                )
+            out += ["--tasks.synth-preset", str(options["preset"])] if options else []
+        else:
+            out.append(name + eq + value)
+    return out
+
+
+@dataclass
 class EvalArgs:
-    """Evaluate a policy checkpoint on held-out tasks (greedy by default)."""
+    """Evaluate a policy checkpoint on held-out tasks (greedy by default).
+
+    Tasks are named as in sft, rctp and train: --tasks.source bfcl | synth | module:function
+    (or path/file.py:function), and for synth --tasks.synth-preset, --tasks.max-turns,
+    --tasks.max-calls-per-turn. The earlier spellings --tasks NAME, --task-seed N and
+    --synth-options '{"preset": P}' are still read (commands recorded in results/ use them)."""
 
     model: str
     """checkpoint folder, or a Hugging Face Hub id namespace/name (downloaded, or read from
@@ -215,16 +274,10 @@ class EvalArgs:
     """reward token in the prompt: high, low, or none (plain SFT / GRPO prompts); auto =
     high for a checkpoint trained with reward goals, none for one trained without them or
     whose goal tokens were only added on loading"""
-    tasks: str = "bfcl"
-    """task source (rcgrpo.policy.task_sources): bfcl | synth | your own as module:function or
-    path/file.py:function (docs/own-task.md)"""
-    task_seed: int = 0
-    """split seed (bfcl) or generator seed (synth)"""
+    tasks: EvalTaskConfig = field(default_factory=EvalTaskConfig)
+    """the tasks (EvalTaskConfig)"""
     limit: int | None = None
     """evaluate only the first N tasks (synth: number of tasks generated, default 200)"""
-    synth_options: str = "{}"
-    """JSON options of --tasks synth: a SYNTH_PRESETS name and SynthConfig overrides,
-    e.g. '{"preset": "tiny", "turns": [1, 2]}'"""
     mode: Literal["multi_turn", "combined"] = "multi_turn"
     """episode mode: BFCL's multi_turn or the paper's combined RL prompt"""
     prompt_style: Literal["auto", "compact", "bfcl", "bare"] = "auto"
@@ -295,6 +348,15 @@ def provenance(device: str) -> dict:
     }
 
 
+def _options(tasks: EvalTaskConfig) -> dict:
+    """The source's options: the synth preset and caps (synth), none for any other source."""
+    from rcgrpo.policy.task_sources import synth_options
+
+    if tasks.source != "synth":
+        return {}
+    return synth_options(tasks.synth_preset, tasks.max_turns, tasks.max_calls_per_turn)
+
+
 def run_eval(args: EvalArgs) -> Path:
     """Load, evaluate, write JSON (+ examples .txt); returns the JSON path."""
     from rcgrpo.policy.models import check_model_path, load_policy
@@ -306,8 +368,9 @@ def run_eval(args: EvalArgs) -> Path:
     )
     model, tokenizer, added = load_policy(args.model, device=device, key="--model")
     args = resolve_auto(args, tokenizer, added)
-    options = json.loads(args.synth_options) if args.tasks == "synth" else {}
-    tasks = load_tasks(args.tasks, args.split, seed=args.task_seed, limit=args.limit, **options)
+    tasks = load_tasks(
+        args.tasks.source, args.split, args.tasks.split_seed, args.limit, **_options(args.tasks)
+    )
     summary, rollouts = evaluate_policy(
         model,
         tokenizer,
@@ -322,7 +385,7 @@ def run_eval(args: EvalArgs) -> Path:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    source = re.sub(r"[^\w.-]+", "_", args.tasks)  # my_tasks:make -> my_tasks_make
+    source = re.sub(r"[^\w.-]+", "_", args.tasks.source)  # my_tasks:make -> my_tasks_make
     out = output_folder(args) / f"{source}-{args.split}-{args.condition}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     report = {
@@ -357,13 +420,18 @@ def main(argv: list[str]) -> int:
     from rcgrpo.cli_options import parse_dataclass
 
     usage = "python -m rcgrpo eval --model PATH [--option VALUE ...]"
+    argv = current_flags(argv)
     args = parse_dataclass(EvalArgs, argv, "python -m rcgrpo eval", usage, required=["model"])
     from rcgrpo.policy.task_sources import resolve_task_source
     from rcgrpo.train.errors import ConfigError
 
-    try:  # a bad --tasks is one line (exit 2) before the model loads
-        resolve_task_source(args.tasks)
+    try:  # bad tasks are one line (exit 2) before the model loads
+        resolve_task_source(args.tasks.source)
     except ValueError as err:
-        raise ConfigError(f"--tasks: {err}") from None
+        raise ConfigError(f"--tasks.source: {err}") from None
+    try:
+        _options(args.tasks)
+    except ValueError as err:
+        raise ConfigError(f"--tasks.synth-preset: {err}") from None
     _print_summary(run_eval(args))
     return 0

@@ -2,7 +2,7 @@
 
 A source is a function ``(split, seed, limit, **options) -> list[Task]``; register more with
 :func:`register_task_source`, or name one on the command line as ``module:function`` or
-``path/to/file.py:function`` (``--tasks.source my_tasks:make_tasks``; ``--tasks`` of ``eval``):
+``path/to/file.py:function`` (``--tasks.source my_tasks:make_tasks``, in ``eval`` too):
 :func:`resolve_task_source` imports it on first use and registers it under that spec, so every
 consumer of the registry sees it (``docs/own-task.md``, ``examples/my_tasks.py``). Built in:
 
@@ -11,8 +11,9 @@ consumer of the registry sees it (``docs/own-task.md``, ``examples/my_tasks.py``
 - ``synth``: the procedural suite (``rcgrpo.env.synth.generate_synth_tasks``): ``train`` |
   ``test``; ``seed`` is the generator seed, ``limit`` the number of tasks (default
   :data:`SYNTH_DEFAULT_COUNT`); ``options``: ``preset`` (a name of ``SYNTH_PRESETS``,
-  default ``default``) and ``SynthConfig`` field overrides (lists become tuples, so JSON
-  from the command line works), e.g. ``{"preset": "tiny", "turns": [1, 1]}``.
+  default ``default``) and ``SynthConfig`` field overrides (lists become tuples), e.g.
+  ``{"preset": "tiny", "turns": (1, 1)}``; on the command line ``--tasks.synth-preset``,
+  ``--tasks.max-turns`` and ``--tasks.max-calls-per-turn`` (:func:`synth_options`).
 
 Training (both stages) and the campaign take a run's (train, held-out) pair from its
 ``tasks`` config section with :func:`load_task_splits`, the TRL path its training tasks with
@@ -62,7 +63,7 @@ TASK_SOURCES: dict[str, TaskSource] = {"bfcl": _bfcl, "synth": _synth}
 
 
 def register_task_source(name: str, source: TaskSource) -> None:
-    """Make ``source`` available as ``--tasks name`` (replaces an existing entry)."""
+    """Make ``source`` available as ``--tasks.source name`` (replaces an existing entry)."""
     if not name or not callable(source):
         raise ValueError("register_task_source needs a name and a callable source")
     TASK_SOURCES[name] = source
@@ -116,22 +117,30 @@ def load_tasks(
     return TASK_SOURCES[source](split, seed=seed, limit=limit, **options)
 
 
-def _synth_options(tasks: Any, synth_preset: str) -> dict[str, Any]:
+def synth_options(
+    synth_preset: str, max_turns: int | None = None, max_calls_per_turn: int | None = None
+) -> dict[str, Any]:
     """The synth source's options: preset ``synth_preset`` with its turn and call ranges
-    capped at ``max_turns`` / ``max_calls_per_turn``."""
+    ending at ``max_turns`` / ``max_calls_per_turn`` (starting at the preset's low end, or
+    at the cap when that is lower); None keeps the preset's own range (``eval``'s default)."""
     from rcgrpo.env.synth import SYNTH_PRESETS
 
     if synth_preset not in SYNTH_PRESETS:
         raise ValueError(f"synth_preset must be one of {sorted(SYNTH_PRESETS)}")
-    base = SYNTH_PRESETS[synth_preset]
-    return {
-        "preset": synth_preset,
-        "turns": (min(base.turns[0], tasks.max_turns), tasks.max_turns),
-        "calls_per_turn": (
-            min(base.calls_per_turn[0], tasks.max_calls_per_turn),
-            tasks.max_calls_per_turn,
-        ),
-    }
+    base, out = SYNTH_PRESETS[synth_preset], {"preset": synth_preset}
+    if max_turns is not None:
+        out["turns"] = (min(base.turns[0], max_turns), max_turns)
+    if max_calls_per_turn is not None:
+        out["calls_per_turn"] = (
+            min(base.calls_per_turn[0], max_calls_per_turn),
+            max_calls_per_turn,
+        )
+    return out
+
+
+def _synth_options(tasks: Any, synth_preset: str) -> dict[str, Any]:
+    """:func:`synth_options` with a tasks config section's ``max_turns`` / ``max_calls_per_turn``."""
+    return synth_options(synth_preset, tasks.max_turns, tasks.max_calls_per_turn)
 
 
 def _load_split(tasks: Any, split: str, count: int, synth_preset: str) -> list:

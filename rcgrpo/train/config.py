@@ -66,7 +66,8 @@ class TrainingTaskConfig:
 
     source: str = "synth"
     """synth (procedural suite on the real BFCL backends; CPU) | bfcl (BFCL v4 multi-turn) |
-    a source added with :func:`rcgrpo.policy.task_sources.register_task_source`."""
+    your own task source as module:function or path/file.py:function (docs/own-task.md) | a
+    source added with :func:`rcgrpo.policy.task_sources.register_task_source`."""
     prompt_style: str = "auto"
     """System prompt, a name of :data:`rcgrpo.policy.render.PROMPT_STYLES`: compact (short
     signatures; tiny models) | bfcl (official system prompt with the functions' JSON docs;

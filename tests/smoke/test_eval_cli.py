@@ -58,37 +58,49 @@ def test_eval_cli_on_bfcl_test_split(checkpoint, tmp_path):
     assert "[Reward Goal: <|high_reward|>]" in examples
 
 
+def _eval_synth(checkpoint, folder: Path, *tasks: str) -> dict:
+    """eval of ``checkpoint`` on 4 synth test tasks named by the flags ``tasks``, into
+    ``folder``: the report."""
+    argv = ["eval", "--model", str(checkpoint), *tasks, "--split", "test", "--limit", "4"]
+    argv += ["--condition", "none", "--max-new-tokens", "8", "--max-context", "1024"]
+    assert rcgrpo_main([*argv, "--out", str(folder)]) == 0
+    return json.loads((folder / "synth-test-none.json").read_text())
+
+
 def test_eval_cli_on_synth_without_token(checkpoint, tmp_path):
-    folder = tmp_path / "mine"
-    code = rcgrpo_main(
-        [
-            "eval",
-            "--model",
-            str(checkpoint),
-            "--tasks",
-            "synth",
-            "--split",
-            "test",
-            "--condition",
-            "none",
-            "--limit",
-            "4",
-            "--synth-options",
-            '{"preset": "tiny", "turns": [1, 1]}',
-            "--max-new-tokens",
-            "8",
-            "--max-context",
-            "1024",
-            "--out",
-            str(folder),
-        ]
-    )
-    assert code == 0
-    out = folder / "synth-test-none.json"
-    report = json.loads(out.read_text())
-    assert report["num_tasks"] == 4
+    # named as train names its tasks: tiny's turns (1, 2) end at max-turns 1
+    tasks = ["--tasks.source", "synth", "--tasks.synth-preset", "tiny", "--tasks.max-turns", "1"]
+    report = _eval_synth(checkpoint, tmp_path / "mine", *tasks)
+    assert report["num_tasks"] == 4 and report["args"]["tasks"]["synth_preset"] == "tiny"
     assert all(c.startswith("synth/") for c in report["per_category"])
-    assert "Reward Goal" not in out.with_suffix(".txt").read_text()
+    assert "Reward Goal" not in (tmp_path / "mine" / "synth-test-none.txt").read_text()
+
+
+def test_eval_s_earlier_task_flags_name_the_same_tasks(checkpoint, tmp_path):
+    # results/real-model/zero-shot-synth-collapse1-d10/run.json records this spelling
+    old = _eval_synth(
+        checkpoint,
+        tmp_path / "old",
+        "--tasks",
+        "synth",
+        "--task-seed",
+        "3",
+        "--synth-options",
+        '{"preset": "tiny"}',
+    )
+    new = _eval_synth(
+        checkpoint,
+        tmp_path / "new",
+        "--tasks.source",
+        "synth",
+        "--tasks.split-seed",
+        "3",
+        "--tasks.synth-preset",
+        "tiny",
+    )
+    assert [t["task_id"] for t in old["per_task"]] == [t["task_id"] for t in new["per_task"]]
+    assert old["args"]["tasks"] == new["args"]["tasks"]
+    assert old["overall"] == new["overall"]
 
 
 def test_a_missing_local_model_is_one_line_and_never_looked_up(tmp_path, monkeypatch, capsys):

@@ -108,8 +108,8 @@ def test_sft_rctp_train_eval_with_lora_keep_adapters_only(cache, tmp_path):
     metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     assert "group/zero_var_frac" in metrics[-1] and "reward/eval_success" in metrics[-1]
     out = tmp_path / "eval"
-    eval_args = f"--model {step} --tasks synth --limit 1 --max-new-tokens 8 --out {out}"
-    _cli(cache, "eval", *eval_args.split(), "--synth-options", '{"preset": "collapse1-d10"}')
+    eval_args = f"--model {step} --tasks.source synth --tasks.synth-preset collapse1-d10"
+    _cli(cache, "eval", *eval_args.split(), *f"--limit 1 --max-new-tokens 8 --out {out}".split())
     report = json.loads((out / "synth-test-high.json").read_text())
     # auto: the goal tokens were trained (high), the style the checkpoint was trained with
     assert report["args"]["condition"] == "high" and report["args"]["prompt_style"] == "docs"

