@@ -30,6 +30,16 @@ ascent with step η then gives the high goal's expected learning speed
 
 .. math:: \dot s_h=\eta\,s_h(1-s_h)\,\big[c_h\,s_h(1-s_h)+\rho\,c_l\,s_l(1-s_l)\big].
 
+In gradient form the step is :math:`\Delta\theta=\eta\sum_r c_r s_r(1-s_r)\nabla z_r`, so
+:math:`\dot z_h=\eta[c_h s_h(1-s_h)\|\nabla z_h\|^2+c_l s_l(1-s_l)\langle\nabla z_h,\nabla z_l\rangle]`
+and the same with h and l exchanged. The equation above is this with
+:math:`\|\nabla z_h\|=\|\nabla z_l\|` (absorbed into η) and ρ their cosine: it assumes
+**equal gains**, the gain ratio γ = ‖∇z_l‖/‖∇z_h‖ = 1. Otherwise the transfer term of ż_h
+carries :math:`\langle\nabla z_h,\nabla z_l\rangle/\|\nabla z_h\|^2=\gamma\cos`, while a low
+step's cross-to-own ratio (what the probe's ρ̂ estimates) is :math:`\cos/\gamma`: the two differ
+by γ². The probe reports the cosine and γ with intervals
+(:mod:`analysis.diagnostics.transfer.coupling`).
+
 **Arms** (:data:`ARMS`): ``rctp_grpo`` (every rollout high, p = 1), ``rc_grpo`` (RC-GRPO at G,
 p), ``grpo_n`` (GRPO with n high rollouts per group, the rollout-matched baseline) and
 ``anchored`` (RC-GRPO's advantages, but the low rollouts are not trained on: no low update, no

@@ -1,6 +1,6 @@
 """``python -m analysis.diagnostics.transfer`` end to end at a tiny size on the committed
 collapse RCTP-FT checkpoint: the report's sizes, provenance and the identities its numbers
-obey."""
+obey, the gradient-form coupling included."""
 
 from __future__ import annotations
 
@@ -43,3 +43,15 @@ def test_transfer_cli_writes_a_consistent_report(tmp_path, monkeypatch):
         # every step has the same relative size: lr·‖g‖ = step·‖θ‖
         assert b["lr"] * b["grad_norm"] == pytest.approx(b["step_norm"], rel=1e-12)
         assert b["ratio"] == pytest.approx(b["high"]["dz"] / b["low"]["dz"])
+    grad = transfer["gradient"]
+    assert grad["n_tasks"] == 4 and grad["points"] == 4 and len(grad["tasks"]) == 4
+    assert grad["bootstrap"]["seed"] == 0 and grad["bootstrap"]["replicates"] == 2000
+    for name in ("inner", "norm_high", "norm_low", "cosine", "gain_ratio", "rho_low"):
+        row = grad[name]
+        assert len(row["per_task"]) == 4 and row["ci"][0] <= row["ci"][1], name
+    assert -1 <= grad["cosine"]["estimate"] <= 1
+    ratio = grad["norm_low"]["estimate"] / grad["norm_high"]["estimate"]
+    assert grad["gain_ratio"]["estimate"] == pytest.approx(ratio, rel=1e-12)
+    # ρ_l = cos / γ, the first-order prediction of a step along ∇z̄_l
+    rho = grad["cosine"]["estimate"] / grad["gain_ratio"]["estimate"]
+    assert grad["rho_low"]["estimate"] == pytest.approx(rho, rel=1e-12)

@@ -207,7 +207,11 @@ def predictions_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) 
 
 DIAGNOSTICS_HEADER = (
     "checkpoint",
-    "ρ̂ [95% CI]",
+    "ρ̂, one SGD step [95% CI]",
+    "informative batches",
+    "cos(∇z_h, ∇z_l) [95% CI]",
+    "gain ratio ‖∇z_l‖ / ‖∇z_h‖ [95% CI]",
+    "ρ_l = cos / gain ratio",
     "finite-difference max rel. error",
     "right share high − low, planted decisions pooled [95% CI]",
     "right share, high",
@@ -216,12 +220,36 @@ DIAGNOSTICS_HEADER = (
 )
 
 
+OLD_SCORE = " (whole-call z)"
+"""Marks a ρ̂ from a report made before the probe scored the decision token (its log-odds then
+summed the whole call text, arguments included)."""
+
+
 def _decisions(goal_effect: dict) -> dict:
     return goal_effect["kinds"].get("any") or {}
 
 
+def _interval(value: float, ci: list[float]) -> str:
+    """``value [lo, hi]``, or the value alone with "(no interval)" when an end is not finite."""
+    if all(np.isfinite(ci)):
+        return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+    return f"{value:.3f} (no interval)"
+
+
+def _gradient_cells(transfer: dict) -> list[str]:
+    """The cosine, the gain ratio (each with its bootstrap interval) and ρ_l of a report's
+    ``gradient`` block; dashes for a report made before the probe measured it."""
+    grad = transfer.get("gradient")
+    if grad is None:
+        return ["—", "—", "—"]
+    cells = [_interval(grad[k]["estimate"], grad[k]["ci"]) for k in ("cosine", "gain_ratio")]
+    return [*cells, f"{grad['rho_low']['estimate']:.3f}"]
+
+
 def diagnostics_markdown(diagnostics: Path = DIAGNOSTICS) -> str:
-    """The ``transfer-diagnostics`` block: one row per diagnosed checkpoint of :data:`DIAGNOSED`."""
+    """The ``transfer-diagnostics`` block: one row per diagnosed checkpoint of :data:`DIAGNOSED`:
+    the one-step ρ̂ and the coupling in gradient form (:mod:`analysis.diagnostics.transfer.probe`)
+    beside the goal effect."""
     body = []
     for run in DIAGNOSED:
         rep = report(run, diagnostics)
@@ -236,7 +264,9 @@ def diagnostics_markdown(diagnostics: Path = DIAGNOSTICS) -> str:
         body.append(
             [
                 run,
-                f"{tr['estimate']:.3f} [{tr['ci'][0]:.3f}, {tr['ci'][1]:.3f}]",
+                _interval(tr["estimate"], tr["ci"]) + ("" if "gradient" in tr else OLD_SCORE),
+                str(tr["informative_batches"]),
+                *_gradient_cells(tr),
                 f"{tr['finite_difference']['max_rel_err']:.4f}",
                 diff,
                 f"{pooled['p_high']:.3f}" if pooled else "—",
@@ -244,4 +274,5 @@ def diagnostics_markdown(diagnostics: Path = DIAGNOSTICS) -> str:
                 f"{ge['tasks']} × {ge['samples']}",
             ]
         )
-    return "\n".join(st.markdown_table(DIAGNOSTICS_HEADER, body, ["---", *["--:"] * 6])) + "\n"
+    align = ["---", *["--:"] * (len(DIAGNOSTICS_HEADER) - 1)]
+    return "\n".join(st.markdown_table(DIAGNOSTICS_HEADER, body, align)) + "\n"

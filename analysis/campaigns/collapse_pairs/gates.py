@@ -143,15 +143,20 @@ def gate_row(m: Measure) -> list[str]:
     if m.r is not None:
         diff = f"{m.r['diff']:+.3f} [{m.r['ci'][0]:.3f}, {m.r['ci'][1]:.3f}]"
         r_cells = [diff, f"{m.r['p_high']:.3f}", "holds" if m.r_holds else "fails"]
-    rho = "—"
-    if m.rho is not None:
-        lo, hi = m.rho["ci"]
-        rho = f"{m.rho['estimate']:.3f} " + (
-            f"[{lo:.3f}, {hi:.3f}]"
-            if math.isfinite(lo) and math.isfinite(hi)
-            else f"(no interval: {m.rho.get('informative_batches', '?')} informative batch(es))"
-        )
+    rho = rho_text(m.rho)
     return [m.variant.upper(), str(m.seed), *r_cells, *_share(m.c), *_share(m.cprime), rho]
+
+
+def rho_text(rho: dict | None, interval: bool = True) -> str:
+    """The probe's ρ̂ (a report's ``transfer`` block) with its 95% interval (or without, if not
+    ``interval``); a ρ̂ whose interval could not be formed says so and on how many batches."""
+    if rho is None:
+        return "—"
+    lo, hi = rho["ci"]
+    if math.isfinite(lo) and math.isfinite(hi):
+        return f"{rho['estimate']:.3f}" + f" [{lo:.3f}, {hi:.3f}]" * interval
+    batches = rho.get("informative_batches", "?")
+    return f"{rho['estimate']:.3f} (no interval: {batches} informative batch(es))"
 
 
 def passes(variant: str, seed: int, root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS):

@@ -159,7 +159,7 @@ def dose_rows(
                 f"{r['identical_share']['identical']:.3f}" if "identical_share" in r else "—",
                 f"{m.c:.3f}",
                 f"{m.cprime:.3f}",
-                "—" if m.rho is None else f"{m.rho['estimate']:.3f}",
+                gates.rho_text(m.rho, interval=False),
                 failing(m),
             ]
         )

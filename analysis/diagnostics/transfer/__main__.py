@@ -10,10 +10,13 @@ Two instruments on any checkpoint of a synth suite with planted decisions, one J
   ``--tasks`` held-out tasks with a decision point, ``--samples`` goal-paired samples per task:
   per decision kind P(right | high), P(right | low), their paired difference with a 95% t
   interval over tasks, and the share of samples identical under both goals.
-- ``transfer`` (:mod:`~analysis.diagnostics.transfer.probe`): ``--batches`` low-goal batches
-  of ``--prompts`` training tasks × G rollouts, one SGD step of the trainer's loss each; ρ̂ =
-  mean Δz_high / mean Δz_low of the decisions' log-odds over a fixed probe set, its interval,
-  and the finite-difference check of the step.
+- ``transfer`` (:mod:`~analysis.diagnostics.transfer.probe`), on the decisions' log-odds at
+  their decision token over a fixed probe set of ``--batches`` × ``--prompts`` training tasks:
+  ``gradient``, the coupling in gradient form (per task and pooled: ⟨∇z_h, ∇z_l⟩, both norms,
+  the cosine and the gain ratio ‖∇z_l‖ / ‖∇z_h‖, bootstrap intervals over tasks seeded
+  ``--seed``); and ρ̂ = mean Δz_high / mean Δz_low after one SGD step of the trainer's loss on
+  each of ``--batches`` low-goal batches of ``--prompts`` tasks × G rollouts, its interval, and
+  the finite-difference check of the step.
 
 Sampling, group size, advantage estimator and loss are those of the RL preset ``--preset``
 (default: the RC-GRPO preset of the suite, :data:`RL_PRESETS`). Provenance: checkpoint,
@@ -122,7 +125,7 @@ def run_transfer(model, tokenizer, cfg, args) -> dict:
             }
         )
         print(f"batch {b}: {json.dumps({k: effect.get(k) for k in ('ratio', 'lr')})}")
-    return transfer_section(records, probe, args.steps)
+    return transfer_section(records, probe, args.steps, args.seed)
 
 
 def diagnose(args: argparse.Namespace) -> dict:
@@ -171,11 +174,15 @@ def _print_summary(report: dict) -> None:
             f"identical {row['identical_share']['identical']:.3f}"
         )
     t = report["transfer"]
+    grad = t["gradient"]
     print(
         f"rho {t['estimate']:.4f} [{t['ci'][0]:.4f}, {t['ci'][1]:.4f}] over "
         f"{t['informative_batches']} batches; finite-difference max rel err "
         f"{t['finite_difference']['max_rel_err']:.2e}"
     )
+    for name in ("cosine", "gain_ratio", "rho_low"):
+        row = grad[name]
+        print(f"{name:<10} {row['estimate']:.4f} [{row['ci'][0]:.4f}, {row['ci'][1]:.4f}]")
 
 
 def main(argv: list[str] | None = None) -> int:

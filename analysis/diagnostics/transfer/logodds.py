@@ -1,31 +1,38 @@
-r"""A planted decision's log-odds under each goal, teacher-forced on the expert prefix.
+r"""A planted decision's log-odds under each goal, at its decision token, on the expert prefix.
 
-For a decision point of task x (:mod:`rcgrpo.env.synth_demo`) and goal g,
-
-.. math::
-    z_g = \log\pi_\theta(\text{right} \mid h, g) - \log\pi_\theta(\text{wrong} \mid h, g),
-
-h the combined-mode prompt with the goal (:func:`rcgrpo.policy.render.initial_messages`, as
-the rollout engine renders it) followed by the expert's assistant text up to the point: the
-ground-truth calls before it, ``[c_1, …, c_{i-1}, `` (:func:`alternatives`). The options:
+For a decision point of task x (:mod:`rcgrpo.env.synth_demo`) the two options are token
+sequences that share a head and part: the prompt with the goal g
+(:func:`rcgrpo.policy.render.initial_messages`, as the rollout engine renders it), the expert's
+assistant text up to the point (the ground-truth calls before it, ``[c_1, …, c_{i-1}, ``;
+:func:`alternatives`), then
 
 - a swap kind: right = the ground truth's call at the point, wrong = the swap's wrong call
   rendered as the demonstrator renders it (``cp(source=…, destination=…)`` for
-  ``rename_copy``; :func:`wrong_call`); their log-probabilities cover the call text (the
-  arguments too, where the two calls' arguments differ), not the delimiter after it, which
-  both share;
+  ``rename_copy``; :func:`wrong_call`);
 - ``stop_early`` (the regime suites): right = ``, <last call>]`` then the end of the message,
   wrong = ``]`` then the end of the message (the demonstrator's omission).
 
-Both options are tokenized as continuations of the same text; the log-probability of each is
-summed over the tokens after their longest common token prefix, at the rollout temperature τ.
-Only the combined mode (every RL preset of the synth suites) is supported: a multi-turn
-decision would need the earlier turns' observations in h.
+**The decision token.** Both options are tokenized as whole texts; c is the length of their
+common token prefix h = ids[:c], and the options' tokens at c, :math:`r_c \ne w_c`, are where
+the policy branches (:func:`decision_tokens`; the function name's first token for a swap, e.g.
+``mv`` / ``c`` of ``cp``, and ``'),`` / ``')]`` for ``stop_early``). The log-odds is
+scored there only,
 
-``σ(z_g)`` is the probability of the right option when the choice is between the two:
-the "P(right)" of the probe. :func:`log_odds` evaluates z of many points, with the gradient
-of their mean on request (:class:`~rcgrpo.policy.teacher.SharedPrefixForward`: the shared
-history runs once per point and goal).
+.. math::
+    z_g = \log\pi_\theta(r_c \mid h, g) - \log\pi_\theta(w_c \mid h, g)
+        = (\ell_{r_c} - \ell_{w_c}) / \tau,
+
+ℓ the logits after h and τ the rollout temperature (the softmax normaliser cancels). The tokens
+after c are left out: once the branch is taken the rest of the name is all but determined and
+the arguments are copied from the request, so the whole texts' log-odds (which summed them, up
+to 40 argument tokens against a one-token choice) measured how well each call is written out,
+not which call is chosen. σ(z_g) is the probability of the right branch when the policy takes
+one of the two, the quantity the sampled right share estimates. Only the combined mode (every
+RL preset of the synth suites) is supported: a multi-turn decision would need the earlier
+turns' observations in h.
+
+:func:`log_odds` evaluates z of many points; :func:`task_gradients` also gives each task's
+gradient of its mean z (one forward and backward per point and goal).
 """
 
 from __future__ import annotations
@@ -35,8 +42,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
-
-from rcgrpo.policy.teacher import SharedPrefixForward
 
 STOP_EARLY = "stop_early"
 
@@ -64,6 +69,18 @@ def alternatives(task, point: dict) -> tuple[str, str, str, bool]:
     return prefix, flat[at], wrong_call(point["kind"], flat[at]), False
 
 
+def decision_tokens(right: Sequence[int], wrong: Sequence[int]) -> tuple[int, int, int]:
+    """(c, r_c, w_c): the length c of the common token prefix of the two options and their
+    tokens at c (module docstring). Raises ``ValueError`` when one option is a prefix of the
+    other (no token where they differ)."""
+    c = 0
+    while c < min(len(right), len(wrong)) and right[c] == wrong[c]:
+        c += 1
+    if c == len(right) or c == len(wrong):
+        raise ValueError(f"the options do not differ at a token (common prefix {c})")
+    return c, int(right[c]), int(wrong[c])
+
+
 @dataclass(frozen=True)
 class Item:
     """One decision point, encoded under both goals."""
@@ -72,16 +89,8 @@ class Item:
     """``Task.id`` of the point's task."""
     kind: str
     """Its decision kind."""
-    rows: dict[str, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
-    """goal (``high`` / ``low``) -> (right ids [T_R], wrong ids [T_W], scored length n of
-    each: their last tokens after the common prefix, as a [2] int64)."""
-
-
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
+    rows: dict[str, tuple[torch.Tensor, int, int]]
+    """goal (``high`` / ``low``) -> (the common prefix h [c], r_c, w_c)."""
 
 
 def encode_items(tasks: Sequence, encoder, prompt_style: str) -> list[Item]:
@@ -100,48 +109,51 @@ def encode_items(tasks: Sequence, encoder, prompt_style: str) -> list[Item]:
                 head = encoder.prompt_ids(initial_messages(first, docs, prompt_style, high))
                 r = head + encoder.encode(prefix + right) + tail
                 w = head + encoder.encode(prefix + wrong) + tail
-                c = _common(r, w)
-                lengths = torch.tensor([len(r) - c, len(w) - c])
-                rows[goal] = (torch.tensor(r), torch.tensor(w), lengths)
+                c, r_c, w_c = decision_tokens(r, w)
+                rows[goal] = (torch.tensor(r[:c]), r_c, w_c)
             out.append(Item(task.id, point["kind"], rows))
     return out
 
 
-def _item_z(model, item: Item, goal: str, temperature: float, scale: float | None):
-    """z of ``item`` under ``goal``; with ``scale``, back-propagates scale · z."""
-    right, wrong, lengths = item.rows[goal]
-    masks = []
-    for ids, n in zip((right, wrong), lengths.tolist(), strict=True):
-        m = torch.zeros(ids.numel(), dtype=torch.bool)
-        m[ids.numel() - n :] = True
-        masks.append(m)
-    forward = SharedPrefixForward(model, [right, wrong], masks, temperature=temperature)
-    sign = {0: 1.0, 1: -1.0}
-    z = 0.0
-    for chunk in forward.chunks():
-        part = sum(sign[b] * chunk.logp[i].sum() for i, b in enumerate(chunk.rows))
-        if scale is not None:
-            (scale * part).backward()
-        z = z + part.detach()
-    if scale is not None:
-        forward.backward_prefix()
-    return z
+def item_z(model, item: Item, goal: str, temperature: float) -> torch.Tensor:
+    """z of ``item`` under ``goal`` (a 0-d tensor, with its graph when grad is enabled)."""
+    prefix, r_c, w_c = item.rows[goal]
+    logits = model(input_ids=prefix[None]).logits[0, -1]
+    return (logits[r_c] - logits[w_c]) / temperature
 
 
-def log_odds(
-    model, items: Sequence[Item], goal: str, temperature: float, grad: bool = False
-) -> tuple[torch.Tensor, list[torch.Tensor] | None]:
-    """(z [n] of ``items`` under ``goal``, and with ``grad`` the gradient of their mean with
-    respect to ``model``'s parameters, one tensor per parameter, else None)."""
+def log_odds(model, items: Sequence[Item], goal: str, temperature: float) -> torch.Tensor:
+    """z [n] of ``items`` under ``goal``, without gradients."""
+    with torch.no_grad():
+        return torch.stack([item_z(model, it, goal, temperature) for it in items])
+
+
+def task_points(items: Sequence[Item]) -> tuple[list[str], torch.Tensor]:
+    """(the tasks of ``items`` in first-seen order, their numbers of points [tasks] float64)."""
+    tasks = list(dict.fromkeys(it.task_id for it in items))
+    row = {t: i for i, t in enumerate(tasks)}
+    points = torch.zeros(len(tasks), dtype=torch.float64)
+    for it in items:
+        points[row[it.task_id]] += 1
+    return tasks, points
+
+
+def task_gradients(
+    model, items: Sequence[Item], goal: str, temperature: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(z [n] of ``items`` under ``goal``, the gradient of each task's mean z with respect to
+    ``model``'s trainable parameters, flattened in parameter order: [tasks, P] float64, the
+    tasks of :func:`task_points`)."""
     params = [p for p in model.parameters() if p.requires_grad]
-    if not grad:
-        with torch.no_grad():
-            z = [_item_z(model, it, goal, temperature, None) for it in items]
-        return torch.stack([torch.as_tensor(v) for v in z]), None
-    for p in params:
-        p.grad = None
-    z = [_item_z(model, it, goal, temperature, 1.0 / len(items)) for it in items]
-    grads = [p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p) for p in params]
-    for p in params:
-        p.grad = None
-    return torch.stack([torch.as_tensor(v) for v in z]), grads
+    tasks, points = task_points(items)
+    row = {t: i for i, t in enumerate(tasks)}
+    grads = torch.zeros(len(tasks), sum(p.numel() for p in params), dtype=torch.float64)
+    z = []
+    for it in items:
+        value = item_z(model, it, goal, temperature)
+        parts = torch.autograd.grad(value, params, allow_unused=True)
+        flat = [torch.zeros_like(p) if g is None else g for g, p in zip(parts, params, strict=True)]
+        i = row[it.task_id]
+        grads[i] += torch.cat([g.reshape(-1) for g in flat]).double() / points[i]
+        z.append(value.detach())
+    return torch.stack(z), grads

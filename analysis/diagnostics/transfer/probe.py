@@ -3,9 +3,19 @@ r"""Instrument 2, the transfer probe: how much a low-goal update moves the high-
 Tasks: the first B·P tasks of the training split that carry a planted decision (an RL step
 samples training tasks), cut into B disjoint batches of P tasks; the probe set is every
 decision point of those B·P tasks, fixed for all batches (:mod:`.logodds`: the log-odds
-:math:`z_g` of the right option under goal g, teacher-forced on the expert prefix).
+:math:`z_g` of the right option under goal g at the decision token, on the expert prefix).
 
-Per batch b: G rollouts per task under ``<|low_reward|>`` at the preset's sampling settings
+**The coupling in gradient form** (``gradient``; :mod:`.coupling`): at θ, each task's
+gradients :math:`\nabla z_{h,i}`, :math:`\nabla z_{l,i}` and, per task and pooled over the
+probe set (the gradients of :math:`\bar z_g`, the mean over the points), the inner product
+:math:`\langle\nabla\bar z_h,\nabla\bar z_l\rangle`, both norms, the cosine, the gain ratio
+γ = ‖∇z̄_l‖ / ‖∇z̄_h‖ (the transfer model assumes γ = 1) and the cross-to-own ratios
+:math:`\rho_l`, :math:`\rho_h` of a step along each goal's gradient, with percentile bootstrap
+intervals over tasks (seeded by ``--seed``). It needs no sampling: every task informs it,
+whatever the goals' success.
+
+**The one-step ratio** (``estimate``): per batch b, G rollouts per task under
+``<|low_reward|>`` at the preset's sampling settings
 (the trainer's engine, :func:`rcgrpo.train.rl.setup.make_engine`, seeded
 ``derive_seed(seed, "transfer", b, attempt)``), their advantages
 (:func:`rcgrpo.group_advantages` with the preset's estimator, [P, G]), and the gradient
@@ -22,11 +32,8 @@ so every batch moves the parameters by the same relative amount s (the first of 
 default 1e-6). It is applied to a float64 copy of the model, where z is measured (so rounding
 does not blur a change of order s). The step must be small enough for the first-order picture:
 SGD concentrates the step on the few directions where the loss gradient is large, and z is
-curved along them (on ``rctp-collapse-s3``, 8 batches of 8 tasks × G = 5: the relative error
-of the first-order prediction is at most 0.004 at s = 1e-6 and up to 0.21 at s = 1e-4, which
-in norm is about one Adam step of the collapse preset, lr 1e-5 over 1.8M parameters; on a
-probe of the batch's own 2 tasks it reached 0.66 at 1e-4). The other ``--steps`` are reported
-under ``larger_steps``, the same numbers at a larger step. With :math:`\bar z_g` the mean over the probe set,
+curved along them. The other ``--steps`` are reported under ``larger_steps``, the same numbers
+at a larger step. With :math:`\bar z_g` the mean over the probe set,
 
 .. math::
     \Delta\bar z_{g,b} = \bar z_g(\theta + \Delta\theta_b) - \bar z_g(\theta),\qquad
@@ -40,9 +47,32 @@ update moves both goals alike (a goal-blind policy; the goal token does not sepa
 ρ̂ = 0: the high-goal policy does not move. ``own`` / ``other``: the same ratio on the points
 of the batch's own tasks / of the other batches' tasks (direct effect / across tasks);
 ``kinds``: per decision kind of the probe, its points, z̄ and the mean σ(z) under each goal
-before the step (σ(z) compares the two whole call texts, arguments included where they
-differ, so it is not the sampled P(right)), and ρ̂ on its points. Leaving out a zero-gradient
-batch changes no ratio of sums: it would add 0 to both.
+before the step (σ(z): the probability of the right branch at the decision token, between the
+two), and ρ̂ on its points. Leaving out a zero-gradient batch changes no ratio of sums: it
+would add 0 to both. With few informative batches (goals that separate leave the low goal's
+groups all-fail) ρ̂ has no interval; ``gradient`` does not depend on them.
+
+**ρ̂ against the gradient form.** To first order, :math:`\Delta\bar z_{g,b} =
+\langle\nabla\bar z_g,\Delta\theta_b\rangle + O(s^2) = -\eta_b\langle\nabla\bar z_g,
+g_b\rangle`, so
+
+.. math::
+    \hat\rho \approx \frac{\langle\nabla\bar z_h, u\rangle}{\langle\nabla\bar z_l, u\rangle},
+    \qquad u = -\sum_b \eta_b\, g_b
+
+(``first_order``). If the low-goal update points along the low goal's log-odds, :math:`u =
+a\nabla\bar z_l + r` with r orthogonal to both gradients (the transfer model: the loss sees
+only the decision, and a low-goal batch's expected update is :math:`c_l s_l(1-s_l)\nabla z_l`,
+tasks weighted as in z̄), then
+
+.. math::
+    \hat\rho \approx \frac{\langle\nabla\bar z_h,\nabla\bar z_l\rangle}{\|\nabla\bar z_l\|^2}
+    = \rho_l = \frac{\cos}{\gamma}.
+
+The real loss also carries the gradients of every other token the rollouts write (arguments,
+other calls), whose components along the two gradients enter both sums, and the batches weigh
+tasks unevenly, so :math:`\hat\rho = \rho_l` is a prediction the report tests
+(``gradient.rho_low`` beside ``estimate``), not an identity.
 
 Finite-difference check: the first-order prediction
 :math:`\langle\nabla_\theta\bar z_g, \Delta\theta_b\rangle` (autograd at θ, float64) against
@@ -59,10 +89,12 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 
+from analysis.diagnostics.transfer.coupling import bootstrap
 from analysis.diagnostics.transfer.estimates import mean_of_ratios, ratio_of_means, t_interval
-from analysis.diagnostics.transfer.logodds import Item, log_odds
+from analysis.diagnostics.transfer.logodds import Item, log_odds, task_gradients, task_points
 
 ATTEMPTS = 4
 """Samplings of a batch before it is left out for having no informative group."""
@@ -122,23 +154,52 @@ def sample_batch(engine, tasks: Sequence, cfg, seed: int, b: int):
 
 @dataclasses.dataclass
 class Probe:
-    """The probe set at θ: the float64 model, its points, z and ∇z̄ under each goal."""
+    """The probe set at θ: the float64 model, its points, z, the gradient of z̄ and the Gram
+    matrices of the per-task gradients under each goal."""
 
     model: torch.nn.Module
     items: list[Item]
     temperature: float
     z: dict[str, torch.Tensor] = dataclasses.field(default_factory=dict)
-    grad: dict[str, list[torch.Tensor]] = dataclasses.field(default_factory=dict)
+    """goal -> z [points] at θ."""
+    grad: dict[str, torch.Tensor] = dataclasses.field(default_factory=dict)
+    """goal -> ∇θ z̄ [P] float64, z̄ the mean over the points."""
+    gram: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    """``hh``, ``hl``, ``ll`` -> [tasks, tasks] inner products of the per-task gradients."""
+    tasks: list[str] = dataclasses.field(default_factory=list)
+    """The probe's tasks, the order of :attr:`gram` and :attr:`points`."""
+    points: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    """[tasks] points per task (:func:`~analysis.diagnostics.transfer.logodds.task_points`)."""
 
     @classmethod
     def at(cls, model, items: list[Item], temperature: float) -> Probe:
         """A probe on a float64 copy of ``model``."""
         probe = cls(copy.deepcopy(model).double().eval(), items, temperature)
+        probe.tasks, points = task_points(items)
+        rows = {}
         for goal in GOALS:
-            probe.z[goal], probe.grad[goal] = log_odds(
-                probe.model, items, goal, temperature, grad=True
-            )
+            probe.z[goal], rows[goal] = task_gradients(probe.model, items, goal, temperature)
+            probe.grad[goal] = rows[goal].T @ (points / points.sum())
+        high, low = rows["high"], rows["low"]
+        probe.gram = {
+            "hh": (high @ high.T).numpy(),
+            "hl": (high @ low.T).numpy(),
+            "ll": (low @ low.T).numpy(),
+        }
+        probe.points = points.numpy()
         return probe
+
+    def coupling(self, seed: int) -> dict:
+        """The ``gradient`` block (:func:`~analysis.diagnostics.transfer.coupling.bootstrap`),
+        with the tasks in the order of its ``per_task`` lists and their decision kinds."""
+        g = self.gram
+        kinds = {t: sorted({it.kind for it in self.items if it.task_id == t}) for t in self.tasks}
+        return {
+            **bootstrap(g["hh"], g["hl"], g["ll"], self.points, seed=seed),
+            "tasks": self.tasks,
+            "task_kinds": ["+".join(kinds[t]) for t in self.tasks],
+            "model_assumes": "gain_ratio = 1, so rho_low = rho_high = cosine",
+        }
 
     def kinds(self) -> list[str]:
         """The decision kinds of the probe's points, sorted."""
@@ -164,8 +225,7 @@ class Probe:
                 p.add_(d.to(p.dtype))
         try:
             return {
-                g: log_odds(self.model, self.items, g, self.temperature)[0] - self.z[g]
-                for g in GOALS
+                g: log_odds(self.model, self.items, g, self.temperature) - self.z[g] for g in GOALS
             }
         finally:
             with torch.no_grad():
@@ -180,12 +240,13 @@ def step_effect(probe: Probe, grads: Sequence[torch.Tensor], step: float, own: s
     norm = math.sqrt(_dot(grads, grads))
     lr = step * theta / norm
     delta = [-lr * g.double() for g in grads]
+    flat = torch.cat([d.reshape(-1) for d in delta])
     dz = probe.step(delta)
     mine = torch.tensor([it.task_id in own for it in probe.items])
     kinds = {k: torch.tensor([it.kind == k for it in probe.items]) for k in probe.kinds()}
     out: dict = {"step": step, "lr": lr, "grad_norm": norm, "step_norm": step * theta}
     for g in GOALS:
-        pred, meas = _dot(probe.grad[g], delta), float(dz[g].mean())
+        pred, meas = float(probe.grad[g] @ flat), float(dz[g].mean())
         out[g] = {
             "dz": meas,
             "predicted": pred,
@@ -232,9 +293,12 @@ def _ratios(rows: Sequence[dict]) -> dict:
     }
 
 
-def transfer_section(batches: Sequence[dict], probe: Probe, steps: Sequence[float]) -> dict:
+def transfer_section(
+    batches: Sequence[dict], probe: Probe, steps: Sequence[float], seed: int
+) -> dict:
     """The report's ``transfer`` block from the per-batch records (module docstring): ρ̂ at
-    ``steps[0]``, and under ``larger_steps`` at each other step."""
+    ``steps[0]``, under ``larger_steps`` at each other step, and ``gradient``, the coupling in
+    gradient form (bootstrap seeded ``seed``)."""
     ok = [b for b in batches if b["informative"]]
     out = _ratios(ok)
     out["finite_difference"]["step"] = steps[0]
@@ -245,6 +309,8 @@ def transfer_section(batches: Sequence[dict], probe: Probe, steps: Sequence[floa
     return {
         **out,
         "method": "ratio of means over batches, delta-method 95% t interval",
+        "score": "log-odds at the decision token (first token where right and wrong differ)",
+        "gradient": probe.coupling(seed),
         "step": steps[0],
         "larger_steps": larger,
         **{k: v for k, v in probe.before().items() if k != "points"},

@@ -4,6 +4,8 @@ hand-made gate measurements, and the words it is said in."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from analysis.campaigns.collapse_pairs import gates, words
@@ -191,3 +193,12 @@ def test_no_separation_anywhere_is_said_plainly(monkeypatch):
         "the goal token never changed the planted decision, so these designs left nothing for "
         "reward-conditioned sampling to rescue (other doses and weights untested)."
     )
+
+
+def test_a_rho_without_an_interval_is_never_bare():
+    """The dose table's ρ̂ alone when its interval exists; else the batches it stands on."""
+    assert gates.rho_text({"estimate": 0.5, "ci": [0.25, 0.75]}, interval=False) == "0.500"
+    assert gates.rho_text({"estimate": 0.5, "ci": [0.25, 0.75]}) == "0.500 [0.250, 0.750]"
+    lone = {"estimate": 0.071, "ci": [math.nan, math.nan], "informative_batches": 1}
+    assert gates.rho_text(lone, interval=False) == ("0.071 (no interval: 1 informative batch(es))")
+    assert gates.rho_text(None) == "—"
