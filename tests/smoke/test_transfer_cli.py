@@ -27,6 +27,7 @@ def test_transfer_cli_writes_a_consistent_report(tmp_path, monkeypatch):
     report = json.loads(out.read_text())
     assert report["preset"] == "collapse-rcgrpo" and report["rollout"]["temperature"] == 1.0
     assert re.fullmatch(r"[0-9a-f]{40}", report["git_commit"])
+    assert report["command"] == ["python", "-m", "analysis.diagnostics.transfer", *argv]
     assert report["host"]["device"] == "cpu" and report["time_s"]["total"] > 0
     effect = report["goal_effect"]
     assert (effect["tasks"], effect["samples"]) == (2, 2)

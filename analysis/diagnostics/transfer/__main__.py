@@ -20,8 +20,8 @@ Two instruments on any checkpoint of a synth suite with planted decisions, one J
 
 Sampling, group size, advantage estimator and loss are those of the RL preset ``--preset``
 (default: the RC-GRPO preset of the suite, :data:`RL_PRESETS`). Provenance: checkpoint,
-presets, seed, sizes, ``git rev-parse HEAD`` and whether the tree was dirty, the host
-(:func:`rcgrpo.precision.probe_host`), wall seconds per section.
+presets, seed, sizes, the command line (``command``), ``git rev-parse HEAD`` and whether the
+tree was dirty, the host (:func:`rcgrpo.precision.probe_host`), wall seconds per section.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ RL_PRESETS = {
 }
 """Synth preset name prefix -> the RL preset whose settings the diagnostic uses (longest
 prefix first)."""
+PROG = "python -m analysis.diagnostics.transfer"
+"""The command the report records, with its arguments (``command``)."""
 STEPS = (1e-6, 1e-4)
 """Default SGD step sizes: 1e-6 gives ρ̂ (first-order relative error at most 0.004 on
 ``rctp-collapse-s3``); 1e-4, about one Adam step of the collapse preset in norm, is reported
@@ -186,9 +188,7 @@ def _print_summary(report: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m analysis.diagnostics.transfer", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     parser.add_argument("--init", required=True, help="checkpoint folder")
     parser.add_argument("--synth-preset", required=True, help="the synth suite, e.g. collapse1-d10")
     parser.add_argument("--preset", default=None, help="RL preset (default: the suite's RC-GRPO)")
@@ -214,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     head = provenance()
     report = diagnose(args)
-    report = {**report, **head}
+    command = [*PROG.split(), *(sys.argv[1:] if argv is None else argv)]
+    report = {**report, **head, "command": command}
     report["time_s"]["total"] = time.perf_counter() - start
     _print_summary(report)
     if args.out:
