@@ -156,7 +156,7 @@ def evaluate_policy(
     the model's limit; ``batch_size`` episodes in parallel; ``seed`` of the sampling;
     ``on_done(rollout)`` is called once per finished episode (a progress bar); without it,
     ``progress`` opens one, ``eval <mode>/<condition>`` (:mod:`rcgrpo.train.progress`: a bar
-    on a terminal, a line every 15 s in a log file)."""
+    on a terminal; in a log file a line at the start, every 15 s and at the end)."""
     from rcgrpo.env import Episode
     from rcgrpo.policy.chat import ChatEncoder
     from rcgrpo.policy.policies import ModelPolicy

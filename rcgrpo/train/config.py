@@ -268,7 +268,7 @@ class RunConfig:
     """Also write TensorBoard events."""
     progress: bool = True
     """Show progress (rcgrpo.train.progress): a tqdm bar on a terminal, in a log file a line
-    at least every 15 s of work (step, rate, ETA, last metric)."""
+    at the start, at least every 15 s of work and at the end (step, rate, ETA, last metric)."""
 
 
 @dataclass

@@ -2,20 +2,23 @@
 failure sampling and held-out evaluation (one bar per pass).
 
 On a terminal (the stream's ``isatty``) a tqdm bar; in a log file (``nohup``, a campaign's
-``train.log``) a progress line at least every :data:`INTERVAL_S` seconds of work — step,
-share done, rate, elapsed time and ETA, and the bar's last metric — and one when a bar that
-printed closes, unless its last line already shows the final count; a bar done within the
-interval prints nothing. Nothing at all when ``run.progress`` is off. A line reads::
+``train.log``) a progress line when a bar opens, at least every :data:`INTERVAL_S` seconds of
+work, and when it closes (unless its last line already shows the final count), so every pass
+prints its start and its end however short it is — step, share done, rate, elapsed time and
+ETA, and the bar's last metric. Nothing at all when ``run.progress`` is off. Lines read::
 
-    rl step 3/200 (2%) | 5.4 s/step | 0:16 elapsed, ETA 17:44 | reward 0.500 | zero-var 0.25 | 5.4 s/step
+    rl step 0/200 (0%) | 0:00 elapsed
+    rl step 3/200 (2%) | 5.4 s/step | 0:16 elapsed, ETA 17:44 | reward 0.500 | zero-var 0.25
     eval combined/high 120/200 (60%) | 2.1 episode/s | 0:57 elapsed, ETA 0:38 | success 0.325
 
-A step with nothing to count (training a tokenizer) prints :class:`Heartbeat` lines
-instead. The RL bar's text after the counts is :func:`rl_postfix`: ``reward`` is ``reward/mean`` of the
-step, ``zero-var`` ``group/zero_var_frac`` (the share of groups whose G rewards are all equal,
-:mod:`rcgrpo.metrics`), ``s/step`` the step's wall time. An episode bar's is
-:class:`EpisodeTally`'s success so far. The clock and the interval are parameters of
-:class:`LogLines`, so a test drives the lines with a fake clock.
+The rate is the one time per step a line shows: the mean since the bar opened, the pace its ETA
+assumes (on a terminal, tqdm's ``rate_fmt``). A step with nothing to count (training a
+tokenizer) prints :class:`Heartbeat` lines instead. The RL bar's text after the counts is
+:func:`rl_postfix`: ``reward`` is ``reward/mean`` of the step, ``zero-var``
+``group/zero_var_frac`` (the share of groups whose G rewards are all equal,
+:mod:`rcgrpo.metrics`). An episode bar's is :class:`EpisodeTally`'s success so far. The clock
+and the interval are parameters of :class:`LogLines`, so a test drives the lines with a fake
+clock.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import IO, Any
 
 INTERVAL_S = 15.0
 """Most seconds between two progress lines in a log file."""
-RL_FORMAT = "{desc} {n_fmt}/{total_fmt} [{elapsed}<{remaining}] {postfix}"
+RL_FORMAT = "{desc} {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]"
 """tqdm ``bar_format`` of the RL bar (no bar glyphs: the numbers are the point)."""
 
 
@@ -41,9 +44,9 @@ def clock_text(seconds: float) -> str:
 
 class LogLines:
     """The bar of a stream that is not a terminal: tqdm's ``update`` / ``set_postfix_str``
-    / ``close`` / ``n``, printing a line (module docstring) when ``interval`` seconds
-    (default :data:`INTERVAL_S`, read when the bar opens) of ``clock`` (default
-    ``time.monotonic``) have passed since the last one (or since the start)."""
+    / ``close`` / ``n``, printing a line (module docstring) when it opens, when ``interval``
+    seconds (default :data:`INTERVAL_S`, read when the bar opens) of ``clock`` (default
+    ``time.monotonic``) have passed since the last one, and when it closes."""
 
     def __init__(
         self,
@@ -60,7 +63,8 @@ class LogLines:
         self.interval = INTERVAL_S if interval is None else interval
         self.clock = clock or time.monotonic
         self.start = self.last = self.clock()
-        self.postfix, self.printed, self.shown = "", 0, initial
+        self.postfix, self.shown = "", initial
+        self._print(self.start)  # the start of every pass, however short
 
     def set_postfix_str(self, text: str, refresh: bool = False) -> None:
         self.postfix = text
@@ -72,7 +76,7 @@ class LogLines:
             self._print(now)
 
     def close(self) -> None:
-        if self.printed and self.n != self.shown:  # the count moved since the last line
+        if self.n != self.shown:  # the count moved since the last line
             self._print(self.clock())
 
     def line(self, now: float) -> str:
@@ -93,7 +97,7 @@ class LogLines:
 
     def _print(self, now: float) -> None:
         print(self.line(now), file=self.stream, flush=True)
-        self.last, self.printed, self.shown = now, self.printed + 1, self.n
+        self.last, self.shown = now, self.n
 
 
 def open_bar(
@@ -130,18 +134,15 @@ def open_bar(
     )
 
 
-def rl_postfix(metrics: Mapping[str, Any], seconds: float) -> str:
+def rl_postfix(metrics: Mapping[str, Any]) -> str:
     """The RL bar's text after the counts (module docstring); a metric the step did not
-    compute is shown as ``-``."""
+    compute is shown as ``-``. No time: the bar's rate is the line's one time per step."""
 
     def num(key: str, digits: int) -> str:
         value = metrics.get(key)
         return "-" if value is None else f"{float(value):.{digits}f}"
 
-    return (
-        f"reward {num('reward/mean', 3)} | zero-var {num('group/zero_var_frac', 2)} | "
-        f"{seconds:.1f} s/step"
-    )
+    return f"reward {num('reward/mean', 3)} | zero-var {num('group/zero_var_frac', 2)}"
 
 
 def advance(bar: Any, postfix: str | None = None, steps: int = 1) -> None:

@@ -134,9 +134,8 @@ def train(cfg: TrainConfig, steps_given: bool = True) -> dict:
             cfg.run.steps, "rl step", cfg.run.progress and run.info.is_main, run.start_step
         )
         for step in range(run.start_step + 1, cfg.run.steps + 1):
-            start = time.perf_counter()
             last = rl_step(run, step) or last
-            advance(bar, rl_postfix(run.latest, time.perf_counter() - start))
+            advance(bar, rl_postfix(run.latest))
         close(bar)
     finally:
         run.logger.close()

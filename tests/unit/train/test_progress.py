@@ -1,6 +1,7 @@
-"""The trainers' progress (issues 49, 60): the RL bar's text per step and an episode bar on
-a terminal; in a log file a line every 15 s of work (checked with a fake clock, never real
-time), a heartbeat for a step with nothing to count; silence with ``run.progress`` off."""
+"""The trainers' progress: the RL bar's text per step and an episode bar on a terminal; in a
+log file a line when a bar opens, every 15 s of work and when it closes, one time per step a
+line (checked with a fake clock, never real time), a heartbeat for a step with nothing to
+count; silence with ``run.progress`` off."""
 
 from __future__ import annotations
 
@@ -35,21 +36,23 @@ def _last_frame(text: str) -> str:
     return re.split(r"[\r\n]", text.strip())[-1].replace("\x1b[A", "")
 
 
-def test_the_rl_bar_shows_step_reward_zero_variance_share_seconds_and_eta():
+def test_the_rl_bar_shows_step_reward_zero_variance_share_rate_and_eta():
     term = Terminal()
     bar = open_bar(10, "rl step", True, initial=2, stream=term)
     # a step's metrics as rl_step leaves them (0-d tensors or floats); 3 of 4 groups collapsed
     metrics = {"reward/mean": torch.tensor(0.5), "group/zero_var_frac": 0.75}
-    advance(bar, rl_postfix(metrics, 5.44))
+    advance(bar, rl_postfix(metrics))
     close(bar)
     frame = _last_frame(term.getvalue())
     assert frame.startswith("rl step 3/10 [")  # resumed at step 2, one step done
-    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d\]", frame)  # elapsed < ETA
-    assert frame.endswith("reward 0.500 | zero-var 0.75 | 5.4 s/step")
+    # elapsed < ETA, then the rate: the frame's one time per step (s/step, or step/s if fast)
+    assert re.search(r"\[\d\d:\d\d<\d\d:\d\d, *[\d.]+(s/step|step/s), reward", frame)
+    assert len(re.findall(r"s/step|step/s", frame)) == 1
+    assert frame.endswith(", reward 0.500 | zero-var 0.75]")
 
 
 def test_a_metric_the_step_did_not_compute_is_a_dash():
-    assert rl_postfix({}, 12.0) == "reward - | zero-var - | 12.0 s/step"
+    assert rl_postfix({}) == "reward - | zero-var -"
 
 
 def test_no_bar_with_progress_off_and_log_lines_without_a_terminal():
@@ -58,8 +61,9 @@ def test_no_bar_with_progress_off_and_log_lines_without_a_terminal():
     assert open_bar(5, "rl step", False, stream=plain) is None
     advance(None, "ignored")
     close(None)
-    assert isinstance(open_bar(5, "rl step", True, stream=plain), LogLines)
     assert plain.getvalue() == term.getvalue() == ""
+    assert isinstance(open_bar(5, "rl step", True, stream=plain), LogLines)
+    assert plain.getvalue() == "rl step 0/5 (0%) | 0:00 elapsed\n"  # the start, at once
 
 
 class FakeClock:
@@ -72,15 +76,15 @@ class FakeClock:
         return self.now
 
 
-def test_log_lines_come_every_interval_with_rate_eta_and_the_last_metric():
+def test_log_lines_come_at_the_start_every_interval_and_at_the_end():
     log, clock = io.StringIO(), FakeClock()
     bar = open_bar(10, "rl step", True, initial=2, stream=log, clock=clock)
-    for at in (105.0, 110.0):  # steps 3, 4: within 15 s of the start, no line
+    for at in (105.0, 110.0):  # steps 3, 4: within 15 s of the start line, no line
         clock.now = at
-        advance(bar, rl_postfix({"reward/mean": 0.5}, 5.0))
-    assert log.getvalue() == ""
+        advance(bar, rl_postfix({"reward/mean": 0.5}))
+    assert log.getvalue() == "rl step 2/10 (20%) | 0:00 elapsed\n"  # resumed at step 2
     clock.now = 116.0  # step 5: 3 steps in 16 s = 5.33 s/step; 5 left -> 26.7 s
-    advance(bar, rl_postfix({"reward/mean": 0.25, "group/zero_var_frac": 0.5}, 6.0))
+    advance(bar, rl_postfix({"reward/mean": 0.25, "group/zero_var_frac": 0.5}))
     clock.now = 130.0  # step 6: 14 s after the last line, none
     advance(bar)
     clock.now = 131.0  # step 7: 15 s after it; 5 steps in 31 s = 6.2 s/step, 3 left -> 18.6 s
@@ -89,13 +93,12 @@ def test_log_lines_come_every_interval_with_rate_eta_and_the_last_metric():
     advance(bar)
     clock.now = 140.0  # closed at step 8, 40 s from the start: 6 in 40 = 6.7 s/step, 2 left
     close(bar)
+    # one time per step a line: the mean since the start, the pace of the ETA
     assert log.getvalue().splitlines() == [
-        "rl step 5/10 (50%) | 5.3 s/step | 0:16 elapsed, ETA 0:27 | "
-        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
-        "rl step 7/10 (70%) | 6.2 s/step | 0:31 elapsed, ETA 0:19 | "
-        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
-        "rl step 8/10 (80%) | 6.7 s/step | 0:40 elapsed, ETA 0:13 | "
-        "reward 0.250 | zero-var 0.50 | 6.0 s/step",
+        "rl step 2/10 (20%) | 0:00 elapsed",
+        "rl step 5/10 (50%) | 5.3 s/step | 0:16 elapsed, ETA 0:27 | reward 0.250 | zero-var 0.50",
+        "rl step 7/10 (70%) | 6.2 s/step | 0:31 elapsed, ETA 0:19 | reward 0.250 | zero-var 0.50",
+        "rl step 8/10 (80%) | 6.7 s/step | 0:40 elapsed, ETA 0:13 | reward 0.250 | zero-var 0.50",
     ]
     again = io.StringIO()
     bar = open_bar(2, "rl step", True, stream=again, clock=FakeClock(0.0), interval=1.0)
@@ -103,29 +106,35 @@ def test_log_lines_come_every_interval_with_rate_eta_and_the_last_metric():
     advance(bar, steps=2)
     close(bar)  # ... already shows the final count: closing adds no second one
     assert again.getvalue().splitlines() == [
-        "rl step 2/2 (100%) | 2.5 s/step | 0:05 elapsed, ETA 0:00"
+        "rl step 0/2 (0%) | 0:00 elapsed",
+        "rl step 2/2 (100%) | 2.5 s/step | 0:05 elapsed, ETA 0:00",
     ]
 
 
-def test_a_fast_count_is_per_second_and_a_short_job_prints_nothing():
+def test_a_fast_count_is_per_second_and_a_short_job_prints_its_start_and_end():
     log, clock = io.StringIO(), FakeClock(0.0)
     bar = open_bar(200, "eval combined/high", True, stream=log, unit="episode", clock=clock)
     tally = EpisodeTally(bar)
     for k in range(1, 41):  # 40 episodes in 16 s, the first 10 succeed
         clock.now = 0.4 * k
         tally(type("Rollout", (), {"reward": float(k <= 10)})())
-    # one line at 15.2 s (38 episodes: 2.5 episode/s, 162 left -> 64.8 s), one at close (16 s)
+    # the start; a line at 15.2 s (38 episodes: 2.5 episode/s, 162 left -> 64.8 s); the close
     close(bar)
     assert log.getvalue().splitlines() == [
+        "eval combined/high 0/200 (0%) | 0:00 elapsed",
         "eval combined/high 38/200 (19%) | 2.5 episode/s | 0:15 elapsed, ETA 1:05 | success 0.263",
         "eval combined/high 40/200 (20%) | 2.5 episode/s | 0:16 elapsed, ETA 1:04 | success 0.250",
     ]
     short = io.StringIO()
-    bar = open_bar(3, "eval", True, stream=short, clock=FakeClock(0.0))
-    for _ in range(3):
-        advance(bar)
+    bar = open_bar(3, "rl step", True, stream=short, clock=FakeClock(0.0))
+    for _ in range(3):  # a 9 s run, well within the 15 s interval: 3 steps of 3 s
+        bar.clock.now += 3.0
+        advance(bar, rl_postfix({"reward/mean": 1.0, "group/zero_var_frac": 1.0}))
     close(bar)
-    assert short.getvalue() == ""  # done within the interval: not a line
+    assert short.getvalue().splitlines() == [
+        "rl step 0/3 (0%) | 0:00 elapsed",
+        "rl step 3/3 (100%) | 3.0 s/step | 0:09 elapsed, ETA 0:00 | reward 1.000 | zero-var 1.00",
+    ]
 
 
 def test_clock_text():
@@ -180,14 +189,15 @@ def test_evaluation_shows_its_progress_in_a_log_file(monkeypatch, capsys):
     monkeypatch.setattr(progress, "INTERVAL_S", 0.0)  # a line per episode
     evaluate_policy(model, tokenizer, tasks, condition="none", max_new_tokens=2, max_context=600)
     lines = capsys.readouterr().err.splitlines()
-    # a line per episode (the last one is the final count: closing adds none); an untrained
-    # model never succeeds
+    # the start, then a line per episode (the last one is the final count: closing adds none);
+    # an untrained model never succeeds
     assert [line.split(" | ")[0] for line in lines] == [
+        "eval multi_turn/none 0/3 (0%)",
         "eval multi_turn/none 1/3 (33%)",
         "eval multi_turn/none 2/3 (67%)",
         "eval multi_turn/none 3/3 (100%)",
     ]
-    assert all(line.endswith("| success 0.000") for line in lines)
+    assert all(line.endswith("| success 0.000") for line in lines[1:])
     evaluate_policy(model, tokenizer, tasks, condition="none", max_new_tokens=2, progress=False)
     assert capsys.readouterr().err == ""
 
