@@ -9,9 +9,14 @@ success under each goal over steps 1–10 (its rollouts; the ``collapse-seeds`` 
 
 **Model.** :func:`analysis.theory.transfer.simulate` from that start, 200 steps, in both
 variants (expected update; noise-bound). The model has no network step size: one effective η
-per seed and variant is fitted on the reference arm, RCTP-FT + GRPO (least squares between the
-simulated high-goal success and the arm's measured training success in 10-step blocks, a
-bounded search over log η); the other arms are predicted with it.
+per variant is fitted by least squares between the simulated high-goal success and RCTP-FT +
+GRPO's measured training success in 10-step blocks (an unbounded Brent search on log η; a fit
+outside [1e-6, 1e6] raises :class:`FitOffScale` rather than report a clipped η). Two fits:
+
+- **in-sample**: η from the seed's own RCTP-FT + GRPO curve. K3s subtracts that same curve, so
+  its prediction is partly fitted; M4s and M2s are genuine predictions.
+- **leave-one-seed-out**: η from the other seeds' RCTP-FT + GRPO curves (their summed loss, each
+  from its own start and ρ̂). No contrast of the seed is seen by its fit: all three are genuine.
 
 **Outcome.** Learning speed in training success: the mean high-goal training success over steps
 25–175 (each arm's rollouts; RC arms: their high-goal rollouts), differenced as the rules are:
@@ -38,7 +43,10 @@ from analysis.theory.transfer import simulate
 RESULTS = REPO_ROOT / "results" / "collapse"
 DIAGNOSTICS = REPO_ROOT / "results" / "diagnostics"
 STEPS, BLOCK, SPEED = 200, 10, (25, 175)
-LOG_ETA = (float(np.log(1e-2)), float(np.log(1e4)))
+ETA_SCALE = (1e-6, 1e6)
+"""A fitted η outside this range is a fit that ran off, not a step size (:class:`FitOffScale`)."""
+ETA_BRACKET = (float(np.log(1e-3)), float(np.log(1e-1)))
+"""Where the search on log η starts (a bracket for Brent's method, not a bound)."""
 ARMS = {  # model arm, its keyword arguments, the campaign preset
     "rctp_grpo": ("rctp_grpo", {}, kv.RCTP_GRPO),
     "rc_grpo": ("rc_grpo", {}, kv.RC),
@@ -112,39 +120,89 @@ def _predict(arm: str, s0, rho: float, eta: float, noise: bool) -> np.ndarray:
     return simulate(name, s0[0], s0[1], rho, eta, STEPS, noise=noise, **kwargs)[1:, 0]
 
 
-def fit_eta(reference: np.ndarray, s0, rho: float, noise: bool) -> float:
-    """The η in [1e-2, 1e4] whose simulated RCTP-FT + GRPO curve is closest to ``reference``
-    in 10-step blocks (bounded Brent search on log η)."""
+class FitOffScale(ValueError):
+    """The least-squares η left :data:`ETA_SCALE`: the curves do not pin a step size."""
+
+
+Reference = tuple[np.ndarray, tuple[float, float], float]
+"""One curve η is fitted on: (training success [STEPS], start (s_h, s_l), ρ̂)."""
+
+
+def fit_eta(references: list[Reference], noise: bool) -> float:
+    r"""The η minimising :math:`\sum_{\text{refs}}\sum_b(\bar s^{sim}_b(\eta)-\bar s_b)^2`, the
+    squared error of the simulated RCTP-FT + GRPO high-goal success against each reference
+    curve's 10-step block means (Brent's method on log η, unbounded; :class:`FitOffScale`
+    when the minimum leaves :data:`ETA_SCALE`)."""
     from scipy.optimize import minimize_scalar
 
-    want = _blocks(reference)
+    wants = [(_blocks(curve), s0, rho) for curve, s0, rho in references]
 
     def loss(log_eta: float) -> float:
-        sim = _predict("rctp_grpo", s0, rho, float(np.exp(log_eta)), noise)
-        return float(np.nansum((_blocks(sim) - want) ** 2))
+        eta = float(np.exp(log_eta))
+        return float(
+            sum(
+                np.nansum((_blocks(_predict("rctp_grpo", s0, rho, eta, noise)) - want) ** 2)
+                for want, s0, rho in wants
+            )
+        )
 
-    fit = minimize_scalar(loss, bounds=LOG_ETA, method="bounded", options={"xatol": 1e-3})
-    return float(np.exp(fit.x))
+    fit = minimize_scalar(loss, bracket=ETA_BRACKET, method="brent", options={"xtol": 1e-4})
+    eta = float(np.exp(fit.x))
+    if not ETA_SCALE[0] < eta < ETA_SCALE[1]:
+        raise FitOffScale(f"fitted η = {eta:.3g} is outside {ETA_SCALE}: no step size fits")
+    return eta
 
 
-def seed_contrasts(root: Path, seed: int, rho: float) -> dict[str, dict[str, float]] | None:
-    """{rule: {measured, expected, noise}} training-speed contrasts of one seed."""
+FITS = ("in-sample", "leave-one-seed-out")
+VARIANTS = (("expected", False), ("noise", True))
+GENUINE = {"in-sample": {"K3s": False, "M4s": True, "M2s": True}}
+"""Whether a fit's prediction of a rule is genuine (its fit never saw the rule's curves):
+in-sample K3s subtracts the curve η is fitted on; every leave-one-seed-out prediction is."""
+
+
+def is_genuine(fit: str, rule: str) -> bool:
+    return GENUINE.get(fit, {}).get(rule, True)
+
+
+def _seed_inputs(root: Path, seed: int, rho: float):
     curves = {a: training_curve(root, ARMS[a][2], seed) for a in ARMS}
     s0 = start(root, seed)
     if s0 is None or any(c is None for c in curves.values()):
         return None
-    predicted = {}
-    for noise, label in ((False, "expected"), (True, "noise")):
-        eta = fit_eta(curves["rctp_grpo"], s0, rho, noise)
-        predicted[label] = {a: speed(_predict(a, s0, rho, eta, noise)) for a in ARMS}
-    measured = {a: speed(c) for a, c in curves.items()}
-    return {
-        rule: {
-            "measured": measured[a] - measured[b],
-            **{k: predicted[k][a] - predicted[k][b] for k in predicted},
+    return curves, s0, rho
+
+
+def all_contrasts(root: Path, rho_of: dict[int, float]) -> dict[int, dict]:
+    """{seed: {"eta": {fit: {variant: η}}, rule: {"measured", fit: {variant: predicted}}}} for
+    every seed of ``rho_of`` whose arms are committed."""
+    inputs = {s: _seed_inputs(root, s, r) for s, r in rho_of.items()}
+    inputs = {s: v for s, v in inputs.items() if v is not None}
+    out = {}
+    for seed, (curves, s0, rho) in inputs.items():
+        refs = {
+            "in-sample": [(curves["rctp_grpo"], s0, rho)],
+            "leave-one-seed-out": [
+                (c["rctp_grpo"], s, r) for other, (c, s, r) in inputs.items() if other != seed
+            ],
         }
-        for rule, (a, b) in RULES.items()
-    }
+        measured = {a: speed(c) for a, c in curves.items()}
+        etas, predicted = {}, {}
+        for fit in FITS:
+            etas[fit], predicted[fit] = {}, {}
+            for label, noise in VARIANTS:
+                eta = fit_eta(refs[fit], noise)
+                etas[fit][label] = eta
+                predicted[fit][label] = {a: speed(_predict(a, s0, rho, eta, noise)) for a in ARMS}
+        row = {"eta": etas}
+        for rule, (a, b) in RULES.items():
+            row[rule] = {"measured": measured[a] - measured[b]}
+            for fit in FITS:
+                row[rule][fit] = {
+                    label: predicted[fit][label][a] - predicted[fit][label][b]
+                    for label, _ in VARIANTS
+                }
+        out[seed] = row
+    return out
 
 
 def _points(est) -> str:
@@ -157,23 +215,27 @@ def _points(est) -> str:
 PREDICTIONS_HEADER = (
     "rule",
     "contrast",
+    "η fitted on",
+    "prediction",
     "held-out estimate, registered rule [95% CI]",
     "training speed, measured",
-    "predicted: expected update",
-    "predicted: noise-bound",
-    "error (noise-bound − measured)",
+    "expected update: predicted",
+    "error",
+    "noise-bound: predicted",
+    "error",
 )
+FIT_NAMES = {"in-sample": "the seed's RCTP-FT + GRPO", "leave-one-seed-out": "the other seeds'"}
 
 
 def predictions_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) -> str:
-    """The ``transfer-predictions`` block: per rule, the mean over seeds ± 95% t, in points."""
+    """The ``transfer-predictions`` block: per rule and fit, the mean over seeds ± 95% t, in
+    points; error = predicted − measured, per seed, then averaged."""
     from analysis.campaigns.collapse import tables as ct
 
     held = {d.rule.id: d.outcome.interval for d in ct.decisions(ct.collapse_arms(root))}
     measured_rho = rhos(diagnostics)
     pooled = float(np.mean(list(measured_rho.values()))) if measured_rho else 1.0
-    per_seed = [seed_contrasts(root, s, measured_rho.get(s, pooled)) for s in SEEDS]
-    per_seed = [p for p in per_seed if p is not None]
+    per_seed = all_contrasts(root, {s: measured_rho.get(s, pooled) for s in SEEDS})
     names = {"K3s": "RC-GRPO − RCTP-FT + GRPO", "M4s": "RC-GRPO − GRPO at G = 3"}
     names["M2s"] = "anchored low mode − RC-GRPO"
     body = []
@@ -182,25 +244,35 @@ def predictions_markdown(root: Path = RESULTS, diagnostics: Path = DIAGNOSTICS) 
         cell = (
             "—" if iv is None else f"{100 * iv.mean:+.1f} [{100 * iv.low:.1f}, {100 * iv.high:.1f}]"
         )
-        col = {
-            k: mean_ci([p[rule][k] for p in per_seed]) for k in ("measured", "expected", "noise")
-        }
-        err = mean_ci([p[rule]["noise"] - p[rule]["measured"] for p in per_seed])
-        row = [
-            rule,
-            names[rule],
-            cell,
-            *(_points(col[k]) for k in ("measured", "expected", "noise")),
-        ]
-        body.append([*row, _points(err)])
-    lines = st.markdown_table(PREDICTIONS_HEADER, body, ["---", "---", *["--:"] * 5])
+        measured = _points(mean_ci([p[rule]["measured"] for p in per_seed.values()]))
+        for fit in FITS:
+            cols = []
+            for label, _ in VARIANTS:
+                pred = [p[rule][fit][label] for p in per_seed.values()]
+                err = [p[rule][fit][label] - p[rule]["measured"] for p in per_seed.values()]
+                cols += [_points(mean_ci(pred)), _points(mean_ci(err))]
+            kind = "genuine" if is_genuine(fit, rule) else "fitted (its versus arm is the fit's)"
+            body.append([rule, names[rule], FIT_NAMES[fit], kind, cell, measured, *cols])
+    align = ["---"] * 4 + ["--:"] * 6
+    lines = st.markdown_table(PREDICTIONS_HEADER, body, align)
     seeds_rho = ", ".join(f"s{s} {r:.3f}" for s, r in measured_rho.items())
+    etas = {
+        (fit, label): [p["eta"][fit][label] for p in per_seed.values()]
+        for fit in FITS
+        for label, _ in VARIANTS
+    }
+    eta_text = "; ".join(
+        f"{fit}, {'noise-bound' if label == 'noise' else 'expected update'} "
+        f"{min(v):.4f}–{max(v):.4f}"
+        for (fit, label), v in etas.items()
+    )
     note = (
-        f"Points of success, mean over {len(per_seed)} seeds ± 95% t half-width. ρ̂ per seed "
-        f"(transfer probe): {seeds_rho or 'none'}; the other seeds take their mean, "
-        f"{pooled:.3f}. One effective η per seed and variant fitted on RCTP-FT + GRPO's "
-        "training success; the other arms predicted with it "
-        "(analysis/campaigns/collapse/transfer_table.py)."
+        f"Points of success, mean over {len(per_seed)} seeds ± 95% t half-width; error = "
+        "predicted − measured training speed (an interval that holds 0: the prediction is "
+        f"within the measurement). ρ̂ per seed (transfer probe): {seeds_rho or 'none'}; the "
+        f"other seeds take their mean, {pooled:.3f}. η per seed ({eta_text}): an unbounded "
+        "least-squares fit to RCTP-FT + GRPO's training success, the seed's own or the other "
+        "seeds' (analysis/campaigns/collapse/transfer_table.py)."
     )
     return "\n".join([*lines, "", note]) + "\n"
 
