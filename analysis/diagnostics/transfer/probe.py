@@ -10,7 +10,7 @@ gradients :math:`\nabla z_{h,i}`, :math:`\nabla z_{l,i}` and, per task and poole
 probe set (the gradients of :math:`\bar z_g`, the mean over the points), the inner product
 :math:`\langle\nabla\bar z_h,\nabla\bar z_l\rangle`, both norms, the cosine, the gain ratio
 γ = ‖∇z̄_l‖ / ‖∇z̄_h‖ (the transfer model assumes γ = 1) and the cross-to-own ratios
-:math:`\rho_l`, :math:`\rho_h` of a step along each goal's gradient, with percentile bootstrap
+:math:`\rho_l`, :math:`\rho_h` of a step along each goal's gradient, with basic bootstrap
 intervals over tasks (seeded by ``--seed``). It needs no sampling: every task informs it,
 whatever the goals' success.
 

@@ -14,9 +14,9 @@ import torch
 
 from analysis.diagnostics.transfer.coupling import (
     STATS,
+    basic_interval,
     bootstrap,
     coupling,
-    percentile_interval,
     resample_counts,
     task_weights,
 )
@@ -69,9 +69,12 @@ def test_task_weights_weigh_each_counted_point_once():
     assert both.tolist() == [[0.25, 0.75], [0.0, 1.0]]
 
 
-def test_percentile_interval_and_counts():
-    # 0..100: the 2.5% and 97.5% quantiles (linear) are 2.5 and 97.5
-    assert percentile_interval(np.arange(101.0)) == pytest.approx([2.5, 97.5], rel=1e-12)
+def test_basic_interval_and_counts():
+    # replicates 0..100: quantiles 2.5 and 97.5 (linear); at θ̂ = 50 the interval mirrors onto
+    # itself, at θ̂ = 40 it is [80 − 97.5, 80 − 2.5]: replicates above θ̂ pull it down
+    values = np.arange(101.0)
+    assert basic_interval(values, 50.0) == pytest.approx([2.5, 97.5], rel=1e-12)
+    assert basic_interval(values, 40.0) == pytest.approx([-17.5, 77.5], rel=1e-12)
     counts = resample_counts(5, 7, seed=3)
     assert counts.shape == (7, 5) and (counts.sum(axis=1) == 5).all()
     assert np.array_equal(counts, resample_counts(5, 7, seed=3))
@@ -86,6 +89,7 @@ def test_bootstrap_of_identical_tasks_is_a_point():
     assert out["cosine"]["estimate"] == pytest.approx(1 / math.sqrt(5))
     assert out["gain_ratio"]["ci"] == pytest.approx([2 / math.sqrt(5)] * 2)
     assert out["inner"]["task_mean"]["ci"] == pytest.approx([2.0, 2.0])
+    assert out["norm_low"]["bias"] == pytest.approx(0.0, abs=1e-12)
     assert out["rho_low"]["per_task"] == pytest.approx([0.5] * 4)
     assert out["n_tasks"] == 4 and out["points"] == 4
     assert out["bootstrap"]["replicates"] == 50 and out["bootstrap"]["seed"] == 1
@@ -105,7 +109,9 @@ def test_bootstrap_matches_a_loop_over_resampled_gradients():
         w = c * points / (c * points).sum()
         gh, gl = h.T @ w, lo.T @ w
         cosines.append(gh @ gl / np.linalg.norm(gh) / np.linalg.norm(gl))
-    assert out["cosine"]["ci"] == pytest.approx(percentile_interval(np.array(cosines)), rel=1e-12)
+    want = basic_interval(np.array(cosines), out["cosine"]["estimate"])
+    assert out["cosine"]["ci"] == pytest.approx(want, rel=1e-12)
+    assert out["cosine"]["bias"] == pytest.approx(np.mean(cosines) - out["cosine"]["estimate"])
 
 
 # --- the decision token --------------------------------------------------------------------------
@@ -204,3 +210,19 @@ def test_task_points_count_each_tasks_points():
     items.append(Item("t1", "swap", items[1].rows))
     tasks, points = task_points(items)
     assert tasks == ["t0", "t1"] and points.tolist() == [1.0, 2.0]
+
+
+def test_resampling_biases_the_pooled_inner_product_by_the_task_spread_over_n():
+    """Per-task gradients μ ± a (n = 40, half each): the pooled mean is μ, ⟨ḡ, ḡ⟩ = ‖μ‖² = 1,
+    and a resample's mean keeps part of ±a: E*[‖ḡ*‖²] = ‖ḡ‖² + (1/n)·(1/n)Σ‖g_i − ḡ‖² = 1 +
+    100/40, so ``bias`` ≈ 2.5 (2,000 replicates: within 10%), and the basic interval is the
+    replicates' quantiles mirrored about the estimate, [2θ̂ − q_hi, 2θ̂ − q_lo]."""
+    n, a, mu = 40, np.array([0.0, 10.0]), np.array([1.0, 0.0])
+    g = np.array([mu + a if i % 2 else mu - a for i in range(n)])
+    out = bootstrap(g @ g.T, g @ g.T, g @ g.T, np.ones(n), replicates=2000, seed=0)
+    inner = out["inner"]
+    assert inner["estimate"] == pytest.approx(1.0) and inner["bias"] == pytest.approx(2.5, rel=0.1)
+    w = task_weights(resample_counts(n, 2000, seed=0), np.ones(n))
+    replicates = np.einsum("ri,ij,rj->r", w, g @ g.T, w)
+    assert inner["ci"] == pytest.approx(basic_interval(replicates, 1.0), rel=1e-12)
+    assert inner["ci"][1] < 1.0  # every replicate lies above θ̂: the interval falls below it
