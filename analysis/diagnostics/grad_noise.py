@@ -115,7 +115,13 @@ def measure(argv: list[str], steps: int) -> dict:
     from rcgrpo.train.cli import parse_cli
     from rcgrpo.train.rl.filters import GROUP_FILTERS, collect_groups, training_batch
     from rcgrpo.train.rl.setup import setup
-    from rcgrpo.train.rl.update import DENOMINATOR, LossContext, UpdateStats, _minibatch_loss
+    from rcgrpo.train.rl.update import (
+        DENOMINATOR,
+        LossContext,
+        UpdateSettings,
+        UpdateStats,
+        _minibatch_loss,
+    )
     from rcgrpo.train.rollouts import RoundGenerator
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,7 +150,8 @@ def measure(argv: list[str], steps: int) -> dict:
             step_sum, sq = None, 0.0
             for k in groups:
                 model.zero_grad(set_to_none=True)
-                ctx = LossContext(cfg, {"ref": None, "old": None}, denominator, UpdateStats())
+                frozen = {"ref": None, "old": None}
+                ctx = LossContext(UpdateSettings.of(cfg), frozen, denominator, UpdateStats())
                 _minibatch_loss(model, batch, rows_of[k], ctx, pad)
                 g = _flat_grad(model)
                 sum_g = g.clone() if sum_g is None else sum_g.add_(g)

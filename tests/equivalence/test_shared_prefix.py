@@ -21,7 +21,7 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 from rcgrpo.policy.teacher import SharedPrefixForward, common_prefix_length, shared_prefix_length
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import DistInfo
-from rcgrpo.train.rl.update import TrainBatch, run_update, teacher_forced
+from rcgrpo.train.rl.update import TrainBatch, UpdateSettings, run_update, teacher_forced
 from tests.unit.train.rl_fakes import fake_rollout
 
 PAD, V, TAU, LR = 0, 48, 0.8, 10.0
@@ -234,7 +234,7 @@ def _update(cfg, batch):
     the deltas far above the float32 rounding of the parameters themselves."""
     model, ref = _model(1), _model(2)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
-    stats = run_update(model, ref, opt, batch, cfg, DistInfo(), LR, PAD)
+    stats = run_update(model, ref, opt, batch, UpdateSettings.of(cfg), DistInfo(), LR, PAD)
     return model, stats
 
 

@@ -117,7 +117,7 @@ def loss_gradient(model, rollouts: Sequence, advantages: torch.Tensor, cfg, pad_
     """∇θ of the trainer's policy loss on ``rollouts`` with ``advantages`` [B] (group-major,
     whole groups of ``cfg.rollout.group_size``), β = 0, no clipping (module docstring)."""
     from rcgrpo.train.distributed import DistInfo
-    from rcgrpo.train.rl.update import TrainBatch, run_update
+    from rcgrpo.train.rl.update import TrainBatch, UpdateSettings, run_update
 
     cfg = copy.deepcopy(cfg)
     cfg.algo.kl_beta, cfg.optim.max_grad_norm = 0.0, math.inf
@@ -126,7 +126,7 @@ def loss_gradient(model, rollouts: Sequence, advantages: torch.Tensor, cfg, pad_
     ordinal = [i // size for i in range(len(rollouts))]
     batch = TrainBatch(list(rollouts), advantages.float(), ordinal, None)
     catcher = GradCatcher([p for p in model.parameters() if p.requires_grad])
-    run_update(model, None, catcher, batch, cfg, DistInfo(), 0.0, pad_id)
+    run_update(model, None, catcher, batch, UpdateSettings.of(cfg), DistInfo(), 0.0, pad_id)
     return catcher.grads
 
 

@@ -48,7 +48,7 @@ from rcgrpo.train.rl.step_metrics import (
     to_floats,
     update_metrics,
 )
-from rcgrpo.train.rl.update import run_update
+from rcgrpo.train.rl.update import UpdateSettings, run_update
 from rcgrpo.train.rollouts import RoundGenerator
 from rcgrpo.train.run_folder import write_summary
 from rcgrpo.train.runlog import due
@@ -75,7 +75,7 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
                 run.ref_model,
                 run.optimizer,
                 batch,
-                cfg,
+                UpdateSettings.of(cfg),
                 info,
                 lr,
                 run.tokenizer.pad_token_id,

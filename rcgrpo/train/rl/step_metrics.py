@@ -36,6 +36,7 @@ from rcgrpo.train.rl.filters import Collected, advantages_of
 from rcgrpo.train.rl.update import (
     LOSS_STATS,
     TOKEN_MEAN_STATS,
+    UpdateSettings,
     UpdateStats,
     needs_ref,
     reduce_sum,
@@ -125,7 +126,9 @@ def rollout_metrics(rows: list[dict]) -> dict[str, torch.Tensor]:
 
 def _sum_keys(cfg) -> list[str]:
     """The update sums every rank contributes (a fixed list: ranks without rows send 0)."""
-    token = [k for k in TOKEN_MEAN_STATS if k != "policy/kl_ref" or needs_ref(cfg)]
+    token = [
+        k for k in TOKEN_MEAN_STATS if k != "policy/kl_ref" or needs_ref(UpdateSettings.of(cfg))
+    ]
     losses = [
         k
         for k in LOSS_STATS

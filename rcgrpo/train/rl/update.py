@@ -33,7 +33,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 
@@ -60,6 +59,65 @@ TOKEN_MEAN_STATS = (
     "policy/clipfrac_high",
 )
 LOSS_STATS = ("loss/total", "loss/pg", "loss/kl", "loss/entropy_bonus")
+
+
+@dataclass(frozen=True)
+class UpdateSettings:
+    """The config fields an update reads (each documented at its field of
+    :class:`~rcgrpo.train.config.TrainConfig`, named in brackets); :meth:`of` picks them."""
+
+    temperature: float = 1.0
+    """τ of the tempered log-probs (``rollout.temperature``)."""
+    clip_low: float = 0.2
+    """(``algo.clip_low``)"""
+    clip_high: float = 0.2
+    """(``algo.clip_high``)"""
+    kl_beta: float = 0.1
+    """(``algo.kl_beta``)"""
+    kl_estimator: str = "k3"
+    """(``algo.kl_estimator``)"""
+    loss_agg: str = "token-mean"
+    """(``algo.loss_agg``)"""
+    ratio: str = "token"
+    """(``algo.ratio``)"""
+    ratio_against: str = "old"
+    """(``algo.ratio_against``)"""
+    entropy_coef: float = 0.0
+    """(``algo.entropy_coef``)"""
+    norm_length: float = 1024.0
+    """Dr. GRPO's L (``algo.norm_length``, 0 there = ``rollout.max_context``)."""
+    inner_epochs: int = 1
+    """(``optim.inner_epochs``)"""
+    minibatches: int = 1
+    """(``optim.minibatches``)"""
+    micro_batch: int = 0
+    """(``optim.micro_batch``)"""
+    share_prefix: bool = True
+    """(``optim.share_prefix``)"""
+    max_grad_norm: float = 1.0
+    """(``optim.max_grad_norm``)"""
+
+    @classmethod
+    def of(cls, cfg) -> UpdateSettings:
+        """The settings of a :class:`~rcgrpo.train.config.TrainConfig`."""
+        algo, optim = cfg.algo, cfg.optim
+        return cls(
+            temperature=cfg.rollout.temperature,
+            clip_low=algo.clip_low,
+            clip_high=algo.clip_high,
+            kl_beta=algo.kl_beta,
+            kl_estimator=algo.kl_estimator,
+            loss_agg=algo.loss_agg,
+            ratio=algo.ratio,
+            ratio_against=algo.ratio_against,
+            entropy_coef=algo.entropy_coef,
+            norm_length=float(algo.norm_length or cfg.rollout.max_context),
+            inner_epochs=optim.inner_epochs,
+            minibatches=optim.minibatches,
+            micro_batch=optim.micro_batch,
+            share_prefix=optim.share_prefix,
+            max_grad_norm=optim.max_grad_norm,
+        )
 
 
 @dataclass
@@ -165,9 +223,9 @@ def reduce_sum(x: torch.Tensor, info: DistInfo) -> torch.Tensor:
     return global_sum(x.to(info.device), info).cpu()
 
 
-def needs_ref(cfg) -> bool:
+def needs_ref(settings: UpdateSettings) -> bool:
     """The reference pass runs when β > 0 or the ratio is taken against π_ref."""
-    return cfg.algo.kl_beta > 0 or cfg.algo.ratio_against == "ref"
+    return settings.kl_beta > 0 or settings.ratio_against == "ref"
 
 
 class UpdateStats:
@@ -209,8 +267,8 @@ class UpdateStats:
 class LossContext:
     """What every micro-batch loss of one minibatch shares."""
 
-    cfg: Any
-    """The TrainConfig."""
+    settings: UpdateSettings
+    """What the update reads of the config."""
     cache: dict[str, list[torch.Tensor] | None]
     """Frozen per-rollout log-probs: "ref" (π_ref) and "old" (π_old), or None."""
     denominator: torch.Tensor
@@ -221,27 +279,27 @@ class LossContext:
 
 def _chunk_loss(batch: TrainBatch, rows: list[int], logp, ent, mask, ctx: LossContext):
     """Policy loss of rollouts ``rows`` from their [c, W] log-probs; backward; its loss."""
-    algo, cfg, cache = ctx.cfg.algo, ctx.cfg, ctx.cache
+    s, cache = ctx.settings, ctx.cache
     width, device = logp.shape[1], logp.device
     old = _rows([cache["old"][i] for i in rows], width) if cache["old"] else logp.detach()
     ref = _rows([cache["ref"][i] for i in rows], width) if cache["ref"] else None
-    grad_entropy = algo.entropy_coef > 0
+    grad_entropy = s.entropy_coef > 0
     loss, out = policy_loss(
         logp,
         old.to(device),
         None if ref is None else ref.to(device),
         batch.advantages[rows].to(device),
         mask,
-        clip_low=algo.clip_low,
-        clip_high=algo.clip_high,
-        beta=algo.kl_beta,
-        kl_estimator=algo.kl_estimator,
-        agg_mode=algo.loss_agg,
-        ratio_level=algo.ratio,
-        ratio_against=algo.ratio_against,
+        clip_low=s.clip_low,
+        clip_high=s.clip_high,
+        beta=s.kl_beta,
+        kl_estimator=s.kl_estimator,
+        agg_mode=s.loss_agg,
+        ratio_level=s.ratio,
+        ratio_against=s.ratio_against,
         entropy=ent if grad_entropy else None,
-        entropy_coef=algo.entropy_coef,
-        norm_length=float(algo.norm_length or cfg.rollout.max_context),
+        entropy_coef=s.entropy_coef,
+        norm_length=s.norm_length,
         denominator=ctx.denominator,
     )
     if loss.requires_grad:  # a chunk without loss tokens has a constant loss
@@ -253,10 +311,10 @@ def _chunk_loss(batch: TrainBatch, rows: list[int], logp, ent, mask, ctx: LossCo
 
 def _minibatch_loss(model, batch: TrainBatch, rows, ctx: LossContext, pad_id: int) -> torch.Tensor:
     """Forward + backward of every micro-batch of ``rows``; returns the summed loss."""
-    cfg, total = ctx.cfg, torch.zeros((), dtype=torch.float64)
-    tau, micro = cfg.rollout.temperature, cfg.optim.micro_batch
-    entropy = "grad" if cfg.algo.entropy_coef > 0 else "detached"
-    if not cfg.optim.share_prefix:  # the reference path: rows on their own
+    s, total = ctx.settings, torch.zeros((), dtype=torch.float64)
+    tau, micro = s.temperature, s.micro_batch
+    entropy = "grad" if s.entropy_coef > 0 else "detached"
+    if not s.share_prefix:  # the reference path: rows on their own
         for sub in micro_batches(batch.rollouts, rows, micro):
             pad = padded([batch.rollouts[i] for i in sub], pad_id)
             logp, ent = teacher_forced(model, pad, tau, entropy)
@@ -280,14 +338,14 @@ def _denominator(batch: TrainBatch, rows: list[int], mode: str, info: DistInfo) 
     return reduce_sum(torch.tensor(float(local), dtype=torch.float64), info)
 
 
-def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) -> bool:
+def _apply(model, optimizer, loss_sum, max_norm: float, info: DistInfo, stats: UpdateStats) -> bool:
     """Sum gradients over ranks, clip, step unless non-finite; True if the step was applied."""
     params = [p for p in model.parameters() if p.requires_grad]
     for p in params:
         if p.grad is None:  # a rank without rows must still join the all-reduce
             p.grad = torch.zeros_like(p)
     sum_gradients(model, info)
-    norm = torch.nn.utils.clip_grad_norm_(params, cfg.optim.max_grad_norm)
+    norm = torch.nn.utils.clip_grad_norm_(params, max_norm)
     loss = reduce_sum(loss_sum.double().cpu(), info)
     finite = bool(torch.isfinite(norm)) and bool(torch.isfinite(loss))
     stats.grad_norms.append(float(norm))
@@ -301,32 +359,39 @@ def _apply(model, optimizer, loss_sum, cfg, info: DistInfo, stats: UpdateStats) 
 
 
 def run_update(
-    model, ref_model, optimizer, batch: TrainBatch, cfg, info: DistInfo, lr: float, pad_id: int
+    model,
+    ref_model,
+    optimizer,
+    batch: TrainBatch,
+    settings: UpdateSettings,
+    info: DistInfo,
+    lr: float,
+    pad_id: int,
 ) -> UpdateStats:
     """All optimizer updates of one step (module docstring); returns local statistics."""
-    algo, optim, tau = cfg.algo, cfg.optim, cfg.rollout.temperature
+    s, tau, micro = settings, settings.temperature, settings.micro_batch
     for group in optimizer.param_groups:
         group["lr"] = lr
-    stats, micro = UpdateStats(), optim.micro_batch
+    stats = UpdateStats()
     start = time.perf_counter()
     cache: dict[str, list[torch.Tensor] | None] = {"ref": None, "old": None}
-    groups = batch.ordinal if optim.share_prefix else None
-    if needs_ref(cfg):
+    groups = batch.ordinal if s.share_prefix else None
+    if needs_ref(s):
         cache["ref"] = frozen_logprobs(ref_model, batch.rollouts, pad_id, tau, micro, groups)
-    if optim.inner_epochs * optim.minibatches > 1:
+    if s.inner_epochs * s.minibatches > 1:
         cache["old"] = frozen_logprobs(model, batch.rollouts, pad_id, tau, micro, groups)
     stats.time_frozen_s = time.perf_counter() - start
     minibatches = [
-        [i for i, o in enumerate(batch.ordinal) if o % optim.minibatches == k]
-        for k in range(optim.minibatches)
+        [i for i, o in enumerate(batch.ordinal) if o % s.minibatches == k]
+        for k in range(s.minibatches)
     ]
     optimizer.zero_grad(set_to_none=True)
-    for _ in range(optim.inner_epochs):
+    for _ in range(s.inner_epochs):
         for rows in minibatches:
-            denominator = _denominator(batch, rows, algo.loss_agg, info)
+            denominator = _denominator(batch, rows, s.loss_agg, info)
             if float(denominator) == 0:
                 continue  # nothing to learn from on any rank (e.g. DAPO kept no group)
-            ctx = LossContext(cfg, cache, denominator, stats)
+            ctx = LossContext(s, cache, denominator, stats)
             loss_sum = _minibatch_loss(model, batch, rows, ctx, pad_id)
-            _apply(model, optimizer, loss_sum, cfg, info, stats)
+            _apply(model, optimizer, loss_sum, s.max_grad_norm, info, stats)
     return stats

@@ -14,7 +14,13 @@ from transformers import Qwen2Config, Qwen2ForCausalLM
 from rcgrpo.policy.recompute import sequence_logprobs
 from rcgrpo.train.config import TrainConfig
 from rcgrpo.train.distributed import DistInfo
-from rcgrpo.train.rl.update import TrainBatch, padded, run_update, teacher_forced
+from rcgrpo.train.rl.update import (
+    TrainBatch,
+    UpdateSettings,
+    padded,
+    run_update,
+    teacher_forced,
+)
 
 SOLO = DistInfo()
 PAD = 0
@@ -61,7 +67,10 @@ def _update(model, batch, cfg, ref=None, sgd=False):
         opt = torch.optim.SGD(model.parameters(), lr=cfg.optim.lr)
     else:
         opt = torch.optim.AdamW(model.parameters(), lr=cfg.optim.lr, weight_decay=0.0)
-    return run_update(model, ref or copy.deepcopy(model), opt, batch, cfg, SOLO, cfg.optim.lr, PAD)
+    settings = UpdateSettings.of(cfg)
+    return run_update(
+        model, ref or copy.deepcopy(model), opt, batch, settings, SOLO, cfg.optim.lr, PAD
+    )
 
 
 def test_teacher_forced_matches_recompute_and_entropy_definition():
