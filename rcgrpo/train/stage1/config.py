@@ -173,6 +173,12 @@ class FailureConfig(SamplingConfig):
     each such target token's cross-entropy counts ``pair_weight`` times in the token mean,
     whose denominator stays the count of target tokens (:func:`rcgrpo.losses.sft_loss`), so 1
     is the unweighted loss. Needs ``pairs`` (docs/protocols/collapse-pairs.md, variant P4)."""
+    pair_labels: str = "reward"
+    """Which goal each minimal pair's rows are trained under: one of :data:`PAIR_LABELS`
+    (``rcgrpo.train.stage1.pairs.PAIR_LABELLINGS``): reward, the expert row high and the flipped
+    row low; inverted, the two exchanged (the positive control of
+    docs/protocols/collapse-pairs-map.md). Rows outside the pairs keep their reward's label.
+    inverted needs ``pairs`` and ``goals.labels`` reward."""
     rollout_successes: bool = False
     """Also count the weak policy's reward-1 rollouts as successes (default: experts only,
     as the paper's 800 expert trajectories)."""
@@ -184,6 +190,11 @@ DEMONSTRATIONS = ("expert", "demo")
 """The scripted demonstration sources (``sft.demonstrations``), in the order of
 :data:`rcgrpo.train.stage1.trajectories.SCRIPTS`, which holds the scripts; the names live here so
 that checking a config needs no model code."""
+
+PAIR_LABELS = ("reward", "inverted")
+"""How RCTP-FT labels its minimal pairs (``failures.pair_labels``): ``reward``, each row under
+its reward's goal; ``inverted``, each pair's two labels exchanged, the expert row low and the
+flipped row high. The names live here so that checking a config needs no model code."""
 
 GOAL_LABELS = ("reward", "shuffled")
 """How RCTP-FT labels its mix (``goals.labels``; :func:`rcgrpo.train.stage1.data.goal_labels`):

@@ -13,6 +13,10 @@ it, so the low label's contrast sits exactly where RL must choose.
 (:func:`decision_spans`, :func:`weigh_decisions`): the tokens of the first assistant message
 where the two rows differ, less the ends they share.
 
+``failures.pair_labels`` (:data:`PAIR_LABELLINGS`) says which goal a pair's rows are trained
+under: ``reward`` (each row its reward's goal) or ``inverted`` (:func:`invert_pair_labels`: the
+expert row low and the flipped row high; no other row changes).
+
 A pair whose expert row does not succeed or whose flipped row does not fail (the environment
 disagrees) is dropped whole and counted. The matched SFT (``sft.successes_of``) trains on the
 mix's reward-1 rows, so it sees the pairs' expert rows and never their flipped ones.
@@ -128,3 +132,41 @@ def weigh_decisions(examples: Sequence[Example], weight: float) -> tuple[list[Ex
             out[i - 1 + j] = dataclasses.replace(ex, weight=tuple(w))
         done += 1
     return out, done
+
+
+def pair_positions(trajs: Sequence[Trajectory]) -> list[tuple[int, int]]:
+    """(expert, flipped) positions of every minimal pair in a mix: each flipped row (source
+    ``pair``) with the row just before it when that is the expert row (source ``expert``) of
+    the same task and mode, as :func:`pair_rows` appends them."""
+    out = []
+    for i in range(1, len(trajs)):
+        low, high = trajs[i], trajs[i - 1]
+        same = (high.task_id, high.mode) == (low.task_id, low.mode)
+        if low.source == "pair" and high.source == "expert" and same:
+            out.append((i - 1, i))
+    return out
+
+
+def keep_pair_labels(trajs: Sequence[Trajectory], goals: Sequence[bool]) -> list[bool]:
+    """``goals`` unchanged (``failures.pair_labels reward``)."""
+    return list(goals)
+
+
+def invert_pair_labels(trajs: Sequence[Trajectory], goals: Sequence[bool]) -> list[bool]:
+    """``goals`` (True high) with the two labels of every pair of :func:`pair_positions`
+    exchanged, every other label as given (``failures.pair_labels inverted``). ValueError when
+    ``trajs`` holds no pair."""
+    if len(goals) != len(trajs):
+        raise ValueError(f"one goal per trajectory: {len(goals)} goals, {len(trajs)} rows")
+    pairs = pair_positions(trajs)
+    if not pairs:
+        raise ValueError("failures.pair_labels inverted: the mix holds no minimal pair")
+    out = list(goals)
+    for i, j in pairs:
+        out[i], out[j] = goals[j], goals[i]
+    return out
+
+
+PAIR_LABELLINGS = {"reward": keep_pair_labels, "inverted": invert_pair_labels}
+"""``failures.pair_labels`` -> ``(mix, goals) -> goals`` (names:
+:data:`rcgrpo.train.stage1.config.PAIR_LABELS`)."""

@@ -6,7 +6,8 @@ at ``failures.temperature`` with no reward token) whose REAL reward is 0. Per ep
 exactly n = min(#successes, #failures) of each (``rctp_mix``); the goal
 ``[Reward Goal: <|high_reward|>]`` / ``<|low_reward|>`` of each trajectory's actual reward
 is appended once to its first user message (``goals.labels shuffled``: the same labels
-permuted within each mode, the control whose token says nothing of the reward). The weak
+permuted within each mode, the control whose token says nothing of the reward;
+``failures.pair_labels inverted``: each minimal pair's two labels exchanged). The weak
 policy is re-sampled (new seed, up to ``failures.max_rounds`` passes) while failures are fewer
 than successes.
 
@@ -32,7 +33,7 @@ from rcgrpo.train.progress import EpisodeTally, close, open_bar
 from rcgrpo.train.resources import cpu_seconds
 from rcgrpo.train.stage1.config import RCTPConfig
 from rcgrpo.train.stage1.data import device_of, encode_examples, expert_data, goal_labels
-from rcgrpo.train.stage1.pairs import weigh_decisions
+from rcgrpo.train.stage1.pairs import PAIR_LABELLINGS, weigh_decisions
 from rcgrpo.train.stage1.setup import finish, open_run, print_summary
 from rcgrpo.train.stage1.sft import train
 from rcgrpo.train.stage1.trajectories import (
@@ -255,8 +256,10 @@ def run_rctp(cfg: RCTPConfig) -> dict:
     if run.resume is None:  # a resumed run's checkpoint already holds the spread rows
         stats["goal_rows"] = spread_goals(cfg, run.model, tokenizer)
     goals = goal_labels(mix, cfg.goals.labels, cfg.run.seed)
+    goals = PAIR_LABELLINGS[cfg.failures.pair_labels](mix, goals)
     stats["goal_labels"] = {
         "labels": cfg.goals.labels,
+        "pair_labels": cfg.failures.pair_labels,
         "high": sum(goals),
         "agree_with_reward": sum(g == (t.reward == 1) for g, t in zip(goals, mix, strict=True)),
     }

@@ -1,6 +1,7 @@
 """Minimal pairs (rcgrpo.train.stage1.pairs, rcgrpo.env.synth_demo.flip_decision) on real
 collapse1-d10 tasks, replayed through the real environment: the flipped trajectory differs from
-the expert's only at the planted call, and the environment scores it 0 because of it."""
+the expert's only at the planted call, and the environment scores it 0 because of it. Inverted
+pair labels (``failures.pair_labels``) exchange each pair's two labels and no other."""
 
 from __future__ import annotations
 
@@ -14,11 +15,21 @@ from rcgrpo.env.synth import SYNTH_PRESETS, generate_synth_tasks, render_call
 from rcgrpo.env.synth_demo import SWAP_DECISIONS, decision_outcomes, flip_decision
 from rcgrpo.policy.chat import ChatEncoder
 from rcgrpo.policy.tokenizer import train_tiny_tokenizer
+from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.pairs import pair_rows, pair_tasks, single_point
+from rcgrpo.train.stage1.config import PAIR_LABELS
+from rcgrpo.train.stage1.data import goal_labels
+from rcgrpo.train.stage1.pairs import (
+    PAIR_LABELLINGS,
+    invert_pair_labels,
+    pair_positions,
+    pair_rows,
+    pair_tasks,
+    single_point,
+)
 from rcgrpo.train.stage1.rctp import save_mix
 from rcgrpo.train.stage1.sft import mix_successes
-from rcgrpo.train.stage1.trajectories import expert_trajectories
+from rcgrpo.train.stage1.trajectories import Trajectory, expert_trajectories
 
 TASKS = generate_synth_tasks(300, "train", 0, SYNTH_PRESETS["collapse1-d10"])
 
@@ -199,3 +210,68 @@ def test_pair_weight_bad_input_is_one_clear_line():
         parse_cli("rctp", [*skip, "--failures.pair_weight", "4"])
     cfg = parse_cli("rctp", [*skip, "--failures.pairs", "5", "--failures.pair_weight", "4"])
     assert cfg.failures.pair_weight == 4.0
+
+
+def _row(task: str, source: str, reward: int, mode: str = "combined") -> Trajectory:
+    return Trajectory(task, "synth/x", mode, source, (), reward, None if reward else "x", False)
+
+
+def test_inverted_pair_labels_exchange_exactly_each_pairs_two_labels():
+    # the 1:1 part (shuffled), then two pairs as pair_rows appends them: expert, flipped
+    mix = [
+        _row("a", "expert", 1),
+        _row("b", "rollout", 0),
+        _row("c", "expert", 1),  # an expert row followed by another task's flipped row: no pair
+        _row("p", "pair", 0),  # a lone flipped row (its expert row dropped): no pair
+        _row("q", "expert", 1),
+        _row("q", "pair", 0),
+        _row("r", "expert", 1, "multi_turn"),
+        _row("r", "pair", 0, "multi_turn"),
+    ]
+    assert pair_positions(mix) == [(4, 5), (6, 7)]
+    reward = goal_labels(mix, "reward", seed=0)
+    assert reward == [True, False, True, False, True, False, True, False]
+    inverted = PAIR_LABELLINGS["inverted"](mix, reward)
+    # positions 4..7 exchanged within each pair; 0..3 as the reward labels them
+    assert inverted == [True, False, True, False, False, True, False, True]
+    assert PAIR_LABELLINGS["reward"](mix, reward) == reward
+    changed = [i for i, (a, b) in enumerate(zip(reward, inverted, strict=True)) if a != b]
+    assert changed == [4, 5, 6, 7]
+    assert sum(inverted) == sum(reward)  # each goal keeps its count
+    with pytest.raises(ValueError, match="holds no minimal pair"):
+        invert_pair_labels(mix[:4], reward[:4])
+
+
+def test_inverted_labels_on_a_real_mix_put_the_right_decision_under_low():
+    tasks = pair_tasks(TASKS, SWAP_DECISIONS, 2, seed=3)
+    tokenizer = train_tiny_tokenizer([t.turns[0][0]["content"] for t in TASKS[:50]], vocab_size=512)
+    encoder = ChatEncoder(tokenizer)
+    opts = dict(max_new_tokens=10**6, max_context=10**6, max_batch=64)
+
+    def replay(ts, mode, source):
+        return expert_trajectories(ts, encoder, mode, source, **opts)
+
+    rows, _ = pair_rows(tasks, SWAP_DECISIONS, ("combined",), replay)
+    others = [r for r in replay(TASKS[:6], "combined", "expert") if r.reward == 1][:3]
+    mix = others + rows
+    goals = invert_pair_labels(mix, goal_labels(mix, "reward", seed=0))
+    assert goals[: len(others)] == [True] * len(others)
+    pairs = list(zip(mix[len(others) :], goals[len(others) :], strict=True))
+    # every expert (reward 1, the right decision) is low, every flipped row (reward 0) high
+    assert all(high == (row.reward == 0) for row, high in pairs) and len(pairs) == 2 * len(tasks)
+
+
+def test_pair_labels_are_a_registry_the_config_names_and_validates():
+    assert tuple(PAIR_LABELLINGS) == PAIR_LABELS
+    cfg = parse_cli("rctp", ["--failures.pairs", "5", "--failures.pair_labels", "inverted"])
+    assert cfg.failures.pair_labels == "inverted"
+    assert parse_cli("rctp", []).failures.pair_labels == "reward"
+    inverted = ("--failures.pair_labels", "inverted")
+    shuffled = ("--failures.pairs", "5", *inverted, "--goals.labels", "shuffled")
+    for argv, message in (
+        (inverted, "failures.pair_labels needs failures.pairs > 0"),
+        (shuffled, "failures.pair_labels needs goals.labels reward"),
+        (("--failures.pair_labels", "flipped"), "failures.pair_labels must be one of"),
+    ):
+        with pytest.raises(ConfigError, match=message):
+            parse_cli("rctp", list(argv))

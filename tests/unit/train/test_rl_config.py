@@ -218,10 +218,16 @@ def test_upgrade_config_gives_older_stage1_configs_no_matched_sft_and_no_pairs()
     assert upgrade_config(old) == {
         "stage": "rctp",
         "sft": {"epochs": 4.0, "successes_of": ""},
-        "failures": {"skip_keep": 0.01, "pairs": 0, "pair_weight": 1.0},
+        "failures": {"skip_keep": 0.01, "pairs": 0, "pair_weight": 1.0, "pair_labels": "reward"},
     }
     with_pairs = {"stage": "rctp", "sft": {}, "failures": {"pairs": 50}}
-    assert upgrade_config(with_pairs)["failures"] == {"pairs": 50, "pair_weight": 1.0}
+    assert upgrade_config(with_pairs)["failures"] == {
+        "pairs": 50,
+        "pair_weight": 1.0,
+        "pair_labels": "reward",
+    }
+    inverted = {"stage": "rctp", "failures": {"pairs": 450, "pair_labels": "inverted"}}
+    assert upgrade_config(inverted)["failures"]["pair_labels"] == "inverted"
     assert old == {"stage": "rctp", "sft": {"epochs": 4.0}, "failures": {"skip_keep": 0.01}}
     rl = {"stage": "train", "sft": {"x": 1}}  # only Stage-1 configs have sft.successes_of
     assert upgrade_config(rl) == rl
