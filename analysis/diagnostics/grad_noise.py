@@ -133,7 +133,9 @@ def measure(argv: list[str], steps: int) -> dict:
         step_sq, step_n = [], []
         for step in tqdm(range(1, steps + 1), desc="grad-noise steps"):
             run.model.eval()
-            gen = RoundGenerator(run.engine, run.train_tasks, run.stream, cfg, run.info, step)
+            gen = RoundGenerator(
+                run.engine, run.train_tasks, run.stream, run.goals, cfg, run.info, step
+            )
             keep = GROUP_FILTERS[cfg.algo.group_filter]
             collected = collect_groups(gen, keep, cfg.rollout.prompts_per_step, 0)
             batch, _ = training_batch(collected, cfg.algo)

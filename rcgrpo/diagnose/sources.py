@@ -188,11 +188,14 @@ def _trl_run(config: dict) -> bool:
 
 
 def run_settings(config: dict) -> RunSettings:
-    """Estimator, ε, ddof, p and dtype of a run folder's ``config.json``."""
+    """Estimator, ε, ddof, p and dtype of a run folder's ``config.json``; p only for a goal
+    scheme drawing i.i.d. goals (``iid_p``, :class:`rcgrpo.conditioning.GoalScheme`)."""
+    from rcgrpo.conditioning import SCHEMES
     from rcgrpo.train.config import upgrade_config
 
     algo = upgrade_config(config)["algo"]
-    p = algo.get("p_high") if algo.get("conditioning") == "iid" else None
+    scheme = SCHEMES.get(algo.get("conditioning"))
+    p = algo.get("p_high") if scheme is not None and scheme.iid_p else None
     if _trl_run(config):  # rcgrpo.integrations.trl: TRL's std convention, float64 grid
         return RunSettings(algo.get("adv_estimator", "grpo"), 1e-4, 1, p, "float64")
     return RunSettings(algo["adv_estimator"], algo["eps_stab"], algo["adv_ddof"], p, "float32")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from rcgrpo.conditioning import sample_reward_tokens
+from rcgrpo.conditioning import goal_scheme, sample_reward_tokens
 from rcgrpo.validation import check_positive_int
 
 _MASK = (1 << 63) - 1
@@ -53,8 +53,9 @@ def local_goals(
         local_size: b, rollouts on this process (TRL: ``len(prompts)`` of ``rollout_func``).
         group_size: G (``num_generations``).
         process_index / num_processes: this process's rank and the world size.
-        scheme: ``iid`` | ``stratified`` | ``high`` | ``low`` (``none`` renders no token and
-            is refused: use plain GRPO without this integration's goals).
+        scheme: a name of :func:`rcgrpo.conditioning.goal_schemes` (``none`` renders no
+            token and is refused: use plain GRPO without this integration's goals; a scheme
+            that keeps state is refused: each round is drawn from its seed alone).
         p: P(high) of ``iid`` / ``stratified``.
         seed: the round seed (:func:`round_seed`); equal on every process.
     """
@@ -65,8 +66,13 @@ def local_goals(
         raise ValueError(f"process_index must be an integer, got {process_index!r}")
     if not 0 <= process_index < num_processes:
         raise ValueError(f"process_index must be in [0, {num_processes}), got {process_index}")
-    if scheme == "none":
-        raise ValueError("scheme 'none' renders no reward goal; per-rollout goals need a token")
+    spec = goal_scheme(scheme)
+    if not spec.token:
+        raise ValueError(
+            f"scheme {scheme!r} renders no reward goal; per-rollout goals need a token"
+        )
+    if spec.keeps_state:
+        raise ValueError(f"scheme {scheme!r} keeps state; here a round's goals come from its seed")
     total = local_size * num_processes
     if total % group_size:
         raise ValueError(

@@ -48,6 +48,7 @@ from datasets import Dataset
 from trl import GRPOTrainer
 
 from rcgrpo.advantages import ADV_ESTIMATORS, group_advantages
+from rcgrpo.conditioning import bound_p
 from rcgrpo.diagnose.instruments import step_instruments
 from rcgrpo.env import Episode
 from rcgrpo.integrations.guard import check_multi_turn_backend, check_no_shared_goals
@@ -235,7 +236,7 @@ class RCGRPOTrainer(GRPOTrainer):
         mine = trained[start : start + len(inputs)].to(trl_local.device)
         adv = trained.double()  # logged as trained
         s = self.rc_settings
-        p = s.p_high if mode == "train" and s.scheme == "iid" else None
+        p = bound_p(s.scheme, s.p_high) if mode == "train" else None
         metrics = group_metrics(rewards, adv.view(-1, group), high, p)
         metrics["tools/calls_mean"] = float(table[:, 2].mean())
         metrics["tools/no_call_frac"] = float((table[:, 2] == 0).double().mean())

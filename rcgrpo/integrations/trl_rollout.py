@@ -32,7 +32,7 @@ from typing import Any
 
 import torch
 
-from rcgrpo.conditioning import GOAL_SCHEMES
+from rcgrpo.conditioning import goal_schemes
 from rcgrpo.env import Episode
 from rcgrpo.integrations.goals import local_goals, round_seed
 from rcgrpo.policy.chat import ChatEncoder
@@ -51,7 +51,8 @@ class RolloutSettings:
     """How rollouts are drawn inside TRL's loop."""
 
     scheme: str = "iid"
-    """Reward goal per rollout: iid (paper) | stratified | high | low."""
+    """Reward goal per rollout, a name of :func:`rcgrpo.conditioning.goal_schemes`: iid
+    (paper) | stratified | high | low."""
     p_high: float = 0.5
     """P(<|high_reward|>) for iid / stratified (paper: 0.5)."""
     mode: str = "combined"
@@ -73,7 +74,7 @@ class RolloutSettings:
     """Generator: transformers (the trained model itself; CPU) | vllm (TRL's colocated vLLM)."""
 
     def __post_init__(self) -> None:
-        check_choice("scheme", self.scheme, GOAL_SCHEMES)
+        check_choice("scheme", self.scheme, goal_schemes())
         check_probability("p_high", self.p_high)
         check_choice("mode", self.mode, MODES)
         check_positive_int("max_new_tokens", self.max_new_tokens)

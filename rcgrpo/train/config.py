@@ -156,8 +156,8 @@ class RolloutConfig(SamplingConfig):
 @dataclass
 class AlgoConfig:
     conditioning: str = "iid"
-    """Reward-token scheme per rollout: iid (paper) | stratified | high | low | none (plain
-    GRPO, no token). See :func:`rcgrpo.sample_reward_tokens`."""
+    """Reward-goal scheme per rollout, a name of :data:`rcgrpo.conditioning.SCHEMES`: iid
+    (paper) | stratified | high | low | none (plain GRPO, no token)."""
     p_high: float = 0.5
     """P(<|high_reward|>) for iid / stratified (paper: 0.5, matching the 1:1 RCTP data)."""
     eval_condition: str = "high"
@@ -202,11 +202,12 @@ class AlgoConfig:
     adv_scope: str = "group"
     """group (paper: the advantage is normalised over all G rollouts) | goal (within each
     reward goal's sub-group: the between-goal variance enters no advantage; a mechanism arm,
-    :mod:`rcgrpo.advantage_scope`). goal needs reward goals (conditioning iid | stratified)."""
+    :mod:`rcgrpo.advantage_scope`). goal needs a scheme drawing goals per rollout (iid |
+    stratified: :attr:`rcgrpo.conditioning.GoalScheme.per_rollout`)."""
     low_goal_gradient: bool = True
     """False = the anchored low mode: low-goal rollouts enter their group's advantage
     statistics but are left out of the update (no policy-gradient, KL or entropy term), so
-    the low mode cannot learn (a mechanism arm). Needs conditioning iid | stratified."""
+    the low mode cannot learn (a mechanism arm). Needs a scheme drawing goals per rollout."""
 
 
 @dataclass
@@ -313,7 +314,7 @@ class TRLRolloutConfig:
 @dataclass
 class TRLAlgoConfig:
     conditioning: str = "iid"
-    """Reward goal per rollout: a name of :data:`rcgrpo.conditioning.GOAL_SCHEMES` (every
+    """Reward goal per rollout: a name of :func:`rcgrpo.conditioning.goal_schemes` (every
     rollout carries a goal on this path)."""
     p_high: float = 0.5
     """P(<|high_reward|>) for iid / stratified."""
@@ -412,9 +413,8 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``; an RCTP-FT config
     without ``goals.labels`` gets ``reward``, the only labelling before that key existed; a
     Stage-1 config without ``sft.successes_of`` gets ``""`` and an RCTP-FT one without
-    ``failures.pairs`` gets 0, one without ``failures.pair_weight`` 1 and one without
-    ``failures.pair_labels`` ``reward`` (no matched SFT, no minimal pairs, no decision weight,
-    no inverted pairs before those keys existed); a run config without
+    ``failures.pairs`` gets 0 and one without ``failures.pair_weight`` gets 1 (no matched SFT,
+    no minimal pairs, no decision weight before those keys existed); a run config without
     ``lora`` gets it off (r 0) and a Stage-1 one without ``model.grad_checkpointing`` False.
     Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
     check) calls it."""
@@ -432,9 +432,6 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     failures = data.get("failures")
     if isinstance(failures, dict) and "pair_weight" not in failures:
         data = {**data, "failures": {**failures, "pair_weight": 1.0}}
-    failures = data.get("failures")
-    if isinstance(failures, dict) and "pair_labels" not in failures:
-        data = {**data, "failures": {**failures, "pair_labels": "reward"}}
     if isinstance(data.get("tasks"), dict) and "lora" not in data:  # no adapters before the key
         data = {**data, "lora": to_dict(LoraSection())}
     model = data.get("model")

@@ -31,7 +31,9 @@ def start_model(model, tokenizer, base: str, cfg: Any):
 
 def uses_goals(cfg: Any) -> bool:
     """Whether a run puts reward goals in its prompts: RCTP-FT always, SFT with
-    ``sft.random_goals``, RL unless ``algo.conditioning`` is none."""
+    ``sft.random_goals``, RL when its ``algo.conditioning`` renders a goal token."""
+    from rcgrpo.conditioning import scheme_uses_token
+
     if hasattr(cfg, "stage"):
         return cfg.stage == "rctp" or cfg.sft.random_goals > 0
-    return cfg.algo.conditioning != "none"
+    return scheme_uses_token(cfg.algo.conditioning)

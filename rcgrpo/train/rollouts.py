@@ -7,7 +7,9 @@ step samples is a function of ``(run.seed, step, round, ...)`` and the model par
 - prompts: :class:`PromptStream`, epoch-wise permutations of the training tasks seeded by
   ``(seed, epoch)``; its position (prompts consumed so far) is checkpointed;
 - reward tokens: :func:`rcgrpo.sample_reward_tokens` for the GLOBAL [P, G] batch with a
-  generator seeded by ``(seed, step, round)``; each rank slices its groups;
+  generator seeded by ``(seed, step, round)``; each rank slices its groups. A goal scheme
+  that keeps state (:class:`GoalDraws`) sees every round's global goals and rewards, the
+  same on every rank, and its state is checkpointed;
 - rollouts: the engine's sampler is seeded per block of ``rollout.seed_block`` prompts by
   ``(seed, step, round, first prompt of the block)`` (0 = one block per rank).
 
@@ -27,7 +29,7 @@ from typing import Any
 
 import torch
 
-from rcgrpo.conditioning import sample_reward_tokens, scheme_uses_token
+from rcgrpo.conditioning import goal_scheme, sample_reward_tokens
 from rcgrpo.train.distributed import DistInfo, shard_range
 from rcgrpo.train.rl.filters import Round
 
@@ -78,12 +80,37 @@ class PromptStream:
         self.position = int(state["position"])
 
 
-def draw_tokens(algo, num_prompts: int, group_size: int, seed: int, step: int, round_: int):
-    """Global [P, G] bool reward tokens of a round, or None under ``conditioning="none"``."""
-    if not scheme_uses_token(algo.conditioning):
-        return None
-    gen = torch.Generator().manual_seed(derive_seed(seed, "tokens", step, round_))
-    return sample_reward_tokens(num_prompts, group_size, algo.p_high, algo.conditioning, gen)
+class GoalDraws:
+    """The reward goals of a run's rounds under ``algo.conditioning``, a scheme of
+    :data:`rcgrpo.conditioning.SCHEMES`, and its state if it keeps one (``state_dict``)."""
+
+    def __init__(self, scheme: str, p: float):
+        self.spec, self.p = goal_scheme(scheme), p
+        self.state = self.spec.init_state() if self.spec.keeps_state else None
+
+    def draw(self, num_prompts: int, group_size: int, seed: int, step: int, round_: int):
+        """Global [P, G] bool reward tokens of a round, or None under a scheme without tokens."""
+        if not self.spec.token:
+            return None
+        gen = torch.Generator().manual_seed(derive_seed(seed, "tokens", step, round_))
+        name = self.spec.name
+        return sample_reward_tokens(num_prompts, group_size, self.p, name, gen, self.state)
+
+    def observe(self, goals: torch.Tensor | None, rewards: torch.Tensor) -> None:
+        """A scored round: a scheme that keeps state updates it from the [P, G] grids."""
+        if self.spec.keeps_state and goals is not None:
+            self.state = self.spec.update_state(self.state, goals, rewards)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"scheme": self.spec.name, "state": self.state}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state["scheme"] != self.spec.name:
+            raise ValueError(
+                f"checkpoint goal scheme {state['scheme']!r} does not match this run's "
+                f"{self.spec.name!r}"
+            )
+        self.state = state["state"]
 
 
 def rollout_shard(
@@ -155,19 +182,21 @@ class RoundGenerator:
         engine,
         tasks: Sequence,
         stream: PromptStream,
+        goals: GoalDraws,
         cfg,
         info: DistInfo,
         step: int,
         timer=None,
     ):
-        self.engine, self.tasks, self.stream, self.cfg = engine, tasks, stream, cfg
+        self.engine, self.tasks, self.stream, self.goals = engine, tasks, stream, goals
+        self.cfg = cfg
         self.info, self.step = info, step
         self.timer = timer or (lambda phase: contextlib.nullcontext())
 
     def __call__(self, round_: int) -> Round:
         r, seed = self.cfg.rollout, self.cfg.run.seed
         prompts = [self.tasks[i] for i in self.stream.take(r.prompts_per_step)]
-        high = draw_tokens(self.cfg.algo, len(prompts), r.group_size, seed, self.step, round_)
+        high = self.goals.draw(len(prompts), r.group_size, seed, self.step, round_)
         shard = shard_range(len(prompts), self.info)
         key = (seed, "rollout", self.step, round_)
         with self.timer("rollout"), torch.no_grad():
@@ -177,4 +206,6 @@ class RoundGenerator:
         with self.timer("gather"):
             rows = gather_rows([rollout_row(x) for p in shard for x in local[p]], self.info)
         rewards = torch.tensor([row["reward"] for row in rows], dtype=torch.float32)
-        return Round(rewards.view(len(prompts), r.group_size), high, rows, local)
+        rewards = rewards.view(len(prompts), r.group_size)
+        self.goals.observe(high, rewards)
+        return Round(rewards, high, rows, local)

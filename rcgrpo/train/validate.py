@@ -31,7 +31,7 @@ from typing import Any
 from rcgrpo.env.synth_demo import DECISIONS
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.config import DEMONSTRATIONS, GOAL_LABELS, PAIR_LABELS, SFTConfig
+from rcgrpo.train.stage1.config import DEMONSTRATIONS, GOAL_LABELS, SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -96,9 +96,9 @@ def _registries(stage: str) -> dict[str, Iterable[str]]:
         "tasks.prompt_style": (*PROMPT_STYLES, AUTO),
     }
     if stage == "trl":
-        from rcgrpo.conditioning import GOAL_SCHEMES
+        from rcgrpo.conditioning import goal_schemes
 
-        return _registries("rl") | {"algo.conditioning": GOAL_SCHEMES}
+        return _registries("rl") | {"algo.conditioning": goal_schemes()}
     if stage == "stage1":
         from rcgrpo.precision import AMP_CHOICES
         from rcgrpo.schedules import SCHEDULES
@@ -234,7 +234,6 @@ _RCTP: tuple[Rule, ...] = (
     ),
     ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
     ("failures.pair_weight", lambda v: v > 0, "must be > 0 (1 = unweighted)"),
-    ("failures.pair_labels", lambda v: v in PAIR_LABELS, f"must be one of {list(PAIR_LABELS)}"),
     ("goals.spread", _GE0, "must be >= 0 (0 = rows as the checkpoint has them)"),
     ("goals.labels", lambda v: v in GOAL_LABELS, f"must be one of {list(GOAL_LABELS)}"),
 )
@@ -269,11 +268,20 @@ def _rl_cross_checks(cfg: TrainConfig) -> None:
         )
     if not cfg.init.strip():
         _fail("init", "must name a checkpoint folder, model path or tiny preset", cfg.init)
-    goals = cfg.algo.conditioning in ("iid", "stratified")
-    if cfg.algo.adv_scope != "group" and not goals:
-        _fail("algo.adv_scope", "needs algo.conditioning iid | stratified", cfg.algo.adv_scope)
-    if not cfg.algo.low_goal_gradient and not goals:
-        _fail("algo.low_goal_gradient", "False needs algo.conditioning iid | stratified", False)
+    _goal_checks(cfg.algo)
+
+
+def _goal_checks(algo) -> None:
+    """What the mechanism arms need of the goal scheme (its declarations:
+    :class:`rcgrpo.conditioning.GoalScheme`)."""
+    from rcgrpo.conditioning import SCHEMES
+
+    scheme = SCHEMES[algo.conditioning]
+    mixed = f"a scheme drawing goals per rollout (not {algo.conditioning!r})"
+    if algo.adv_scope != "group" and not scheme.per_rollout:
+        _fail("algo.adv_scope", f"needs {mixed}", algo.adv_scope)
+    if not algo.low_goal_gradient and not scheme.per_rollout:
+        _fail("algo.low_goal_gradient", f"False needs {mixed}", False)
 
 
 def _stage1_cross_checks(cfg: SFTConfig) -> None:
@@ -290,11 +298,6 @@ def _stage1_cross_checks(cfg: SFTConfig) -> None:
         _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
     if expected == "rctp" and cfg.failures.pair_weight != 1 and not cfg.failures.pairs:
         _fail("failures.pair_weight", "needs failures.pairs > 0", cfg.failures.pair_weight)
-    if expected == "rctp" and cfg.failures.pair_labels != "reward":
-        if not cfg.failures.pairs:
-            _fail("failures.pair_labels", "needs failures.pairs > 0", cfg.failures.pair_labels)
-        if cfg.goals.labels != "reward":
-            _fail("failures.pair_labels", "needs goals.labels reward", cfg.failures.pair_labels)
     if expected == "rctp" and cfg.sft.random_goals:  # SFT only; RCTP-FT goals follow rewards
         _fail("sft.random_goals", "must be 0 for rctp (read by sft only)", cfg.sft.random_goals)
 

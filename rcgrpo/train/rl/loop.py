@@ -60,7 +60,9 @@ def rl_step(run: RLRun, step: int) -> dict[str, float]:
     with timer("step"):
         # rollout + score (+ filter): whole groups per rank, the global table on every rank
         run.model.eval()
-        generate = RoundGenerator(run.engine, run.train_tasks, run.stream, cfg, info, step, timer)
+        generate = RoundGenerator(
+            run.engine, run.train_tasks, run.stream, run.goals, cfg, info, step, timer
+        )
         rounds = cfg.algo.max_resample_rounds if cfg.algo.group_filter != "none" else 0
         keep = GROUP_FILTERS[cfg.algo.group_filter]
         collected = collect_groups(generate, keep, cfg.rollout.prompts_per_step, rounds)

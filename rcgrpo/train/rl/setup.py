@@ -2,9 +2,10 @@
 
 ``setup(cfg)`` returns an :class:`RLRun` holding everything a step needs: the process's
 place in the job, the run folder and its logger, the tasks, the policy π_θ, the frozen
-reference π_ref (= the starting checkpoint ``init``), AdamW, the prompt stream and the
-rollout engine. With ``run.resume`` every piece is restored from the newest valid
-checkpoint (model, optimizer, RNG states, prompt position, non-finite streak, step), and
+reference π_ref (= the starting checkpoint ``init``), AdamW, the prompt stream, the goal
+draws and the rollout engine. With ``run.resume`` every piece is restored from the newest
+valid checkpoint (model, optimizer, RNG states, prompt position, the goal scheme's state,
+non-finite streak, step), and
 the run folder's logs are cut back to that step, so the resumed run writes exactly what an
 uninterrupted run would have written. The step count it trains to, and when it does nothing,
 is :mod:`rcgrpo.train.rl.resume`'s; ``config.json`` is written only by a run starting at
@@ -30,7 +31,7 @@ from rcgrpo.train.config import TrainConfig, save_config
 from rcgrpo.train.distributed import DistInfo, barrier, init_distributed
 from rcgrpo.train.model_start import start_model
 from rcgrpo.train.rl.resume import Resume, mark_extension, plan_resume, recorded_steps
-from rcgrpo.train.rollouts import PromptStream, derive_seed
+from rcgrpo.train.rollouts import GoalDraws, PromptStream, derive_seed
 from rcgrpo.train.run_folder import (
     RESUME_KEYS,
     check_folder,
@@ -67,6 +68,8 @@ class RLRun:
     tokenizer: PreTrainedTokenizerBase
     optimizer: torch.optim.Optimizer
     stream: PromptStream
+    goals: GoalDraws
+    """The reward goals of each round (``algo.conditioning``) and the scheme's state."""
     engine: RolloutEngine
     """Samples rollouts from ``model`` at the training temperature."""
     start_step: int = 0
@@ -281,6 +284,7 @@ def setup(cfg: TrainConfig, steps_given: bool = True) -> RLRun:
         tokenizer,
         optimizer,
         stream,
+        GoalDraws(cfg.algo.conditioning, cfg.algo.p_high),
         make_engine(cfg, model, tokenizer),
         ref_source=ref_source,
     )
@@ -296,6 +300,8 @@ def _restore(run: RLRun, state: dict) -> None:
     run.optimizer.load_state_dict(state["optimizer"])
     set_rng_state(state["rng"])
     run.stream.load_state_dict(state["data"]["stream"])
+    if "goals" in state["data"]:  # checkpoints written before goal schemes could keep state
+        run.goals.load_state_dict(state["data"]["goals"])
     run.nonfinite_streak = int(state["data"]["nonfinite_streak"])
     run.start_step = int(state["step"])
 
@@ -311,6 +317,7 @@ def save_step(run: RLRun, step: int) -> None:
             run.optimizer,
             data_state={
                 "stream": run.stream.state_dict(),
+                "goals": run.goals.state_dict(),
                 "nonfinite_streak": run.nonfinite_streak,
             },
             extra={"preset": run.cfg.preset, "init": run.cfg.init, "ref": run.ref_source},

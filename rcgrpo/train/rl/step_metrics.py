@@ -7,7 +7,9 @@ Sources and how each is made exact in a data-parallel job:
   grid, so quantiles such as ``group/var_p90`` are exact, not averages of rank quantiles).
   ``group/kept_frac`` tells how many of them the update trained on. The between/within-goal
   split of the advantage (``adv/*_share``, :mod:`rcgrpo.advantage_split`) describes the
-  kept groups only: it is about where the update comes from.
+  kept groups only: it is about where the update comes from. ``theory/*`` needs goals drawn
+  i.i.d. with probability p (a scheme declaring ``iid_p``,
+  :class:`rcgrpo.conditioning.GoalScheme`).
 - ``rollout/ tools/``: the gathered per-rollout table rows (same groups).
 - ``policy/ loss/``: the update's local sums, all-reduced once as one vector; token means
   are Σ value·tokens / Σ tokens over all updates of the step, ``loss/*`` the mean over
@@ -28,6 +30,7 @@ from contextlib import contextmanager
 import torch
 
 from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summaries
+from rcgrpo.conditioning import bound_p, scheme_uses_token
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
 from rcgrpo.train.distributed import DistInfo, gather_floats
@@ -71,8 +74,7 @@ def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     """reward/ adv/ group/ theory/ of the generated groups (module docstring)."""
     rewards, high = collected.rewards, collected.high
     adv = advantages_of(rewards, algo, high)
-    p = algo.p_high if algo.conditioning == "iid" else None
-    diag = group_diagnostics(rewards, adv, high, p=p)
+    diag = group_diagnostics(rewards, adv, high, p=bound_p(algo.conditioning, algo.p_high))
     out = {k: v for k, v in diag.items() if k in METRICS}
     out["adv/abs_mean"] = adv.abs().mean()
     out["adv/nonzero_frac"] = (adv != 0).double().mean()
@@ -136,7 +138,7 @@ def _sum_keys(cfg) -> list[str]:
         and (k != "loss/entropy_bonus" or cfg.algo.entropy_coef > 0)
     ]
     extra = ["policy/entropy"]
-    if cfg.algo.conditioning != "none":
+    if scheme_uses_token(cfg.algo.conditioning):
         extra += ["policy/entropy_high", "policy/entropy_low", "tokens_high", "tokens_low"]
     return ["tokens", *token, *losses, *extra]
 

@@ -9,7 +9,7 @@ from datasets import Dataset
 from trl import GRPOConfig
 
 from rcgrpo.advantages import ADV_ESTIMATORS
-from rcgrpo.conditioning import GOAL_SCHEMES, SCHEMES
+from rcgrpo.conditioning import SCHEMES, goal_schemes
 from rcgrpo.integrations.trl import RCGRPOTrainer, RolloutSettings, task_dataset, trl_advantages
 from rcgrpo.integrations.trl_cli import grpo_kwargs, training_tasks
 from rcgrpo.train.cli import parse_cli
@@ -102,7 +102,7 @@ def test_the_cli_and_the_trainer_config_take_the_registry_names():
     with pytest.raises(ConfigError, match="algo.adv_estimator must be one of"):
         _config("--algo.adv-estimator", "group")
     # every rollout carries a goal on this path: 'none' (plain GRPO) is not a goal scheme
-    assert "none" in SCHEMES and "none" not in GOAL_SCHEMES
+    assert "none" in SCHEMES and "none" not in goal_schemes()
     with pytest.raises(ConfigError, match="algo.conditioning must be one of"):
         _config("--algo.conditioning", "none")
     with pytest.raises(ConfigError, match="does not apply to trl"):

@@ -8,12 +8,11 @@ from rl_fakes import fake_rollout
 
 from rcgrpo.metrics import METRICS
 from rcgrpo.records import RolloutBatch
-from rcgrpo.train.config import AlgoConfig
 from rcgrpo.train.distributed import DistInfo
 from rcgrpo.train.rollouts import (
+    GoalDraws,
     PromptStream,
     derive_seed,
-    draw_tokens,
     rollout_row,
     rollout_shard,
 )
@@ -39,15 +38,19 @@ def test_derive_seed_is_stable_and_separates_parts():
 
 
 def test_reward_tokens_none_iid_and_seeded_by_step_and_round():
-    assert draw_tokens(AlgoConfig(conditioning="none"), 4, 5, 0, 1, 0) is None
-    algo = AlgoConfig(conditioning="iid", p_high=0.5)
-    a, b = draw_tokens(algo, 64, 5, 0, 1, 0), draw_tokens(algo, 64, 5, 0, 1, 0)
+    assert GoalDraws("none", 0.5).draw(4, 5, 0, 1, 0) is None
+    iid = GoalDraws("iid", 0.5)
+    a, b = iid.draw(64, 5, 0, 1, 0), iid.draw(64, 5, 0, 1, 0)
     assert a.dtype == torch.bool and a.shape == (64, 5) and torch.equal(a, b)
-    assert not torch.equal(a, draw_tokens(algo, 64, 5, 0, 2, 0))
-    assert not torch.equal(a, draw_tokens(algo, 64, 5, 0, 1, 1))
-    strat = draw_tokens(AlgoConfig(conditioning="stratified", p_high=0.4), 8, 5, 0, 1, 0)
+    assert not torch.equal(a, iid.draw(64, 5, 0, 2, 0))
+    assert not torch.equal(a, iid.draw(64, 5, 0, 1, 1))
+    strat = GoalDraws("stratified", 0.4).draw(8, 5, 0, 1, 0)
     assert strat.sum(dim=1).tolist() == [2] * 8  # round(0.4 * 5) highs per group
-    assert bool(draw_tokens(AlgoConfig(conditioning="high"), 2, 3, 0, 1, 0).all())
+    assert bool(GoalDraws("high", 0.5).draw(2, 3, 0, 1, 0).all())
+    iid.observe(a, torch.ones(64, 5))  # a stateless scheme keeps no state
+    assert iid.state_dict() == {"scheme": "iid", "state": None}
+    with pytest.raises(ValueError, match="does not match"):
+        iid.load_state_dict({"scheme": "stratified", "state": None})
 
 
 class SeedEngine:
@@ -137,7 +140,8 @@ def _oracle_round(conditioning: str, timer=None):
         max_new_tokens=10_000,
         max_context=100_000,
     )
-    generate = RoundGenerator(engine, tasks, PromptStream(3, 0), cfg, DistInfo(), 1, timer)
+    goals = GoalDraws(conditioning, cfg.algo.p_high)
+    generate = RoundGenerator(engine, tasks, PromptStream(3, 0), goals, cfg, DistInfo(), 1, timer)
     return generate(0)
 
 
