@@ -1,6 +1,6 @@
 r"""Held-out success paired by task and seed: estimate, 95% interval, MDE and planning.
 
-The regime's verdicts on held-out success (:mod:`analysis.verdicts.regime`) compare arms on
+The regime's verdicts on held-out success (:mod:`analysis.verdicts.rules`) compare arms on
 the same T held-out tasks (one fixed list for every seed: ``tasks.split_seed`` does not
 depend on ``run.seed``) over S seeds. For a contrast with weights :math:`w_k` over arms
 (``+1, −1`` for a difference; ``±½`` for a factorial main effect) the per-cell value is

@@ -6,6 +6,8 @@ module                                          concern
 :mod:`~analysis.campaign.registry`              the campaigns by id (``--campaign``)
 :mod:`~analysis.campaign.mechanics`             run specs, locating a done run, launching,
                                                 light copies in ``results/<home>``
+:mod:`~analysis.campaign.find`                  the done runs of a campaign's experiments
+                                                (figures, verdicts, the report)
 :mod:`~analysis.campaign.spec`                  whether a recorded spec is the current one
 :mod:`~analysis.campaign.config`                what a spec resolves to; adopting hand runs
 ``python -m analysis.campaign``                 trains what is not done (``make campaign

@@ -18,8 +18,7 @@ them, in that order:
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
-- :mod:`analysis.campaigns.pool.verdicts` (``pool``) and :mod:`analysis.verdicts.regime` (``regime-d10``)
-  read their arms by ``role``.
+- the verdict rules read a campaign's arms by ``role``.
 
 Adding an arm is one record in its campaign's ``arms.py`` plus its changes in that folder's
 ``presets.py``; a verdict on it needs a rule written before its runs.

@@ -12,7 +12,7 @@ module                                         concern
 :mod:`~analysis.diagnostics.perturbations`     perturbations of a ground truth, scored by R
                                                and by BFCL's rule
 :mod:`~analysis.diagnostics.regime`            the regime diagnostic of a Stage-1
-                                               checkpoint, its gates and the proof-run
+                                               checkpoint and the proof-run
                                                criterion (``python -m
                                                analysis.diagnostics.regime``)
 =============================================  ==============================================

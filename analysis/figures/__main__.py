@@ -96,9 +96,10 @@ def inputs(name: str) -> tuple[list[dict], dict[str, list[Path]]]:
     files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
     if not requires:
         return files, {}
-    from analysis.campaigns.pool.driver import find_runs
+    from analysis.campaign.find import find_runs
+    from analysis.campaigns.pool.driver import build_campaign
 
-    found = find_runs(requires)
+    found = find_runs(build_campaign(), requires)
     lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
     if lacking:
         raise MissingRuns(name, lacking)

@@ -7,7 +7,7 @@ step holds only 8 groups), then averaged over seeds with a 95% Student-t band
 .. math:: \bar x_t \pm t_{0.975,\,n-1}\, s_t/\sqrt{n}
 
 (no band with one seed). Nothing here trains: the figure builder hands in finished run
-folders (:func:`analysis.campaigns.pool.driver.find_runs`).
+folders (:func:`analysis.campaign.find.find_runs`).
 """
 
 from __future__ import annotations

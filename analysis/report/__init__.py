@@ -14,6 +14,9 @@ module                             concern
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
 :mod:`~analysis.report.readme_results`  the generated blocks of the README and ``docs/``
+:mod:`~analysis.report.markdown`   run tables as Markdown (the generated blocks)
+:mod:`~analysis.report.verdict_table`  a verdict table, LaTeX and Markdown
+:mod:`~analysis.report.resolve`    the runs the report reads by default
 =================================  ==========================================================
 
 Runs come from the run-data layer below the report: :mod:`analysis.runs.sources` (run

@@ -7,7 +7,7 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
 - ``figures_results.tex``, the built figures that read runs;
 - ``verdicts.tex``, the pre-registered verdicts on the paper's claims
-  (:mod:`analysis.campaigns.pool.verdicts`);
+  (:mod:`analysis.campaigns.pool.report`);
 - ``regime_table1.tex``, ``regime_categories.tex``, ``regime_passk.tex`` and
   ``regime_verdicts.tex``, the regime suite's Table 1 analogue, its success per category, pass@k
   of the final checkpoints and its verdicts from ``results/regime`` and
@@ -40,14 +40,14 @@ from pathlib import Path
 from analysis import REPO_ROOT
 from analysis.campaigns.collapse import tables as collapse_tables
 from analysis.campaigns.collapse_pairs import verdict as pairs_verdict
-from analysis.campaigns.pool.driver import default_resolver
-from analysis.campaigns.pool.verdict_table import verdicts_latex
+from analysis.campaigns.pool.report import verdicts_tex
 from analysis.campaigns.regime_d10 import tables as regime_tables
 from analysis.campaigns.regime_d10.entropy_tables import entropy_latex
 from analysis.campaigns.regime_separation import tables as separation_tables
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import REGIME_RESULTS, readme_main
+from analysis.report.resolve import default_resolver
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
@@ -111,7 +111,7 @@ def generate(
     resolve = resolve or default_resolver(runs_root)
     (out_dir / "setup_table.tex").write_text(setup_table(resolve))
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
-    (out_dir / "verdicts.tex").write_text(verdicts_latex(resolve))
+    (out_dir / "verdicts.tex").write_text(verdicts_tex(resolve))
     (out_dir / "regime_table1.tex").write_text(regime_tables.table1_latex(REGIME_RESULTS))
     (out_dir / "regime_categories.tex").write_text(regime_tables.categories_latex(REGIME_RESULTS))
     (out_dir / "regime_passk.tex").write_text(regime_tables.passk_latex())

@@ -1,17 +1,16 @@
-"""Tables of ``docs/experiments.md`` computed from the code: the campaign and the figures.
+"""Tables of the docs computed from the code: a campaign's experiments, the figures, the theory
+check.
 
-- ``campaign``: one row per experiment of :func:`analysis.campaigns.pool.driver.build_campaign`
-  with its run names (seeds collapsed into ``{seed}``), the seeds, the run count, how many of them are
-  committed in ``results/campaign`` (complete, launched with the current spec) and the wall
-  time those took, summed over runs (``summary.json``; the campaign runs two at a time, so
-  an experiment takes about half the sum on 2 cores), plus the totals;
+- a campaign's experiments (:func:`campaign_markdown`, the pool campaign's ``campaign`` block):
+  one row per experiment with its run names (seeds collapsed into ``{seed}``), the seeds, the
+  run count, how many of them are committed (complete, launched with the current spec) and the
+  wall time those took, summed over runs (``summary.json``; the campaign runs two at a time,
+  so an experiment takes about half the sum on 2 cores), plus the totals;
 - ``figures``: one row per figure module of :mod:`analysis.figures` with its ``REQUIRES`` and
   the first sentence of its docstring;
-- ``regime-proof`` and ``regime-proof-wide1`` (``docs/regime.md``): one row per committed proof
-  run of the regime suite, and of ``regime-wide1-d10``
-  (:func:`analysis.diagnostics.regime.proof.proof_record`), and the verdict over the proof seeds.
+- ``theory`` (``docs/theory-checks.md``): the committed theory check report.
 
-Written with the README's and docs/findings.md's run blocks by ``python -m analysis.report --write-readme``.
+Written with the campaigns' blocks by ``python -m analysis.report --write-readme``.
 """
 
 from __future__ import annotations
@@ -20,6 +19,10 @@ import importlib
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from analysis.campaign.mechanics import Campaign
 
 _SEED = re.compile(r"-s(\d+)$")
 _ROLE = re.compile(r":(?:mod|func|class|data|math|attr):`~?([^`]+)`")
@@ -67,13 +70,9 @@ def _committed_wall(spec, results: Path) -> float | None:
         return math.nan
 
 
-def campaign_markdown() -> str:
-    """The ``campaign`` block: experiment, runs, seeds, count, committed runs and their
-    summed wall hours; the totals in the last line."""
-    from analysis.campaign.mechanics import RESULTS
-    from analysis.campaigns.pool.driver import build_campaign
-
-    camp = build_campaign()
+def campaign_markdown(camp: Campaign, results: Path) -> str:
+    """A ``campaign`` block: per experiment of ``camp`` its runs, seeds, count, the runs
+    committed in ``results`` and their summed wall hours; the totals in the last line."""
     lines = [
         "| experiment | runs | seeds | runs in total | committed | wall h, sum over runs |",
         "|---|---|---|--:|--:|--:|",
@@ -82,7 +81,7 @@ def campaign_markdown() -> str:
     for experiment, names in camp.experiments.items():
         patterns, seeds = _pattern(names, {n: _run_seed(camp.runs[n].argv) for n in names})
         runs = ", ".join(f"`{p}`" for p in patterns)
-        walls = [w for n in names if (w := _committed_wall(camp.runs[n], RESULTS)) is not None]
+        walls = [w for n in names if (w := _committed_wall(camp.runs[n], results)) is not None]
         timed = sum(w for w in walls if math.isfinite(w)) / 3600
         done, hours = done + len(walls), hours + timed
         lines.append(
@@ -140,53 +139,4 @@ def theory_markdown(report: dict) -> str:
         f"Seed {report.get('seed')}, {report.get('configs_per_statement')} random configurations "
         f"per statement, {report.get('seconds')} s for the whole check."
     )
-    return "\n".join(lines) + "\n"
-
-
-def regime_proof_markdown(root: Path | None = None, suite: str = "regime-d10") -> str:
-    """The ``regime-proof`` block (``regime-proof-wide1`` for ``suite`` ``regime-wide1-d10``):
-    per proof run on ``suite`` its seed, held-out success at the first and
-    last step, the gain with the exact McNemar counts and p, decisions right at the end, the
-    change on tasks without a decision point, whether it qualifies, and its cost; then the
-    verdict over :data:`~analysis.diagnostics.regime.proof.PROOF_SEEDS` (mean gain ± 95%
-    Student-t half-width, n)."""
-    from analysis import REPO_ROOT
-    from analysis.campaigns.regime_wide1.proof import seeds_verdict
-    from analysis.diagnostics.regime import proof
-
-    root = root or REPO_ROOT
-    if not proof.has_runs(root, suite):
-        return f"No proof run on `{suite}` is committed yet.\n"
-    recs = proof.committed_records(root, suite)
-    lines = [
-        "| seed | run | start | end | gain | gained / lost (McNemar p) | decisions right "
-        "| no-point change | qualifies | CPU-s | wall s |",
-        "|--:|---|--:|--:|--:|--:|--:|--:|---|--:|--:|",
-    ]
-    for r in recs:
-        m = r["mcnemar"]
-        role = " (design)" if r["seed"] == proof.DESIGN_SEED else ""
-        cpu = f"{r['cpu_s']:,.0f}" if r["cpu_s"] is not None else "—"
-        wall = f"{r['wall_s']:,.0f}" if r["wall_s"] is not None else "—"
-        lines.append(
-            f"| {r['seed']}{role} | `{r['run']}` | {r['success_start']:.3f} "
-            f"| {r['success_end']:.3f} | {r['gain']:+.3f} | {m['c']} / {m['b']} ({m['p']:.0e}) "
-            f"| {r['decisions_right_end']:.3f} | {100 * r['no_point_change']:+.1f} pts "
-            f"| {'yes' if r['qualifies'] else 'no'} | {cpu} | {wall} |"
-        )
-    v = seeds_verdict(recs)
-    seeds = ", ".join(map(str, v["seeds"]))
-    lines.append("")
-    if v["missing"]:
-        lines.append(
-            f"Proof seeds {seeds}: seed(s) {', '.join(map(str, v['missing']))} not yet run; "
-            "no verdict."
-        )
-    else:
-        g = v["gain"]
-        lines.append(
-            f"Proof seeds {seeds}: mean gain {g['mean']:+.3f} ± {g['half_width']:.3f} (95% t, "
-            f"n = {g['n']}); every seed qualifies: {'yes' if v['every_seed_qualifies'] else 'no'}; "
-            f"**the proof {'holds' if v['holds'] else 'does not hold'}**."
-        )
     return "\n".join(lines) + "\n"

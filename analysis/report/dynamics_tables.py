@@ -13,7 +13,7 @@ Every cell is the mean over seeds ± the 95% t half-width of the per-run number
 or reward is constant over its steps has no rank correlation (NaN, dropped from the cell).
 
 The tables are registered in :data:`analysis.report.tables.TABLES` (LaTeX, ``make paper``);
-:func:`analysis.report.readme_results.dynamics_markdown` renders the same tables as markdown
+:func:`analysis.campaigns.pool.report.dynamics_markdown` renders the same tables as markdown
 for docs/findings.md's results.
 """
 

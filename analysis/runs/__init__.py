@@ -5,7 +5,8 @@ module                            concern
 ================================  ===========================================================
 :mod:`~analysis.runs.folder`      one run folder: its files, :func:`is_finished` (the one
                                   completion test), :class:`Run` (config, summary, metrics,
-                                  rollouts, evaluations, conversations), file digests
+                                  rollouts, evaluations, conversations), its seed, file
+                                  digests
 :mod:`~analysis.runs.sources`     run folders below a root; experiment groups -> finished runs
 :mod:`~analysis.runs.extractors`  one run -> one number (tables, verdicts and figures)
 :mod:`~analysis.runs.pack`        compress a finished folder's per-rollout table in place
@@ -27,6 +28,7 @@ from analysis.runs.folder import (
     load_run,
     load_runs,
     metrics_frame,
+    seed_of,
 )
 
 __all__ = [
@@ -39,4 +41,5 @@ __all__ = [
     "load_run",
     "load_runs",
     "metrics_frame",
+    "seed_of",
 ]

@@ -333,6 +333,17 @@ def load_runs(roots) -> list[Run]:
     return [load_run(r) for r in roots]
 
 
+def seed_of(run: Run) -> int:
+    """The run's seed: ``run.seed`` of its config, else the ``-s<N>`` of its folder name."""
+    seed = run.config.get("run", {}).get("seed")
+    if seed is None:
+        match = re.search(r"-s(\d+)$", run.name)
+        if match is None:
+            raise ValueError(f"run {run.root} has no run.seed in its config nor a -s<N> name")
+        seed = int(match.group(1))
+    return int(seed)
+
+
 def metrics_frame(runs: list[Run], **labels_from_config: str) -> pd.DataFrame:
     """Concatenate the metrics of several runs with a ``run`` column and config labels.
 

@@ -6,9 +6,8 @@ its folder name is ``name`` or ``name-s<seed>`` (the trainer's ``{preset}-s{seed
 campaign's ``sft-s0``), or its parent folder is named ``name``.
 
 A :data:`Resolver` maps a group to its finished run folders. :func:`layout_resolver` scans a
-folder tree (``--runs-root DIR``); the campaign's resolver, which locates the runs of the
-experiment campaign with their current spec, is
-:func:`analysis.campaigns.pool.driver.campaign_resolver`. A run counts only when finished
+folder tree (``--runs-root DIR``); a campaign's resolver, which locates its runs with their
+current spec, is :func:`analysis.campaign.find.campaign_resolver`. A run counts only when finished
 (:func:`analysis.runs.folder.is_finished`); a missing group is reported by name
 (:class:`MissingRunsError`), never silently skipped.
 """

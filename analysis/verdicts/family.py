@@ -1,7 +1,7 @@
 r"""Decisions over a verdict table: family-wise correction, equivalence, learning speed, hosts.
 
-The rules of :mod:`analysis.verdicts.regime` each give an estimate with SE and ν
-(:class:`~analysis.verdicts.regime.Interval`); ``docs/protocols/regime-d10-reanalysis.md``
+The rules of :mod:`analysis.verdicts.rules` each give an estimate with SE and ν
+(:class:`~analysis.verdicts.rules.Interval`); ``docs/protocols/regime-d10-reanalysis.md``
 fixes how a table of them is decided, and this module implements it once for every campaign:
 
 1. each testable rule's two-sided p-value against its threshold θ
@@ -16,7 +16,7 @@ fixes how a table of them is decided, and this module implements it once for eve
    in a family of its own, :data:`ITT_FAMILIES`).
 
 Beside each held-out rule (:data:`HELD_OUT`): the same contrast on learning speed
-(:func:`analysis.verdicts.regime.speed`, the area under the held-out curve at steps 25–175),
+(:func:`analysis.verdicts.rules.speed`, the area under the held-out curve at steps 25–175),
 and the rule restricted to the seeds on which every arm ran on one kind of CPU
 (:func:`analysis.runs.hosts.cpu_kind`).
 """
@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from analysis.inference import holm, t_pvalue, tost_pvalue
 from analysis.paired_design import ALPHA, TARGET_MDE
 from analysis.runs import Run
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "claims": ("C1", "C3", "I1", "I2", "T1", "T2", "T3", "T4", "T5"),

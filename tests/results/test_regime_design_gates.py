@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.diagnostics.regime.gates import (
+from analysis.campaigns.regime_design.gates import (
     G2_RATIO,
     G4_GAIN,
     G4_SEPARATION,
@@ -140,7 +140,7 @@ def test_g4_prime_on_the_committed_seed_10_runs_holds():
     (RCTP-FT + GRPO 0.596 -> 0.856 under the high goal, 279 gained and 19 lost), while G4 as
     written fails on the high goal's headroom."""
     from analysis.campaigns.regime_design import fig_regime_g4prime as fig
-    from analysis.diagnostics.regime import gates as g
+    from analysis.campaigns.regime_design import gates as g
 
     p = next(p for p in fig.points() if p["entry"][:2] == (11, 10))
     assert p["entry"].decides and p["gate"].holds is True

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from analysis.report import docs_tables
+from analysis.report import markdown as md
 from analysis.report import readme_results as rr
 from analysis.report.runtable import Column, Row, TableSpec
 from analysis.runs import index as ix
@@ -91,11 +92,12 @@ def test_run_blocks_are_up_to_date():
 
 
 def test_campaign_and_figure_tables_count_what_the_code_has():
+    from analysis.campaigns.pool import report as pool
     from analysis.campaigns.pool.driver import build_campaign
     from analysis.figures.__main__ import discover
 
     camp = build_campaign()
-    campaign = docs_tables.campaign_markdown().splitlines()
+    campaign = pool.campaign_block().splitlines()
     assert campaign[-1].startswith(f"| all | | | {len(camp.runs)} | ")
     cells = [row.strip("| ").split(" | ") for row in campaign[2:]]
     assert [int(c[3]) for c in cells[:-1]] == [len(names) for names in camp.experiments.values()]
@@ -124,15 +126,17 @@ def test_first_sentence_and_seed_patterns_hand_worked():
 @pytest.mark.results
 def test_verdicts_block_is_the_placeholder_until_the_module_exists():
     body = _block((ROOT / "docs" / "findings.md").read_text(), "verdicts")
-    assert body == rr.verdicts_markdown()
+    from analysis.campaigns.pool import report as pool
+
+    assert body == pool.verdicts_block()
     assert body.strip()
 
 
 def test_fmt_markdown_hand_worked():
-    assert rr.fmt_markdown(Estimate(0.625, 0.0125, 3), 1, percent=True) == "62.5 ± 1.2"
-    assert rr.fmt_markdown(Estimate(0.3, None, 1)) == "0.30"
-    assert rr.fmt_markdown(Estimate(math.nan, None, 0)) == "—"
-    assert rr.fmt_markdown(None) == "—"
+    assert md.fmt_markdown(Estimate(0.625, 0.0125, 3), 1, percent=True) == "62.5 ± 1.2"
+    assert md.fmt_markdown(Estimate(0.3, None, 1)) == "0.30"
+    assert md.fmt_markdown(Estimate(math.nan, None, 0)) == "—"
+    assert md.fmt_markdown(None) == "—"
 
 
 def _run(root: Path, name: str, start: float, end: float) -> None:
@@ -159,7 +163,7 @@ def test_markdown_table_hand_worked(tmp_path):
     )
     resolve = layout_resolver(tmp_path)
     found = {"a": resolve("a"), "b": resolve("b")}
-    assert rr.markdown_table(spec, found) == (
+    assert md.markdown_table(spec, found) == (
         "| arm | start | end | seeds |\n"
         "|---|--:|--:|--:|\n"
         "| A | 0.30 ± 1.27 | 0.50 ± 0.00 | 2 |\n"

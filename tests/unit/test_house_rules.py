@@ -19,7 +19,7 @@ it names must exist:
   enclosing classes, then the module, then the builtins, then as an importable module;
 - a literal (``…`` in single or double backticks) that is a dotted path of the two packages,
   e.g. ``rcgrpo.env.synth``: likewise;
-- a repository path (``docs/regime.md``, ``analysis/verdicts/regime.py``): the file or
+- a repository path (``docs/regime.md``, ``analysis/verdicts/rules.py``): the file or
   folder exists. A path counts as the repository's when its first part is a top-level entry
   of the checkout; left out are those under the git-ignored outputs :data:`NOT_COMMITTED`
   and paths with a placeholder or a glob (``<run>``, ``{knob}``, ``*``, ``…``), which name no
@@ -240,20 +240,20 @@ def broken_references(
     return out
 
 
-PLANTED = '''"""Resolve: :data:`analysis.verdicts.regime.RESERVED_SEEDS`, :class:`Rule` (imported
-here), :exc:`ValueError`, :meth:`.regime.Rule.design`, ``analysis.campaign.arms.ARMS``,
+PLANTED = '''"""Resolve: :data:`analysis.verdicts.rules.RESERVED_SEEDS`, :class:`Rule` (imported
+here), :exc:`ValueError`, :meth:`.rules.Rule.design`, ``analysis.campaign.arms.ARMS``,
 docs/regime.md, results/INDEX.toml. Do not: :func:`~analysis.verdicts.
-regime.speed` (wrapped), :mod:`analysis.experiments` (moved), :func:`no_such`,
+rules.speed` (wrapped), :mod:`analysis.experiments` (moved), :func:`no_such`,
 ``analysis.campaign.arms.NO_SUCH``, analysis/recipe_sweep.py. Not checked: docs/<name>.md,
 results/regime/calib-{knob}.json, figures/*.png, runs/regime/x.json, eval/step_N.json,
 trl/trainer/grpo_trainer.py, https://example.org/docs/a.md."""
 '''
-"""A docstring of ``analysis.verdicts.regime`` with planted references."""
+"""A docstring of ``analysis.verdicts.rules`` with planted references."""
 
 
 def test_the_checker_finds_the_planted_bad_references():
-    assert broken_references(PLANTED, "analysis.verdicts.regime", name="probe.py") == [
-        "probe.py:1: 'analysis.verdicts.\\nregime.speed' does not resolve",
+    assert broken_references(PLANTED, "analysis.verdicts.rules", name="probe.py") == [
+        "probe.py:1: 'analysis.verdicts.\\nrules.speed' does not resolve",
         "probe.py:1: 'analysis.experiments' does not resolve",
         "probe.py:1: 'no_such' does not resolve",
         "probe.py:1: 'analysis.campaign.arms.NO_SUCH' does not resolve",

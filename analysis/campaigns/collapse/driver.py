@@ -27,6 +27,7 @@ from __future__ import annotations
 from analysis.campaign import mechanics as cp
 from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
+from analysis.campaign.find import run_names
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec
 from analysis.campaigns.pool import driver as pool
 from analysis.campaigns.regime_d10 import driver as regime
@@ -87,5 +88,5 @@ def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     """Train the runs of the experiments ``names`` that are not done (and what they start
     from), Stage 1 first."""
     camp = build()
-    todo = pool.run_names(camp, list(dict.fromkeys(names)))
+    todo = run_names(camp, list(dict.fromkeys(names)))
     cp.run_all(camp, todo, jobs, force_train, dry_run)

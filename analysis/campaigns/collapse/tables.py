@@ -4,11 +4,11 @@ control's rules, ``docs/protocols/collapse-control.md``), from the committed run
 
 ``collapse-verdicts`` (``docs/results.md``) and ``collapse_verdicts.tex`` (the paper): every rule of
 :data:`analysis.campaigns.collapse.verdicts.RULES` on every committed run of the ``collapse`` arms
-(no admission: every seed but the reserved ones counts, :func:`analysis.verdicts.regime.load_arms`
+(no admission: every seed but the reserved ones counts, :func:`analysis.verdicts.rules.load_arms`
 with no population), decided together by :func:`analysis.verdicts.family.decide` with the
 campaign's families, equivalence rules and margin; the cells and columns are the separation
 study's (:func:`analysis.campaigns.regime_separation.tables.rows`). A rule with fewer than
-:data:`~analysis.verdicts.regime.MIN_SEEDS` seeds that have a run of every one of its arms
+:data:`~analysis.verdicts.rules.MIN_SEEDS` seeds that have a run of every one of its arms
 reads *inconclusive (n = k seeds)*, naming the arms not yet run.
 
 ``collapse-seeds`` and ``collapse-control-init`` (``docs/results.md``): what the two protocols
@@ -34,7 +34,7 @@ from analysis.runs.extractors import series
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci
 from analysis.verdicts import family as fm
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 RESULTS = REPO_ROOT / "results" / "collapse"
 """Where the campaign's runs are committed (:data:`analysis.campaigns.collapse.driver.HOME`)."""

@@ -33,7 +33,7 @@ from analysis.campaigns.collapse.driver import SEEDS
 from analysis.campaigns.regime_separation import tables as st
 from analysis.runs import is_finished, load_run
 from analysis.stats import mean_ci
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 RESULTS = REPO_ROOT / "results" / "collapse"
 EARLY = (1, 10)

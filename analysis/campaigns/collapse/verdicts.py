@@ -5,11 +5,11 @@ and does reward conditioning rescue it?
 Arms: the ``collapse`` regime of :data:`analysis.campaign.arms.ARMS` (the factorial {SFT, RCTP-FT}
 × {GRPO, RC sampling} and three mechanism arms), one run per seed of
 :data:`analysis.campaigns.collapse.driver.SEEDS`, every seed counting (no admission: population None
-of :func:`analysis.verdicts.regime.load_arms`). Outcomes, every held-out one paired by task
-and seed (:mod:`analysis.verdicts.regime`'s task × seed design):
+of :func:`analysis.verdicts.rules.load_arms`). Outcomes, every held-out one paired by task
+and seed (:mod:`analysis.verdicts.rules`'s task × seed design):
 
 - **learning speed** (primary): the mean held-out success at the run's evaluation goal over
-  the evaluations at steps 25–175 (:func:`analysis.verdicts.regime.speed`);
+  the evaluations at steps 25–175 (:func:`analysis.verdicts.rules.speed`);
 - **final success** (secondary): the held-out success at step 200, 1,000 tasks;
 - group shares over training (seed design): zero-variance (collapsed) and informative groups
   (:mod:`analysis.verdicts.groups`).
@@ -18,7 +18,7 @@ Families (:data:`FAMILIES`, Holm within each, :func:`analysis.verdicts.family.de
 θ = 0 difference is also tested for equivalence within ±:data:`MARGIN` (TOST):
 
 1. ``premise``: K1, SFT + GRPO collapses (zero-variance share of its groups over training
-   ≥ :data:`~analysis.verdicts.regime.COLLAPSE_MANY`); K2, it stalls (held-out success gains
+   ≥ :data:`~analysis.verdicts.rules.COLLAPSE_MANY`); K2, it stalls (held-out success gains
    less than :data:`STALL` from step 0 to step 200);
 2. ``claims``: K3 RC sampling on top of RCTP-FT (RC-GRPO − RCTP-FT + GRPO), K4 RC sampling
    from SFT (SFT + RC − SFT + GRPO), K5 init vs sampling (RCTP-FT + GRPO − SFT + RC), K6 the
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from analysis.campaign.arms import roles
 from analysis.paired_design import TARGET_MDE
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 ROLES = roles("collapse")
 SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]

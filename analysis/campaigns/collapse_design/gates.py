@@ -1,13 +1,13 @@
 r"""The collapse testbed's gates: does SFT + GRPO really collapse, and is there something to rescue?
 
 Written before any design run of the collapse suites (``docs/protocols/collapse-testbed.md``).
-The regime gates (:mod:`analysis.diagnostics.regime.gates`) select a *calibrated* SFT that
+The regime gates (:mod:`analysis.campaigns.regime_design.gates`) select a *calibrated* SFT that
 samples the right option 40–60% of the time; these select the paper's premise, a *peaked* SFT
 whose groups are all-fail on the planted decision (Definition 4.1, Prop. 4.2), while the
 decision stays reachable by sampling and RCTP-FT's goals differ on it. Each gate is a pure
 function of the diagnostic's reports (``python -m analysis.diagnostics.regime --samples 32``,
 the per-kind block of :mod:`analysis.diagnostics.regime.decisions`) or of a pilot run's
-records, and returns a :class:`~analysis.diagnostics.regime.gates.Gate`. ``kind`` is the
+records, and returns a :class:`~analysis.campaigns.regime_design.gates.Gate`. ``kind`` is the
 collapse decision (a kind of :data:`rcgrpo.env.synth_demo.DECISIONS`, or
 :data:`~analysis.diagnostics.regime.decisions.ANY` for every planted kind pooled).
 
@@ -38,8 +38,8 @@ collapse decision (a kind of :data:`rcgrpo.env.synth_demo.DECISIONS`, or
   of the regime campaign (goals that separate), here read on the decision itself, where
   regime-d10's goals did not differ (0/284 right under both).
 - **G0 fit** and **G5 SFT + RC cell**: the regime gates', unchanged
-  (:func:`analysis.diagnostics.regime.gates.g0_fit`,
-  :func:`analysis.diagnostics.regime.gates.g5_sft_rc`).
+  (:func:`analysis.campaigns.regime_design.gates.g0_fit`,
+  :func:`analysis.campaigns.regime_design.gates.g5_sft_rc`).
 
 A design *holds* when every gate but H′ holds at its design seed and at a fresh confirmation
 seed; H′ is decided by the first long pilot.
@@ -47,8 +47,8 @@ seed; H′ is decided by the first long pilot.
 
 from __future__ import annotations
 
+from analysis.campaigns.regime_design.gates import EPS, Gate
 from analysis.diagnostics.regime.decisions import ANY
-from analysis.diagnostics.regime.gates import EPS, Gate
 
 C_ALL_FAIL, C_STEPS, C_MAX_GAIN = 0.50, 50, 0.05
 H_P_RIGHT, H_SAMPLES, H_PASS_GAIN = (0.01, 0.10), 32, 0.20

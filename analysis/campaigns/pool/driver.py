@@ -3,9 +3,8 @@
 :func:`build_campaign` is every run of the campaign (id ``pool``), by experiment; ``python -m
 analysis.campaign`` (``make runs``, ``make campaign C=pool``; :mod:`analysis.campaign.__main__`)
 trains those not done.
-How a run is found, resumed, judged stale and exported is :mod:`analysis.campaign.mechanics`.
-:func:`find_runs` (the figures) and :func:`campaign_resolver` (verdicts and the report) find
-the done runs of experiments and never train.
+How a run is found, resumed, judged stale and exported is :mod:`analysis.campaign.mechanics`;
+:mod:`analysis.campaign.find` finds the done runs of its experiments and never trains.
 
 One experiment per purpose (see ``docs/experiments.md``):
 
@@ -27,13 +26,12 @@ One experiment per purpose (see ``docs/experiments.md``):
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from analysis.campaign.arms import arms
 from analysis.campaign.config import pinned
-from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, is_current, locate, run_all
+from analysis.campaign.find import run_names
+from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, run_all
 from analysis.campaigns.rl_recipe import recipe_sweep as sw
-from analysis.runs.sources import Resolver, layout_resolver, matches
 
 SEEDS = (0, 1, 2)
 BASELINE_SEEDS = SEEDS
@@ -91,54 +89,8 @@ def build_campaign(seeds: Iterable[int] = SEEDS) -> Campaign:
     return camp
 
 
-def run_names(camp: Campaign, experiments: Iterable[str]) -> list[str]:
-    """The runs of ``experiments`` in campaign order (ValueError naming an unknown one)."""
-    unknown = sorted(set(experiments) - set(camp.experiments))
-    if unknown:
-        raise ValueError(f"unknown experiment(s) {unknown}; have {sorted(camp.experiments)}")
-    return [n for e in experiments for n in camp.experiments[e]]
-
-
 def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     """Train the runs of the experiments ``names`` that are not done (and what they start
     from), at most ``jobs`` at a time (:func:`analysis.campaign.mechanics.run_all`)."""
     camp = build_campaign()
     run_all(camp, run_names(camp, names), jobs, force_train, dry_run)
-
-
-def find_runs(experiments: Iterable[str]) -> dict[str, dict[str, Path | None]]:
-    """Per experiment, each of its runs (campaign order) -> the folder of the run when it is
-    done (runs/campaign or the committed results/campaign), else None. Never trains: that is
-    ``make runs`` (:mod:`analysis.campaign.__main__`)."""
-    camp = build_campaign()
-    run_names(camp, experiments)
-    return {e: {n: locate(camp.runs[n]) for n in camp.experiments[e]} for e in experiments}
-
-
-def campaign_resolver(
-    experiments: Iterable[str] | None = None, committed: bool = False
-) -> Resolver:
-    """Resolve groups among the runs of the campaign's ``experiments`` (None: all) that are
-    done: finished, with the current spec, where :func:`locate` finds them (``runs/campaign``
-    first, then ``results/campaign``) or, ``committed``, only as a committed light copy in
-    ``results/campaign`` (never ``runs/``, so every clone resolves the same)."""
-    camp = build_campaign()
-    names = camp.runs if experiments is None else run_names(camp, experiments)
-    specs = {n: camp.runs[n] for n in names}
-
-    def where(spec: RunSpec) -> Path | None:
-        if not committed:
-            return locate(spec)
-        return spec.copy if is_current(spec.copy, spec) else None
-
-    def resolve(group: str) -> list[Path]:
-        found = (where(s) for n, s in specs.items() if matches(group, Path(n)))
-        return [p for p in found if p is not None]
-
-    return resolve
-
-
-def default_resolver(runs_root: str | Path | None = None) -> Resolver:
-    """:func:`~analysis.runs.sources.layout_resolver` of ``runs_root`` when given, else
-    :func:`campaign_resolver`."""
-    return layout_resolver(runs_root) if runs_root is not None else campaign_resolver()

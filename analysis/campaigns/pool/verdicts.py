@@ -1,5 +1,5 @@
 r"""Verdicts on the paper's claims in the pool regime, decided by rules written down before
-the runs (the new regime's: :mod:`analysis.verdicts.regime`).
+the runs (the new regime's: :mod:`analysis.verdicts.rules`).
 
 For each claim a reproduction checks (the five of the paper digest §7, and §1's that raising
 entropy or temperature does not fix the collapse) and ours (stratified against i.i.d. reward
@@ -29,21 +29,21 @@ Thresholds come from the claims and the effect sizes the paper reports (each rul
 training steps (at least one step), "over training" = every training step (``step >= 1``),
 "final" = the last held-out evaluation (RC arms: conditioned on the high goal).
 
-:mod:`analysis.campaigns.pool.verdict_table` renders the outcomes: the report's table
-(``paper/generated/verdicts.tex``) and the ``verdicts`` block of ``docs/findings.md``.
+:mod:`analysis.campaigns.pool.report` renders the outcomes (:mod:`analysis.report.verdict_table`):
+the report's table (``paper/generated/verdicts.tex``) and the ``verdicts`` block of
+``docs/findings.md``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.campaign.arms import roles
-from analysis.runs import Run, load_run
+from analysis.runs import Run, load_run, seed_of
 from analysis.runs.extractors import Extractor, last, mean_over_training, window
 from analysis.runs.sources import Resolver, collect
 from analysis.stats import Estimate, mean_ci
@@ -311,17 +311,6 @@ def decide(est: Estimate | None, threshold: float, side: str, min_seeds: int = M
     return "holds" if below else "does not hold" if above else "inconclusive"
 
 
-def seed_of(run: Run) -> int:
-    """The run's seed: ``run.seed`` of its config, else the ``-s<N>`` of its folder name."""
-    seed = run.config.get("run", {}).get("seed")
-    if seed is None:
-        match = re.search(r"-s(\d+)$", run.name)
-        if match is None:
-            raise ValueError(f"run {run.root} has no run.seed in its config nor a -s<N> name")
-        seed = int(match.group(1))
-    return int(seed)
-
-
 @dataclass(frozen=True)
 class Outcome:
     """A rule applied to the runs found: the per-seed values, the estimate, the verdict."""
@@ -351,8 +340,10 @@ def evaluate(rule: Rule, found: dict[str, list[Path]]) -> Outcome:
 def outcomes(resolve: Resolver | None = None, rules: Sequence[Rule] | None = None) -> list[Outcome]:
     """``rules`` (default: :func:`arm_rules`) on the runs ``resolve`` finds (default: the
     campaign's, never training)."""
-    from analysis.campaigns.pool.driver import default_resolver
+    from analysis.campaign.find import campaign_resolver
+    from analysis.campaigns.pool.driver import build_campaign
 
-    resolve, rules = resolve or default_resolver(), rules or arm_rules()
+    resolve = resolve or campaign_resolver(build_campaign())
+    rules = rules or arm_rules()
     found = collect([a for r in rules for a in r.arms], resolve)
     return [evaluate(rule, found) for rule in rules]

@@ -15,7 +15,7 @@ of the bookkeeping or of a rule's premise, each with its reason:
   i.e. RC-GRPO's low-goal training success is > 0 on every seed. If it fails, between-goal
   variance and "stratified collapses fewer groups" hold by construction again.
 - **B4** (gate of the entropy rules): the arm's high-goal-like entropy is within ±10% of
-  RC-GRPO's (:mod:`analysis.verdicts.calibration`).
+  RC-GRPO's (:mod:`analysis.campaigns.regime_d10.calibration`).
 - **B5** (gate of the stratified rules): the stratified arm has exactly G/2 high goals in
   every group (G even: no rounding), and the i.i.d. arm's share of high-goal rollouts lies in
   the binomial 99% interval :math:`0.5 \pm z_{0.995}\sqrt{0.25/N}` (N its rollouts), so the
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _st
 
+from analysis.campaigns.regime_d10.calibration import ENTROPY_TOLERANCE, seed_mean_gap
 from analysis.runs import Run
-from analysis.verdicts.calibration import ENTROPY_TOLERANCE, seed_mean_gap
 from analysis.verdicts.groups import exact_half_share, group_table, high_share, spread_in_range
 
 BALANCE_LEVEL = 0.99

@@ -40,6 +40,7 @@ from analysis import REPO_ROOT as ROOT
 from analysis.campaign import mechanics as cp
 from analysis.campaign.arms import arm, arms
 from analysis.campaign.config import pinned
+from analysis.campaign.find import run_names
 from analysis.campaign.mechanics import Campaign, Checkpoint, RunSpec, locate
 from analysis.campaigns.pool import driver as pool
 
@@ -52,7 +53,7 @@ TARGET = 5
 """Admitted seeds the plan wants (MDE ≤ 5 points for T1)."""
 SEPARATION = 0.10
 """Admission threshold on pass@1 high − low: G4's separation clause (``G4_SEPARATION`` of
-:mod:`analysis.diagnostics.regime.gates`, a layer above this one; a test checks they agree)."""
+:mod:`analysis.campaigns.regime_design.gates`; a test checks they agree)."""
 PROOF_SEEDS = (0, 1, 2)
 ITT_SEEDS = (6, 12, 13, 14)
 """Seeds whose RCTP-FT was tried and not admitted and whose checkpoint is committed: the
@@ -293,11 +294,11 @@ def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     seeds = None
     while first and seeds != stage1_seeds():
         seeds, camp = stage1_seeds(), build()
-        cp.run_all(camp, pool.run_names(camp, first), jobs, force_train, dry_run)
+        cp.run_all(camp, run_names(camp, first), jobs, force_train, dry_run)
         if dry_run:
             break
         for seed, ok in admit(camp).items():
             print(f"[campaign] seed {seed}: {'admitted' if ok else 'not admitted'}", flush=True)
     camp = build()
     rest = [e for e in names if e not in first and e in camp.experiments]
-    cp.run_all(camp, pool.run_names(camp, rest), jobs, force_train, dry_run, on_done=finished)
+    cp.run_all(camp, run_names(camp, rest), jobs, force_train, dry_run, on_done=finished)

@@ -6,13 +6,13 @@ Two generated blocks of ``docs/results.md`` (``python -m analysis.report
 ``regime-entropy``
     Per arm with runs (:func:`analysis.campaigns.regime_d10.tables.shown`): its seeds, the mean over
     seeds of its high-goal-like token entropy :math:`H`
-    (:func:`analysis.verdicts.calibration.high_like_entropy`, ± the 95% t half-width), and
+    (:func:`analysis.campaigns.regime_d10.calibration.high_like_entropy`, ± the 95% t half-width), and
     :math:`g = \bar H_\text{arm} / \bar H_\text{RC} - 1` over the seeds it shares with
-    RC-GRPO (:func:`~analysis.verdicts.calibration.seed_mean_gap`); *matched* is
+    RC-GRPO (:func:`~analysis.campaigns.regime_d10.calibration.seed_mean_gap`); *matched* is
     :math:`|g| \le 0.10`, the gate B4 of the entropy-matched arms.
 ``regime-calibration``
     The calibration on seed 9 (``results/regime/calib-<knob>.json``, written by
-    ``python -m analysis.verdicts.calibration``): per knob and candidate value,
+    ``python -m analysis.campaigns.regime_d10.calibration``): per knob and candidate value,
     :math:`H(v) = H^*(1 + g(v))`, :math:`g(v)` and the rule's outcome.
 """
 
@@ -23,12 +23,12 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from analysis.campaigns.regime_d10 import calibration as cal
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.tables import DASH, every_arm, markdown_table, shown, tex_table
 from analysis.report.latex import escape
 from analysis.runs import Run
 from analysis.stats import mean_ci
-from analysis.verdicts import calibration as cal
-from analysis.verdicts import regime as rv
 
 
 def _nats(values: list[float]) -> str:
@@ -50,7 +50,7 @@ def entropy_rows(by_arm: Mapping[str, Mapping[int, Run]]) -> tuple[list[str], li
         "shared seeds",
         "matched (abs g ≤ 0.10)",
     ]
-    rc = by_arm.get(rv.RCTP_RC, {})
+    rc = by_arm.get(pop.RCTP_RC, {})
     rows = []
     for a in shown(by_arm):
         runs = dict(sorted(by_arm.get(a.preset, {}).items()))

@@ -9,7 +9,7 @@ Dr. GRPO, the entropy-matched and stratified arms; :data:`analysis.campaign.arms
 evaluation, 200 between), seed mean with 95% t band; (b) held-out success at the end;
 (c) the share of zero-variance groups among the generated ones (``group/zero_var_frac``:
 DAPO's before its filter) over training; (d) the high-goal-like token entropy
-(:func:`analysis.verdicts.calibration.high_like_entropy`), the quantity the entropy-matched
+(:func:`analysis.campaigns.regime_d10.calibration.high_like_entropy`), the quantity the entropy-matched
 arms are calibrated on. Bars: seed mean with 95% t-CI, dots are seeds.
 """
 
@@ -20,17 +20,17 @@ from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
 from analysis.campaign.arms import arms
+from analysis.campaigns.regime_d10 import population as pop
+from analysis.campaigns.regime_d10.calibration import high_like_entropy
 from analysis.campaigns.regime_d10.fig_regime_factorial import ROOT, committed_runs
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import light_globs
-from analysis.verdicts import regime as rv
-from analysis.verdicts.calibration import high_like_entropy
 
 REQUIRES: tuple[str, ...] = ()
 OWN_FIGURE = ("regime-factorial", "regime-separation")
 """Experiments drawn by a figure of their own, not here."""
-ARMS = (rv.RCTP_GRPO, rv.RCTP_RC) + tuple(
+ARMS = (pop.RCTP_GRPO, pop.RCTP_RC) + tuple(
     a.preset for a in arms("regime-d10") if a.start == "rctp" and a.experiment not in OWN_FIGURE
 )
 """RCTP-FT + GRPO, RC-GRPO, then the regime's other arms from the RCTP-FT start (the

@@ -25,16 +25,16 @@ from matplotlib.patches import Patch
 
 from analysis import REPO_ROOT
 from analysis.campaign.arms import arms
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.fig_regime_factorial import ROOT, committed_runs
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs import Run
 from analysis.runs.folder import light_globs
-from analysis.verdicts import regime as rv
 from rcgrpo.env.synth_demo import REGIME_DECISIONS
 
 REQUIRES: tuple[str, ...] = ()
-ARMS = (rv.RCTP_RC, *(a.preset for a in arms("regime-d10", "regime-separation")))
+ARMS = (pop.RCTP_RC, *(a.preset for a in arms("regime-d10", "regime-separation")))
 """RC-GRPO, then the separation study's arms (those with a committed run are drawn)."""
 INPUTS: tuple[str, ...] = tuple(
     g

@@ -2,8 +2,8 @@ r"""The new regime's factorial: {SFT, RCTP-FT} × {GRPO, RC sampling} on the reg
 
 Reads the committed runs ``results/regime/<arm>-s<seed>`` of the ``regime-factorial`` arms
 (:data:`analysis.campaign.arms.ARMS`) on every seed the registered verdicts count (the RCTP-FT arms
-on the admitted seeds :data:`analysis.verdicts.regime.ADMITTED`, not the intention-to-treat
-runs; the reserved seeds :data:`analysis.verdicts.regime.RESERVED_SEEDS` never enter); an arm
+on the admitted seeds :data:`analysis.campaigns.regime_d10.population.ADMITTED`, not the intention-to-treat
+runs; the reserved seeds :data:`analysis.verdicts.rules.RESERVED_SEEDS` never enter); an arm
 with no run yet is left out and the legend gives each arm's n. (a) greedy held-out success
 against the RL step (RC arms under the high goal; 1,000 tasks at the first and last
 evaluation, 200 between; the SFT + GRPO proof runs of seeds 0–2 are evaluated at steps 0, 100
@@ -24,11 +24,11 @@ from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
 from analysis.campaign.arms import arms
+from analysis.campaigns.regime_d10.population import counts
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.runs.folder import is_finished, light_globs
 from analysis.verdicts import groups as rg
-from analysis.verdicts.regime import counts
 
 REQUIRES: tuple[str, ...] = ()
 ROOT = "results/regime"
@@ -38,7 +38,7 @@ ARMS = tuple(a.preset for a in arms("regime-d10", "regime-factorial"))
 def committed_runs(presets: tuple[str, ...] = ARMS) -> list[Path]:
     """The finished committed runs ``<arm>-s<seed>`` of ``presets`` (default: the factorial
     arms) on the seeds that count in the registered (admitted) population, in that order (what
-    the regime's dynamics figures read; :func:`analysis.verdicts.regime.counts`)."""
+    the regime's dynamics figures read; :func:`analysis.campaigns.regime_d10.population.counts`)."""
     out = []
     for arm in presets:
         for path in sorted((REPO_ROOT / ROOT).glob(f"{arm}-s*")):

@@ -1,40 +1,53 @@
 """The regime-d10 campaign's pre-registered rules (``docs/protocols/regime-d10.md``), as data.
 
-Each :class:`~analysis.verdicts.regime.Rule` names its claim, the quantity it estimates, its
-arms (experiment groups, :data:`analysis.verdicts.regime.ROLES`), threshold and side, why the
-threshold reads the paper that way, and how a seed (``seed_value``) or a task × seed cell
-(``cells`` and ``weights``) is read from the runs. :func:`analysis.verdicts.regime.evaluate`
+Each :class:`~analysis.verdicts.rules.Rule` names its claim, the quantity it estimates, its
+arms (experiment groups, :data:`analysis.campaigns.regime_d10.population.ROLES`), threshold and
+side, why the threshold reads the paper that way, and how a seed (``seed_value``) or a task ×
+seed cell (``cells`` and ``weights``) is read from the runs. :func:`analysis.verdicts.rules.evaluate`
 decides one rule; :mod:`analysis.campaigns.regime_d10.verdict_table` decides them all, in their families
 (:data:`analysis.verdicts.family.FAMILIES`).
 """
 
 from __future__ import annotations
 
-from analysis.verdicts.regime import (
+from analysis.campaigns.regime_d10.calibration import high_like_entropy
+from analysis.campaigns.regime_d10.population import (
     COEF_MATCHED,
-    COLLAPSE_MANY,
     DAPO,
     DRGRPO,
-    ENTROPY_RISE,
     FACTORIAL,
-    HIGH_LOW_GAP,
-    NONINFERIORITY,
     RCTP_GRPO,
     RCTP_RC,
     RCTP_STRAT,
     SFT_GRPO,
     SFT_RC,
     TEMP_MATCHED,
+)
+from analysis.paired_design import TARGET_MDE
+from analysis.runs import Run
+from analysis.verdicts.rules import (
+    COLLAPSE_MANY,
     Rule,
     collapse,
     diff,
-    entropy,
     informative,
     one,
     rel,
     success,
     within,
 )
+
+HIGH_LOW_GAP = 0.30
+"""2: 'success under high ≫ under low' read as a 30-point gap (the pool's threshold)."""
+ENTROPY_RISE = 0.10
+"""4a: an entropy rise under 10% counts as not increased (the pool's threshold)."""
+NONINFERIORITY = -TARGET_MDE
+"""S2: stratified loses no held-out success, at the margin the design is powered for."""
+
+
+def entropy(run: Run) -> float:
+    """The run's high-goal-like token entropy (:func:`~analysis.campaigns.regime_d10.calibration.high_like_entropy`)."""
+    return high_like_entropy(run.metrics)
 
 
 def success_rule(

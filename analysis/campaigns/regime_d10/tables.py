@@ -8,7 +8,7 @@ analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict t
 The Table 1 analogue is read from the committed runs ``results/regime/<arm>-s<seed>`` of the
 ``regime-factorial`` arms (:data:`analysis.campaign.arms.ARMS`), then of every other arm of the
 regime that has a run (the baselines, the matched and stratified arms), on every seed the
-verdict rules may count (:data:`analysis.verdicts.regime.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
+verdict rules may count (:data:`analysis.verdicts.rules.RESERVED_SEEDS` never do). Per arm: the seeds, greedy
 held-out success at the first and the last evaluation and their difference (the run's
 evaluation goal: high for the RC arms; 1,000 held-out tasks), the last evaluation per task
 category, the share of planted decision points that are right at the end, and the paper's
@@ -29,18 +29,19 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign.arms import Arm, arms
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.report.latex import escape, tabular
 from analysis.report.tables import PAPER_LLAMA, PAPER_QWEN
 from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 DASH = "—"
 SPEED = "speed 25–175"
 """Learning speed: mean held-out success over the evaluations at steps 25–175
-(:func:`analysis.verdicts.regime.speed_overall`; a run evaluated every 100 steps has none)."""
+(:func:`analysis.verdicts.rules.speed_overall`; a run evaluated every 100 steps has none)."""
 CATEGORY_PREFIX = "synth/"
 
 
@@ -128,7 +129,7 @@ def table1_markdown(by_arm: Mapping[str, Mapping[int, Run]]) -> str:
 
 def _by_arm(root: Path, presets) -> dict[str, dict[int, Run]]:
     resolve = layout_resolver(root)
-    return rv.load_arms({p: resolve(p) for p in presets}, "admitted")
+    return pop.load_arms({p: resolve(p) for p in presets}, "admitted")
 
 
 def every_arm(root: Path) -> dict[str, dict[int, Run]]:
@@ -145,7 +146,7 @@ def regime_report(root: Path):
 
     resolve = layout_resolver(root)
     found = {p: resolve(p) for p in sorted({a for r in RULES for a in r.arms})}
-    return vt.report(rv.load_arms(found, "admitted"), rv.load_arms(found, "itt"))
+    return vt.report(pop.load_arms(found, "admitted"), pop.load_arms(found, "itt"))
 
 
 def tex_table(head: list[str], rows: list[list[str]], **kw) -> str:
@@ -325,7 +326,7 @@ PASS_KS = (1, 2, 4, 8)
 def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]:
     """Arm preset -> {seed: the condition block of its final-checkpoint report} for the
     regime's arms, on the seeds the registered (admitted) population counts
-    (:func:`analysis.verdicts.regime.counts`)."""
+    (:func:`analysis.campaigns.regime_d10.population.counts`)."""
     out: dict[str, dict[int, dict]] = {}
     for a in arms("regime-d10"):
         name = re.compile(rf"regime-final-{re.escape(a.preset)}-s(\d+)\.json")
@@ -334,7 +335,7 @@ def final_reports(diagnostics: Path = DIAGNOSTICS) -> dict[str, dict[int, dict]]
             if match is None:  # e.g. regime-rcgrpo-strat-s3 under regime-rcgrpo-s*
                 continue
             seed, report = int(match[1]), json.loads(path.read_text())
-            if not rv.counts(a.preset, seed, "admitted") or report["preset"] != a.preset:
+            if not pop.counts(a.preset, seed, "admitted") or report["preset"] != a.preset:
                 continue
             (condition,) = report["conditions"].values()
             out.setdefault(a.preset, {})[seed] = condition

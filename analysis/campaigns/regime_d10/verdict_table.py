@@ -34,33 +34,34 @@ from dataclasses import dataclass, replace
 
 from analysis.campaign.arms import arm as arm_of
 from analysis.campaigns.regime_d10 import checks as rc
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.paired_design import Components, Paired, paired, plan, planned_mde
 from analysis.runs import Run
 from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import family as fm
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 
 def checks(arms: Mapping[str, Mapping[int, Run]]) -> list[rc.Check]:
     """B1–B5 on the arms found (a check whose arms have no run is left out)."""
     out = []
-    rc_runs = arms.get(rv.RCTP_RC, {})
+    rc_runs = arms.get(pop.RCTP_RC, {})
     if rc_runs:
         out += [rc.bound_gap(rc_runs), rc.low_goal_alive(rc_runs)]
-    for arm in rv.FACTORIAL:
+    for arm in pop.FACTORIAL:
         if arms.get(arm):
             out.append(replace(rc.spread_restates_collapse(arms[arm]), id=f"B2 {arm}"))
-    for arm in (rv.TEMP_MATCHED, rv.COEF_MATCHED):
+    for arm in (pop.TEMP_MATCHED, pop.COEF_MATCHED):
         if arms.get(arm) and rc_runs:
             out.append(replace(rc.entropy_matched(arms[arm], rc_runs, arm), id=f"B4 {arm}"))
-    if arms.get(rv.RCTP_STRAT) and rc_runs:
-        out.append(rc.goals_balanced(arms[rv.RCTP_STRAT], rc_runs))
+    if arms.get(pop.RCTP_STRAT) and rc_runs:
+        out.append(rc.goals_balanced(arms[pop.RCTP_STRAT], rc_runs))
     return out
 
 
 def outcomes(arms: Mapping[str, Mapping[int, Run]]) -> tuple[list[rv.Outcome], list[rc.Check]]:
-    """Every rule and check on ``arms`` (:func:`analysis.verdicts.regime.load_arms`)."""
+    """Every rule and check on ``arms`` (:func:`analysis.verdicts.rules.load_arms`)."""
     found = checks(arms)
     gates = {c.id: c.passed for c in found}
     return [rv.evaluate(rule, arms, gates) for rule in RULES], found
@@ -128,7 +129,7 @@ def rctp_arm(preset: str) -> bool:
 def itt_missing(rule: rv.Rule, itt: Mapping[str, Mapping[int, Run]]) -> str:
     """Which of the rule's arms have no run on the seeds only the ITT population holds
     ("" when the ITT estimate has every seed)."""
-    extra = sorted(set(rv.ITT) - set(rv.ADMITTED))
+    extra = sorted(set(pop.ITT) - set(pop.ADMITTED))
     lacking = {a: [s for s in extra if s not in itt.get(a, {})] for a in rule.arms}
     parts = [f"{a} on {', '.join(map(str, ss))}" for a, ss in lacking.items() if ss]
     return "no run of " + "; ".join(dict.fromkeys(parts)) if parts else ""
@@ -301,13 +302,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "table":
         names = sorted({a for r in RULES for a in r.arms})
         found = {n: resolve(n) for n in names}
-        arms, itt = rv.load_arms(found, "admitted"), rv.load_arms(found, "itt")
+        arms, itt = pop.load_arms(found, "admitted"), pop.load_arms(found, "itt")
         print(markdown(report(arms, itt)))
         return 0
     if not args.arm:
         ap.error("plan needs --arm")
     names = [args.arm] + ([args.versus] if args.versus else [])
-    arms = rv.load_arms(collect(names, resolve))
+    arms = pop.load_arms(collect(names, resolve))
     p = pilot(arms[args.arm], arms[args.versus] if args.versus else None)
     c = p.components
     print(

@@ -2,7 +2,7 @@ r"""The regime diagnostic at the seed-0 Stage-1 checkpoints: is the testbed in t
 
 Reads the committed reports of :mod:`analysis.diagnostics.regime`
 (``results/diagnostics/regime-*.json``, listed in :data:`INPUTS`; the figure never runs the
-diagnostic) and the gate verdicts (:mod:`analysis.diagnostics.regime.gates`). (a) unbiased
+diagnostic) and the gate verdicts (:mod:`analysis.campaigns.regime_design.gates`). (a) unbiased
 pass@k at the RL temperature against k, with the greedy success (k = 0 marker and dashed
 line), per checkpoint and reward goal; (b) greedy success and pass@8 per synth category (SFT, no goal); (c) the kinds of SFT's greedy failures:
 their share of the failures and, for each, P(right | sampled) against its chance level
@@ -19,7 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
-from analysis.diagnostics.regime.gates import gates
+from analysis.campaigns.regime_design.gates import gates
 from analysis.figures import style as fs
 
 REQUIRES: tuple[str, ...] = ()

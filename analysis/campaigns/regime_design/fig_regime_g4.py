@@ -8,7 +8,7 @@ sampler, RCTP-FT from the base, the same 4,000-trajectory mix;
 against epochs: the separation pass@1(high) − pass@1(low) and the high goal's headroom
 pass@8 − greedy, each with its threshold (both must hold); (b) greedy and pass@8 under each
 goal; (c) the mean gap log π(τ | high) − log π(τ | low) over the assistant tokens of the mix's
-successes and failures (± 1 SE). The verdicts are :func:`analysis.diagnostics.regime.gates.gates`.
+successes and failures (± 1 SE). The verdicts are :func:`analysis.campaigns.regime_design.gates.gates`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from analysis.campaigns.regime_design.fig_regime import load_reports
-from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, gates
+from analysis.campaigns.regime_design.gates import G4_GAIN, G4_SEPARATION, gates
 from analysis.figures import style as fs
 from analysis.runs.index import FIGURES_FILE, figure_entries
 

@@ -15,7 +15,7 @@ category (the home of ``resolve_close``); (c) every committed RCTP-FT diagnostic
 suite (:data:`ALL_RCTP`: variants 2–13, every seed) and on the suites with a swap in every class
 (:data:`WIDE_RCTP`: variants 14 on) as its separation against the high goal's headroom, with
 the region where both G4 clauses hold shaded. The verdicts are
-:func:`analysis.diagnostics.regime.gates.g4_low_goal`.
+:func:`analysis.campaigns.regime_design.gates.g4_low_goal`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,12 @@ from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
 from analysis.campaigns.regime_design.fig_regime import load_reports
-from analysis.diagnostics.regime.gates import G4_GAIN, G4_SEPARATION, g4_goal_clauses, g4_low_goal
+from analysis.campaigns.regime_design.gates import (
+    G4_GAIN,
+    G4_SEPARATION,
+    g4_goal_clauses,
+    g4_low_goal,
+)
 from analysis.figures import style as fs
 from analysis.runs import Run
 from analysis.runs.index import FIGURES_FILE, figure_entries

@@ -1,6 +1,6 @@
 r"""Gate G4′ on the regime suite: does RL from the goal-reading RCTP-FT raise the high goal?
 
-G4′ (``docs/regime.md``; :func:`analysis.diagnostics.regime.gates.g4_prime`) is G4 without
+G4′ (``docs/regime.md``; :func:`analysis.campaigns.regime_design.gates.g4_prime`) is G4 without
 the high goal's pass@8 − greedy, with RL's measured room in its place: ``regime-rctp-grpo``
 (the proof recipe, 200 steps) from an RCTP-FT checkpoint raises greedy held-out success under
 the high goal by ≥ +0.10 with an exact McNemar p < 0.05. Two RCTP-FT recipes were put to it
@@ -28,8 +28,8 @@ from matplotlib.figure import Figure
 
 from analysis import REPO_ROOT
 from analysis.campaigns.regime_design.fig_regime import load_reports
+from analysis.campaigns.regime_design.gates import G4_LOW, G4_SEPARATION, G4P_RL_GAIN, g4_prime
 from analysis.diagnostics.regime import proof
-from analysis.diagnostics.regime.gates import G4_LOW, G4_SEPARATION, G4P_RL_GAIN, g4_prime
 from analysis.figures import style as fs
 from analysis.runs import Run
 from analysis.runs.folder import light_globs

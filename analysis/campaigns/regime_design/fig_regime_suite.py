@@ -5,7 +5,7 @@ greedy and pass@8 per synth category; SFT's greedy failure kinds against chance)
 design-seed Stage-1 checkpoints of the design variant carried forward (``docs/regime.md``, the
 chosen design, listed in ``results/FIGURES.toml``: variant 17 on ``regime-wide1-d10``, whose
 gates hold at seeds 7 and 21), read from the committed reports of :mod:`analysis.diagnostics.regime` (:data:`INPUTS`); the title gives the verdicts of
-the gates G1–G5 (:mod:`analysis.diagnostics.regime.gates`).
+the gates G1–G5 (:mod:`analysis.campaigns.regime_design.gates`).
 """
 
 from __future__ import annotations

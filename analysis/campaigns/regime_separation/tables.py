@@ -3,11 +3,11 @@ and each arm's separation half-life, from the committed runs under ``results/reg
 
 - ``separation-verdicts`` (``docs/results.md``) and ``separation_verdicts.tex`` (the paper):
   every rule of :data:`analysis.campaigns.regime_separation.verdicts.RULES` on the registered (admitted)
-  population (:func:`analysis.verdicts.regime.load_arms`), decided together by
+  population (:func:`analysis.verdicts.rules.load_arms`), decided together by
   :func:`analysis.verdicts.family.decide` with the study's families, equivalence rules and
   margin; the cells are those of the regime's verdict table
   (:func:`analysis.campaigns.regime_d10.verdict_table.rule_cells`). A rule with fewer than
-  :data:`~analysis.verdicts.regime.MIN_SEEDS` seeds that have a run of every one of its arms
+  :data:`~analysis.verdicts.rules.MIN_SEEDS` seeds that have a run of every one of its arms
   reads *inconclusive (n = k seeds)*, naming the arms not yet run.
 - ``separation-half-life`` (``docs/results.md``): per arm of :data:`HALF_LIFE_ARMS`, the
   steps until the 10-step trailing mean of the between-goal share of the group variance
@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10 import verdict_table as vt
 from analysis.campaigns.regime_separation import verdicts as sep
 from analysis.report.latex import escape, tabular
@@ -37,12 +38,12 @@ from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
 from analysis.verdicts import family as fm
 from analysis.verdicts import half_life as hl
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 DASH = "—"
 STEPS = 200
 """The study's run length: a half-life counts as reached when it is at most this."""
-HALF_LIFE_ARMS = (sep.RC, sep.BETA1, sep.BETA3, sep.ANCHORED, sep.GOALNORM, sep.G4, rv.SFT_RC)
+HALF_LIFE_ARMS = (sep.RC, sep.BETA1, sep.BETA3, sep.ANCHORED, sep.GOALNORM, sep.G4, pop.SFT_RC)
 """RC-GRPO, the study's new arms, then the goal-blind SFT + RC arm that sets the level."""
 Arms = Mapping[str, Mapping[int, Run]]
 
@@ -53,7 +54,7 @@ def separation_arms(root: Path) -> dict[str, dict[int, Run]]:
     finished runs under ``root`` that count in the registered (admitted) population."""
     presets = sorted({a for r in sep.RULES for a in r.arms} | set(HALF_LIFE_ARMS))
     resolve = layout_resolver(root)
-    return rv.load_arms({p: resolve(p) for p in presets}, "admitted")
+    return pop.load_arms({p: resolve(p) for p in presets}, "admitted")
 
 
 def decisions(arms: Arms) -> list[fm.Decision]:
@@ -211,7 +212,7 @@ def one_goal(run: Run) -> bool:
 
 def goal_blind_level(arms: Arms) -> float:
     """:func:`analysis.verdicts.half_life.goal_blind_level` of the SFT + RC runs (NaN: none)."""
-    runs = [arms[rv.SFT_RC][s] for s in sorted(arms.get(rv.SFT_RC, {}))]
+    runs = [arms[pop.SFT_RC][s] for s in sorted(arms.get(pop.SFT_RC, {}))]
     return hl.goal_blind_level(runs) if runs else math.nan
 
 
@@ -271,7 +272,7 @@ def half_life_markdown(root: Path) -> str:
     arms = separation_arms(root)
     level = goal_blind_level(arms)
     body = [half_life_cells(h) for h in half_lives(arms, level)]
-    blind = sorted(arms.get(rv.SFT_RC, {}))
+    blind = sorted(arms.get(pop.SFT_RC, {}))
     where = (
         f"{level:.3f}, the mean `{hl.BETWEEN}` over every training step of the SFT + RC runs "
         f"(seeds {', '.join(map(str, blind))})"

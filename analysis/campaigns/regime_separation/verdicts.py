@@ -6,10 +6,10 @@ between-goal term.
 Arms (:data:`analysis.campaign.arms.ARMS`, experiment ``regime-separation``) start from the
 admitted RCTP-FT checkpoints, as RC-GRPO (``regime-rcgrpo``) and RCTP-FT + GRPO
 (``regime-rctp-grpo``) do, and every held-out rule pairs them by task and seed
-(:mod:`analysis.verdicts.regime`'s task × seed design). Outcomes:
+(:mod:`analysis.verdicts.rules`'s task × seed design). Outcomes:
 
 - **learning speed** (primary): the mean held-out success under the high goal over the
-  evaluations at steps 25–175 (:func:`analysis.verdicts.regime.speed`);
+  evaluations at steps 25–175 (:func:`analysis.verdicts.rules.speed`);
 - **final success** (secondary): the held-out success under the high goal at the end;
 - **final separation**: held-out success under the high goal minus under the low goal at the
   end, on the same tasks (the arm evaluates both goals: ``algo.eval_low``).
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from analysis.campaign.arms import roles
 from analysis.paired_design import TARGET_MDE
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 ROLES = roles("regime-d10")
 RC, GRPO = ROLES["rctp_rc"], ROLES["rctp_grpo"]

@@ -1,4 +1,4 @@
-r"""The regime diagnostic of a Stage-1 checkpoint (issue 25): can RL sharpen what it samples?
+r"""The regime diagnostic of a Stage-1 checkpoint: can RL sharpen what it samples?
 
 At a checkpoint, on the held-out tasks of an RL preset (its ``tasks`` section: synth ``cpu``
 test split, 200 tasks, combined mode) and with the preset's rollout settings (temperature τ,
@@ -16,14 +16,12 @@ and, with ``--grad-steps S > 0``, the gradient noise scale and step cosines of t
 policy gradient over fresh tasks of its whole training distribution (S steps × P prompts,
 :func:`analysis.diagnostics.grad_noise.measure`). Rollouts go through the project's
 evaluation entry (:func:`rcgrpo.policy.evaluate.evaluate_policy`: the batched engine, the
-environment's reward). The gates (:mod:`analysis.diagnostics.regime.gates`) read the JSON
-this writes::
+environment's reward). The regime design's gates
+(:mod:`analysis.campaigns.regime_design.gates`) read the JSON this writes::
 
     OMP_NUM_THREADS=1 python -m analysis.diagnostics.regime --init results/campaign/sft-s0/final \
         --conditions none high --grad-steps 32 --grad-train-tasks 6000 \
         --out results/diagnostics/regime-sft-s0.json
-    python -m analysis.diagnostics.regime --gates results/diagnostics/regime-sft-s0.json \
-        results/diagnostics/regime-rctp-s0.json [--rl RUN]
 """
 
 from __future__ import annotations
@@ -34,38 +32,9 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import torch
 
-from analysis.diagnostics.regime.gates import g0_fit, g4_prime, gates
 from analysis.diagnostics.regime.measure import SAMPLES, diagnose
-from analysis.diagnostics.regime.proof import run_verdict
-from analysis.runs import load_run
-
-
-def _token_acc_rows(metrics: pd.DataFrame) -> list[dict]:
-    """The rows of a Stage-1 run's metrics that log ``sft/token_acc`` (what G0 reads)."""
-    if "sft/token_acc" not in metrics:
-        return []
-    return metrics[["sft/token_acc"]].dropna().to_dict("records")
-
-
-def print_gates(paths: list[Path], stage1: Path | None = None, rl: Path | None = None) -> None:
-    """Gate verdicts from an SFT report and, optionally, an RCTP-FT report; with ``stage1``
-    (the SFT run folder) the precondition G0 first; with ``rl`` (the ``regime-rctp-grpo`` run
-    from that RCTP-FT checkpoint) G4′ last."""
-    sft, *rest = [json.loads(p.read_text()) for p in paths]
-    rctp = rest[0] if rest else None
-    fit = []
-    if stage1 is not None:
-        fit = [g0_fit(_token_acc_rows(load_run(stage1).metrics))]
-    extra = [] if rl is None else [g4_prime(rctp, sft, run_verdict(rl))]
-    for gate in fit + gates(sft, rctp) + extra:
-        verdict = {True: "holds", False: "FAILS", None: "not measured"}[gate.holds]
-        values = ", ".join(
-            f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in gate.values.items()
-        )
-        print(f"{gate.name:<18} {verdict:<13} {values}   [{gate.threshold}]")
 
 
 def _print_summary(report: dict) -> None:
@@ -112,22 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         "--grad-train-tasks", type=int, default=None, help="training tasks of the gradient"
     )
     parser.add_argument("--out", type=Path, default=None, help="JSON report")
-    parser.add_argument("--gates", nargs="+", type=Path, help="print gates of SFT [RCTP] reports")
-    parser.add_argument(
-        "--stage1", type=Path, help="with --gates: the SFT run folder, for the precondition G0"
-    )
-    parser.add_argument(
-        "--rl", type=Path, help="with --gates: the regime-rctp-grpo run folder, for G4′"
-    )
     args = parser.parse_args(argv)
-    if args.gates:
-        try:
-            print_gates(args.gates, args.stage1, args.rl)
-        except ValueError as err:  # a run of the wrong arm or without two evaluations
-            parser.error(str(err))
-        return 0
     if not args.init:
-        parser.error("--init is required (or --gates)")
+        parser.error("--init is required")
     if args.samples < 8:
         parser.error(f"--samples must be >= 8 (pass@1..8), got {args.samples}")
     if args.grad_steps == 1:

@@ -17,13 +17,13 @@ from analysis.campaigns.collapse import presets as collapse_presets
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.pool import presets as pool_presets
 from analysis.campaigns.pool import verdicts as vd
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10 import presets as regime_d10_presets
 from analysis.campaigns.regime_wide1 import presets as regime_wide1_presets
 from analysis.campaigns.regime_wide1.arms import FACTORIAL as WIDE1_FACTORIAL
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
 from analysis.report import tables as tb
-from analysis.verdicts import regime as rv
 from rcgrpo.train import presets as own
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config
@@ -75,8 +75,8 @@ def test_without_the_throwaway_the_readers_see_the_committed_arms():
     rule_7a = next(r for r in vd.RULES if r.claim.startswith("7a"))
     assert rule_7a.arms == ("cpu-entropy", "cpu-rcgrpo")
     d10 = am.roles("regime-d10")
-    assert tuple(d10[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == rv.FACTORIAL
-    assert (rv.RCTP_STRAT, rv.TEMP_MATCHED, rv.COEF_MATCHED) == (
+    assert tuple(d10[r] for r in ("rctp_rc", "rctp_grpo", "sft_rc", "sft_grpo")) == pop.FACTORIAL
+    assert (pop.RCTP_STRAT, pop.TEMP_MATCHED, pop.COEF_MATCHED) == (
         "regime-rcgrpo-strat",
         "regime-rctp-grpo-temp",
         "regime-rctp-grpo-entcoef",
@@ -161,7 +161,7 @@ def test_the_wide1_arms_are_the_regime_d10_factorial_on_regime_wide1():
         "rctp_grpo": "regime-wide1-rctp-grpo",
         "rctp_rc": "regime-wide1-rcgrpo",
     }
-    assert not set(WIDE1_FACTORIAL) & set(rv.ROLES.values())  # regime-d10 readers skip them
+    assert not set(WIDE1_FACTORIAL) & set(pop.ROLES.values())  # regime-d10 readers skip them
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

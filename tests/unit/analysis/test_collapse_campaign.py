@@ -20,7 +20,7 @@ from analysis.campaigns.collapse import presets as collapse
 from analysis.campaigns.collapse import verdicts as kv
 from analysis.campaigns.collapse.arms import REPEATS
 from analysis.verdicts import family as fm
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import to_dict, upgrade_config
 from rcgrpo.train.stage1.config import preset as stage1_preset

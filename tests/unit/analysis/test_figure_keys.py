@@ -29,9 +29,10 @@ def close():
 
 
 def test_rl_collapse_keys_its_styles_and_bands(close):
-    from analysis.campaigns.pool.driver import find_runs
+    from analysis.campaign.find import find_runs
+    from analysis.campaigns.pool.driver import build_campaign
 
-    found = find_runs(("factorial",))["factorial"]
+    found = find_runs(build_campaign(), ("factorial",))["factorial"]
     if any(p is None for p in found.values()):
         pytest.skip("the factorial campaign is not all committed")
     fig = fig_rl_collapse.make_figure({"factorial": list(found.values())})
@@ -77,7 +78,7 @@ def test_regime_decision_kinds_keys_its_arms_goals_and_band(close):
     # every arm drawn is in panel (a)'s key with its n; RC-GRPO (committed on the five
     # admitted seeds, both goals evaluated) has a solid and a dotted curve in every panel
     arms = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert arms[0] == f"RCTP-FT + RC-GRPO (n={len(mod.rv.ADMITTED)})"
+    assert arms[0] == f"RCTP-FT + RC-GRPO (n={len(mod.pop.ADMITTED)})"
     assert len(arms) == len(mod.dyn.by_preset(mod.committed_runs(mod.ARMS)))
     for ax in fig.axes[:3]:
         assert [ln.get_linestyle() for ln in ax.lines][:2] == ["-", ":"]

@@ -15,7 +15,7 @@ from analysis.campaign import mechanics as cp
 from analysis.campaign.arms import arms
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.regime_d10 import driver as regime
-from analysis.diagnostics.regime.gates import G4_SEPARATION
+from analysis.campaigns.regime_design.gates import G4_SEPARATION
 from analysis.runs import COMPLETE
 
 HERE = Path(__file__).parent

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from analysis.diagnostics.regime.gates import (
+from analysis.campaigns.regime_design.gates import (
     g0_fit,
     g1_headroom,
     g2_support,

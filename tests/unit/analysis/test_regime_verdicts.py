@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaigns.regime_d10 import calibration as cal
 from analysis.campaigns.regime_d10 import checks as rc
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10 import verdict_table as rt
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.runs import load_run
-from analysis.verdicts import calibration as cal
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 TASKS = ("t0", "t1", "t2")
 HHLL = ("high", "high", "low", "low")
@@ -183,17 +184,17 @@ def seed_pair(a, b, key="k"):
 
 
 REALISE = {
-    "C1": lambda ok: {rv.SFT_GRPO: {"k": 1 if ok else 3}},  # collapse .75 | .25 vs θ .5
-    "C2": lambda ok: {rv.RCTP_RC: {"y": 1.0 if ok else 0.0, "y_low": 0.0}},  # 1 | 0 vs .3
+    "C1": lambda ok: {pop.SFT_GRPO: {"k": 1 if ok else 3}},  # collapse .75 | .25 vs θ .5
+    "C2": lambda ok: {pop.RCTP_RC: {"y": 1.0 if ok else 0.0, "y_low": 0.0}},  # 1 | 0 vs .3
     # entropy RC/GRPO − 1 = 0 | .5 against θ .1 (below)
-    "C3": lambda ok: {rv.RCTP_RC: {"entropy": 1.0 if ok else 1.5}, rv.RCTP_GRPO: {}},
-    "I1": seed_pair(rv.RCTP_RC, rv.RCTP_GRPO),
-    "I2": seed_pair(rv.RCTP_RC, rv.RCTP_GRPO),
-    "E1": seed_pair(rv.RCTP_RC, rv.TEMP_MATCHED),  # collapse arm − RC: .75 − .25
-    "E2": seed_pair(rv.RCTP_RC, rv.TEMP_MATCHED),
-    "E4": seed_pair(rv.RCTP_RC, rv.COEF_MATCHED),
-    "E5": seed_pair(rv.RCTP_RC, rv.COEF_MATCHED),
-    "S1": seed_pair(rv.RCTP_STRAT, rv.RCTP_RC),  # collapse iid − strat: .75 − .25
+    "C3": lambda ok: {pop.RCTP_RC: {"entropy": 1.0 if ok else 1.5}, pop.RCTP_GRPO: {}},
+    "I1": seed_pair(pop.RCTP_RC, pop.RCTP_GRPO),
+    "I2": seed_pair(pop.RCTP_RC, pop.RCTP_GRPO),
+    "E1": seed_pair(pop.RCTP_RC, pop.TEMP_MATCHED),  # collapse arm − RC: .75 − .25
+    "E2": seed_pair(pop.RCTP_RC, pop.TEMP_MATCHED),
+    "E4": seed_pair(pop.RCTP_RC, pop.COEF_MATCHED),
+    "E5": seed_pair(pop.RCTP_RC, pop.COEF_MATCHED),
+    "S1": seed_pair(pop.RCTP_STRAT, pop.RCTP_RC),  # collapse iid − strat: .75 − .25
 }
 
 
@@ -208,9 +209,9 @@ def verdict_of(tmp_path: Path, rule: rv.Rule, oks: tuple[bool, ...]) -> rv.Outco
     found: dict[str, list[Path]] = {}
     for seed, ok in enumerate(oks):
         kwargs = realise(rule, ok)
-        for arm in dict.fromkeys((*rule.arms, rv.RCTP_RC)):
+        for arm in dict.fromkeys((*rule.arms, pop.RCTP_RC)):
             found.setdefault(arm, []).append(write_run(tmp_path, arm, seed, **kwargs.get(arm, {})))
-    results, _ = rt.outcomes(rv.load_arms(found))
+    results, _ = rt.outcomes(pop.load_arms(found))
     return next(o for o in results if o.rule.id == rule.id)
 
 
@@ -234,14 +235,14 @@ def test_every_rule(tmp_path, rule, oks, expected):
 
 
 def test_reserved_seeds_never_count(tmp_path):
-    found = {rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s, k=1) for s in (0, 1, 7, 9)]}
-    out = rv.evaluate(RULES[0], rv.load_arms(found), {})
+    found = {pop.SFT_GRPO: [write_run(tmp_path, pop.SFT_GRPO, s, k=1) for s in (0, 1, 7, 9)]}
+    out = rv.evaluate(RULES[0], pop.load_arms(found), {})
     assert out.seeds == (0, 1) and out.verdict == "inconclusive" and out.note == "2 seeds < 3"
 
 
 def test_missing_arm_is_named(tmp_path):
-    found = {rv.RCTP_RC: [write_run(tmp_path, rv.RCTP_RC, s) for s in range(3)]}
-    out = rv.evaluate(next(r for r in RULES if r.id == "T1"), rv.load_arms(found), {})
+    found = {pop.RCTP_RC: [write_run(tmp_path, pop.RCTP_RC, s) for s in range(3)]}
+    out = rv.evaluate(next(r for r in RULES if r.id == "T1"), pop.load_arms(found), {})
     assert out.verdict == "inconclusive" and out.note == "not yet run: regime-rctp-grpo"
 
 
@@ -249,10 +250,10 @@ def test_arms_on_disjoint_seeds_are_named_as_such(tmp_path):
     """The campaign's SFT + GRPO runs (seeds 0-2) and its admitted RCTP-FT seeds (3, 4) can
     share no seed: the rule is inconclusive and says why."""
     found = {
-        rv.RCTP_GRPO: [write_run(tmp_path, rv.RCTP_GRPO, s) for s in (3, 4)],
-        rv.SFT_GRPO: [write_run(tmp_path, rv.SFT_GRPO, s) for s in (0, 1, 2)],
+        pop.RCTP_GRPO: [write_run(tmp_path, pop.RCTP_GRPO, s) for s in (3, 4)],
+        pop.SFT_GRPO: [write_run(tmp_path, pop.SFT_GRPO, s) for s in (0, 1, 2)],
     }
-    out = rv.evaluate(next(r for r in RULES if r.id == "T2"), rv.load_arms(found), {})
+    out = rv.evaluate(next(r for r in RULES if r.id == "T2"), pop.load_arms(found), {})
     assert out.seeds == () and out.interval is None
     assert out.verdict == "inconclusive" and out.note == "no seed has a run of every arm"
 
@@ -261,12 +262,12 @@ def test_arms_on_disjoint_seeds_are_named_as_such(tmp_path):
 
 
 def test_entropy_gate_fails_at_twenty_percent(tmp_path):
-    found = {rv.RCTP_RC: [], rv.TEMP_MATCHED: []}
+    found = {pop.RCTP_RC: [], pop.TEMP_MATCHED: []}
     for s in range(3):
-        found[rv.RCTP_RC].append(write_run(tmp_path, rv.RCTP_RC, s, k=3, entropy=1.0))
-        found[rv.TEMP_MATCHED].append(write_run(tmp_path, rv.TEMP_MATCHED, s, k=1, entropy=1.2))
-    results, checks = rt.outcomes(rv.load_arms(found))
-    gate = next(c for c in checks if c.id == f"B4 {rv.TEMP_MATCHED}")
+        found[pop.RCTP_RC].append(write_run(tmp_path, pop.RCTP_RC, s, k=3, entropy=1.0))
+        found[pop.TEMP_MATCHED].append(write_run(tmp_path, pop.TEMP_MATCHED, s, k=1, entropy=1.2))
+    results, checks = rt.outcomes(pop.load_arms(found))
+    gate = next(c for c in checks if c.id == f"B4 {pop.TEMP_MATCHED}")
     assert gate.value == pytest.approx(0.2) and not gate.passed
     e1 = next(o for o in results if o.rule.id == "E1")
     assert e1.verdict == "inconclusive" and e1.note.startswith("gate B4")
@@ -291,7 +292,7 @@ def test_binomial_half_by_hand():
 
 
 def test_bookkeeping_checks(tmp_path):
-    d = write_run(tmp_path, rv.RCTP_RC, 0)
+    d = write_run(tmp_path, pop.RCTP_RC, 0)
     rows = [{"step": 0}] + [
         # z .5, G 4: spread range (1 − z)·[2, 4/√3] = [1, 1.1547]; σ² − bound = .01 > 0
         {
@@ -313,8 +314,8 @@ def test_bookkeeping_checks(tmp_path):
 
 
 def test_markdown_lists_every_rule_and_check(tmp_path):
-    found = {rv.RCTP_RC: [write_run(tmp_path, rv.RCTP_RC, s) for s in range(3)]}
-    text = rt.markdown(rt.report(rv.load_arms(found)))
+    found = {pop.RCTP_RC: [write_run(tmp_path, pop.RCTP_RC, s) for s in range(3)]}
+    text = rt.markdown(rt.report(pop.load_arms(found)))
     for rule in RULES:
         assert f"| {rule.id} |" in text
     assert "| B1 |" in text and "| B3 |" in text

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 from analysis.campaign.arms import arm
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10 import verdict_table as vt
 from analysis.campaigns.regime_separation import verdicts as sep
 from analysis.verdicts import family as fm
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 TASKS = tuple(f"t{i}" for i in range(12))
 
@@ -61,7 +62,7 @@ def test_anchored_goals_kept_apart_and_goal_blind_rc_grpo_unchanged(tmp_path):
             found.setdefault(preset, []).append(
                 write_run(tmp_path, preset, s, (1, 0) * 6, (1, 0) * 6)
             )
-    arms = rv.load_arms(found, "admitted")
+    arms = pop.load_arms(found, "admitted")
     chosen = [r for r in sep.RULES if r.id in ("X1c", "X3s", "X3f")]
     outs = [rv.evaluate(r, arms, {}) for r in chosen]
     decided = fm.decide(outs, sep.FAMILIES, sep.EQUIVALENCE, sep.MARGIN)

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from analysis.campaigns.regime_d10 import driver as campaign
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.runs import load_run
 from analysis.runs.hosts import cpu_kind
 from analysis.verdicts import family as fm
-from analysis.verdicts import regime as rv
+from analysis.verdicts import rules as rv
 
 BIG_DF = 1e9  # the t reference is the normal
 
@@ -156,15 +157,15 @@ def test_same_host_drops_seeds_whose_arms_ran_on_two_kinds(monkeypatch):
 
 
 def test_populations_agree_with_the_campaign():
-    assert campaign.rl_seeds() == rv.ADMITTED
-    assert tuple(sorted({*campaign.rl_seeds(), *campaign.ITT_SEEDS})) == rv.ITT
-    assert not set(campaign.ITT_SEEDS) & set(rv.ADMITTED)
+    assert campaign.rl_seeds() == pop.ADMITTED
+    assert tuple(sorted({*campaign.rl_seeds(), *campaign.ITT_SEEDS})) == pop.ITT
+    assert not set(campaign.ITT_SEEDS) & set(pop.ADMITTED)
 
 
 def test_counts_keeps_sft_arms_on_every_seed_and_rctp_arms_in_their_population():
-    assert rv.counts(rv.SFT_GRPO, 6, "admitted") and rv.counts(rv.RCTP_RC, 6, "itt")
-    assert not rv.counts(rv.RCTP_RC, 6, "admitted")
-    assert not rv.counts(rv.RCTP_RC, 7, "itt")  # reserved
-    assert rv.counts(rv.RCTP_RC, 6)  # no population: every unreserved seed
+    assert pop.counts(pop.SFT_GRPO, 6, "admitted") and pop.counts(pop.RCTP_RC, 6, "itt")
+    assert not pop.counts(pop.RCTP_RC, 6, "admitted")
+    assert not pop.counts(pop.RCTP_RC, 7, "itt")  # reserved
+    assert pop.counts(pop.RCTP_RC, 6)  # no population: every unreserved seed
     with pytest.raises(ValueError, match="population"):
-        rv.counts(rv.RCTP_RC, 6, "everyone")
+        pop.counts(pop.RCTP_RC, 6, "everyone")

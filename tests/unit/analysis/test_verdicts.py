@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from analysis.campaigns.pool.verdict_table import verdicts_latex, verdicts_markdown
+from analysis.campaigns.pool.report import verdicts_tex
 from analysis.campaigns.pool.verdicts import (
     ENTROPY,
     HIGHTEMP,
@@ -21,9 +21,9 @@ from analysis.campaigns.pool.verdicts import (
     SFT_RC,
     decide,
     outcomes,
-    seed_of,
 )
-from analysis.runs import load_run
+from analysis.report.verdict_table import verdicts_markdown
+from analysis.runs import load_run, seed_of
 from analysis.runs.sources import layout_resolver
 from analysis.stats import Estimate
 
@@ -202,7 +202,7 @@ def test_tables_render_one_row_per_rule(tmp_path):
     rule = next(r for r in RULES if claim_id(r) == "1a")
     world(tmp_path, rule, [0.7, 0.7, 0.7])  # zero spread: CI [0.7, 0.7] > 0.5
     resolve = layout_resolver(tmp_path)
-    md = verdicts_markdown(resolve).splitlines()
+    md = verdicts_markdown(outcomes(resolve), "").splitlines()
     rows = [line for line in md if line.startswith("| ")]
     assert len(rows) == 1 + len(RULES)
     assert rows[1] == (
@@ -210,7 +210,7 @@ def test_tables_render_one_row_per_rule(tmp_path):
         "over training | 0.700 [0.700, 0.700] | 3 | one-sample; holds if CI > 0.5 | holds |"
     )
     assert rows[-1].endswith(f"| inconclusive (not yet run: {HIGHTEMP}, {RCTP_RC}) |")
-    tex = verdicts_latex(resolve)
+    tex = verdicts_tex(resolve)
     assert r"\label{tab:verdicts}" in tex
     assert r"claim & quantity & estimate [95\% CI] & n & test & verdict \\" in tex
     assert tex.count(r" \\") == 1 + len(RULES)  # header + one row per rule

@@ -8,8 +8,8 @@ import math
 import pytest
 from scipy import stats
 
+from analysis.campaigns.pool.report import dynamics_markdown
 from analysis.report.dynamics_tables import dynamics_tables
-from analysis.report.readme_results import dynamics_markdown
 from analysis.report.runtable import render
 from analysis.report.tables import EXPERIMENTS, TABLES
 from analysis.runs import load_run

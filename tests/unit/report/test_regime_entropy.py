@@ -7,8 +7,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from analysis.campaigns.regime_d10 import calibration as cal
 from analysis.campaigns.regime_d10.entropy_tables import calibration_block, entropy_block
-from analysis.verdicts import calibration as cal
 
 
 def write_run(root: Path, arm: str, seed: int, entropy: float) -> None:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.campaigns.pool.driver import campaign_resolver
 from analysis.report.__main__ import FIGURES_DIR, generate
+from analysis.report.resolve import default_resolver
 from analysis.runs.sources import THEORY_REPORT
 
 REFERENCE = Path(__file__).resolve().parents[2] / "reference" / "paper_generated"
@@ -46,7 +46,7 @@ def without_commit(macros: bytes) -> bytes:
 
 def build(out: Path) -> list[str]:
     """Write the report from the committed runs into ``out``; returns the file names."""
-    resolve = campaign_resolver(committed=True)
+    resolve = default_resolver(committed=True)
     generate(THEORY_REPORT, None, FIGURES_DIR, out, allow_missing=True, resolve=resolve)
     macros = out / "macros.tex"
     macros.write_bytes(without_commit(macros.read_bytes()))

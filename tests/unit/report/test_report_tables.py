@@ -114,7 +114,8 @@ def test_resolver_layout_and_finished_only(runs):
 
 def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path, monkeypatch):
     import analysis.campaign.mechanics as cp
-    from analysis.campaigns.pool.driver import build_campaign, campaign_resolver
+    from analysis.campaign.find import campaign_resolver
+    from analysis.campaigns.pool.driver import build_campaign
 
     campaign, results = tmp_path / "runs" / "campaign", tmp_path / "results" / "campaign"
     monkeypatch.setattr(cp, "CAMPAIGN", campaign)
@@ -132,7 +133,7 @@ def test_campaign_resolver_locates_complete_runs_with_the_current_spec(tmp_path,
     write_run(campaign, "cpu-grpo-s2", rl_rows(0, 0, [0.1], [0.1]), finished=False)  # killed
     done(results, "cpu-grpo-s2", spec_of="cpu-drgrpo-s0")  # stale: another spec
     done(campaign, "cpu-rctp-grpo-s0")
-    resolve = campaign_resolver()
+    resolve = campaign_resolver(build_campaign())
     assert resolve("cpu-grpo") == [campaign / "cpu-grpo-s0", results / "cpu-grpo-s1"]
     assert resolve("sft") == []
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
+from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_separation import tables as st
 from analysis.campaigns.regime_separation import verdicts as sep
-from analysis.verdicts import regime as rv
 
 TASKS = tuple(f"t{i}" for i in range(12))
 NINE = (1,) * 9 + (0,) * 3
@@ -84,7 +84,7 @@ def study(tmp_path) -> Path:
         write_run(tmp_path, sep.ANCHORED, s, NINE, (0,) * 12, lambda t: 0.5)
         write_run(tmp_path, sep.RC, s, HALF, HALF, lambda t, k=switch: 0.5 if t <= k else 0.0625)
         write_run(tmp_path, sep.GOALNORM, s, HALF, HALF, lambda t: 0.0625)
-        write_run(tmp_path, rv.SFT_RC, s, HALF, HALF, lambda t: 0.125)
+        write_run(tmp_path, pop.SFT_RC, s, HALF, HALF, lambda t: 0.125)
     for s in (3, 4):
         write_run(tmp_path, sep.BETA1, s, HALF, HALF, lambda t: 0.5)
     write_run(tmp_path, sep.G4, 3, HALF, None, lambda t: 0.0, frac=1.0)
@@ -137,7 +137,7 @@ def test_half_lives_on_constructed_runs_hand_worked(study):
         "s3: 29, s4: 39, s5: 49",
     ]
     assert rows[sep.GOALNORM][2:5] == ["3 of 3", "10.0 [10.0, 10.0]", "3"]
-    assert rows[rv.SFT_RC][2:4] == ["3 of 3", "10.0 [10.0, 10.0]"]
+    assert rows[pop.SFT_RC][2:4] == ["3 of 3", "10.0 [10.0, 10.0]"]
     assert rows[sep.ANCHORED][2:] == [
         "0 of 3",
         "not reached",

@@ -1,9 +1,10 @@
-r"""Gates G1–G5 of issue 25: is a Stage-1 testbed in the paper's regime?
+r"""Gates G1–G5 of the regime suites' design (``docs/regime.md``): is a Stage-1 testbed in the
+paper's regime?
 
 Each gate is a pure function of the diagnostic's reports (:mod:`analysis.diagnostics.regime`,
 one JSON per checkpoint, ``results/diagnostics/regime-<name>.json``) and returns a :class:`Gate`
-with the measured values, the thresholds and the verdict. The thresholds are the issue's,
-written here before the diagnostic ran on any checkpoint:
+with the measured values, the thresholds and the verdict. The thresholds were written here
+before the diagnostic ran on any checkpoint:
 
 - **G1 headroom** (SFT, no goal, held-out tasks): :math:`\mathrm{pass@8}(\tau) -
   \mathrm{greedy} \ge 0.20`, and the share of ALL held-out tasks that fail greedily but
@@ -46,13 +47,25 @@ model, not the design.
 Comparisons allow :data:`EPS` = 1e-9 (rates are counts over at most ~10^4 tasks, multiples of
 1e-4, so it changes no real verdict; it keeps 0.815 − 0.615 from failing ≥ 0.20 by rounding).
 A gate whose input is missing from the reports has ``holds = None`` (not measured).
+
+The verdicts of one design, from its reports (:func:`main`)::
+
+    python -m analysis.campaigns.regime_design.gates results/diagnostics/regime-sft-s0.json \
+        results/diagnostics/regime-rctp-s0.json [--stage1 SFT_RUN] [--rl RUN]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import math
 import statistics
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from analysis.diagnostics.regime.proof import run_verdict
+from analysis.runs import load_run
 
 EPS = 1e-9
 """Slack of every comparison (module docstring)."""
@@ -259,3 +272,50 @@ def gates(sft: dict | None, rctp: dict | None = None) -> list[Gate]:
         g4_low_goal(rctp, sft),
         g5_sft_rc(sft),
     ]
+
+
+def _token_acc_rows(metrics) -> list[dict]:
+    """The rows of a Stage-1 run's metrics that log ``sft/token_acc`` (what G0 reads)."""
+    if "sft/token_acc" not in metrics:
+        return []
+    return metrics[["sft/token_acc"]].dropna().to_dict("records")
+
+
+def print_gates(paths: list[Path], stage1: Path | None = None, rl: Path | None = None) -> None:
+    """Gate verdicts from an SFT report and, optionally, an RCTP-FT report; with ``stage1``
+    (the SFT run folder) the precondition G0 first; with ``rl`` (the ``regime-rctp-grpo`` run
+    from that RCTP-FT checkpoint) G4′ last."""
+    sft, *rest = [json.loads(p.read_text()) for p in paths]
+    rctp = rest[0] if rest else None
+    fit = []
+    if stage1 is not None:
+        fit = [g0_fit(_token_acc_rows(load_run(stage1).metrics))]
+    extra = [] if rl is None else [g4_prime(rctp, sft, run_verdict(rl))]
+    for gate in fit + gates(sft, rctp) + extra:
+        verdict = {True: "holds", False: "FAILS", None: "not measured"}[gate.holds]
+        values = ", ".join(
+            f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in gate.values.items()
+        )
+        print(f"{gate.name:<18} {verdict:<13} {values}   [{gate.threshold}]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The gates of an SFT [and an RCTP-FT] report (module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.campaigns.regime_design.gates", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "reports", nargs="+", type=Path, help="the SFT report [and the RCTP-FT one]"
+    )
+    parser.add_argument("--stage1", type=Path, help="the SFT run folder, for the precondition G0")
+    parser.add_argument("--rl", type=Path, help="the regime-rctp-grpo run folder, for G4′")
+    args = parser.parse_args(argv)
+    try:
+        print_gates(args.reports, args.stage1, args.rl)
+    except ValueError as err:  # a run of the wrong arm or without two evaluations
+        parser.error(str(err))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,4 @@
-r"""The entropy-matched controls of the regime (issue 27): the match check and the calibration.
+r"""The entropy-matched controls of the regime-d10 campaign: the match check and the calibration.
 
 "Not mere entropy" compares RC-GRPO with GRPO arms that sample with the same token entropy.
 Two knobs raise GRPO's entropy: the rollout temperature τ (``rollout.temperature``) and the
@@ -28,7 +28,7 @@ knob, all at the regime's recipe and length. Let :math:`g(v) = H(v)/H^* - 1`.
 
 CLI::
 
-    python -m analysis.verdicts.calibration --knob temperature --target runs/regime/rc-s9 \
+    python -m analysis.campaigns.regime_d10.calibration --knob temperature --target runs/regime/rc-s9 \
         --candidates runs/regime/tau1.2-s9 runs/regime/tau1.4-s9 --out calib-temperature.json
 """
 
@@ -42,11 +42,10 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from analysis.campaigns.pool.verdicts import seed_of
-from analysis.runs import Run, load_run
+from analysis.runs import Run, load_run, seed_of
 
 ENTROPY_TOLERANCE = 0.10
-"""|H_arm / H_RC − 1| at most this: entropy-matched (issue 27: ±10%)."""
+"""|H_arm / H_RC − 1| at most this: entropy-matched (the protocol's ±10%)."""
 CALIBRATION_SEED = 9
 """The seed of every calibration run; the factorial never uses it."""
 GRID = {"temperature": (1.0, 1.15), "entropy_coef": (0.0, 0.02)}
@@ -159,7 +158,8 @@ def calibrate(target: Run, candidates: Sequence[Run], knob: str) -> Choice:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        prog="python -m analysis.verdicts.calibration", description=__doc__.split("\n")[0]
+        prog="python -m analysis.campaigns.regime_d10.calibration",
+        description=__doc__.split("\n")[0],
     )
     ap.add_argument("--knob", choices=sorted(KNOBS), required=True)
     ap.add_argument("--target", required=True, help="the RC-GRPO run on the calibration seed")

@@ -1,11 +1,10 @@
-r"""Verdicts of the new regime (issue 27), by rules committed before its first campaign run.
+r"""The verdict rule every campaign since regime-d10 decides with: its two designs, the
+decision, and the held-out and group readers the rules share.
 
-The pool regime's rules stay in :mod:`analysis.campaigns.pool.verdicts` (its table, labelled as the pool
-regime's). Here each :class:`Rule` (the table of them is
-:data:`analysis.campaigns.regime_d10.rules.RULES`) maps run data to *holds*, *does not hold* or
-*inconclusive*, with its estimate, 95% interval and minimum detectable effect (MDE);
-:mod:`analysis.campaigns.regime_d10.checks` holds what held by construction in the pool regime, as labelled
-bookkeeping checks (B1–B3) and the gates of the entropy and stratified rules (B4, B5).
+A :class:`Rule` (a campaign's table of them: ``rules.py`` or ``verdicts.py`` of its folder in
+:mod:`analysis.campaigns`) maps run data to *holds*, *does not hold* or *inconclusive*, with its
+estimate, 95% interval and minimum detectable effect (MDE); a rule may name a gate, a check of
+its campaign that must pass.
 
 Two designs; an arm is an experiment group (``regime-rcgrpo``, …), one run per seed, and a
 seed counts when every arm of the rule has a finished run on it (seeds
@@ -28,10 +27,10 @@ is inconclusive exactly when the interval contains 0):
 inconclusive otherwise, when fewer than :data:`MIN_SEEDS` seeds, or when the rule's gate
 check fails. This per-rule decision is the unadjusted one; a verdict table decides its rules
 together, Holm-corrected within families and with equivalence tests
-(:mod:`analysis.verdicts.family`). Populations: an RCTP-FT arm counts on the admitted seeds
-(:data:`ADMITTED`, the registered analysis) or on every trained seed (:data:`ITT`); see
-:func:`load_arms`. "Final" = the last held-out evaluation at the run's evaluation goal (RC arms:
-high); "over training" = every group of steps ≥ 1 (:mod:`analysis.verdicts.groups`).
+(:mod:`analysis.verdicts.family`). Which seeds of an arm count is the campaign's:
+:func:`load_arms` keeps every seed but the reserved ones unless told otherwise. "Final" = the
+last held-out evaluation at the run's evaluation goal (RC arms: high); "over training" = every
+group of steps ≥ 1 (:mod:`analysis.verdicts.groups`).
 """
 
 from __future__ import annotations
@@ -46,14 +45,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
-from analysis.campaign.arms import arm, roles
-from analysis.campaigns.pool.verdicts import seed_of
 from analysis.inference import area_under_curve
-from analysis.paired_design import ALPHA, POWER, TARGET_MDE, paired
+from analysis.paired_design import ALPHA, POWER, paired
 from analysis.paired_design import mde as _mde
-from analysis.runs import Run, load_run
+from analysis.runs import Run, load_run, seed_of
 from analysis.verdicts import groups as rg
-from analysis.verdicts.calibration import high_like_entropy
 
 MIN_SEEDS = 3
 """Fewer seeds than this: inconclusive."""
@@ -62,15 +58,6 @@ RESERVED_SEEDS = (7, 8, 9, 10, 17, 18, 19, 20, 21)
 the seed G4′ is re-decided on, 10, the confirmation seed of variants 12 and 13, 17, that of
 variant 14 (the ``regime-wide-d10`` suite), 18, that of variant 15, 19, that of variant 16,
 20, and that of variant 17, 21."""
-ADMITTED = (3, 4, 5, 11, 15)
-"""The registered population of every rule that reads an RCTP-FT arm: the seeds whose RCTP-FT
-goals separated (:func:`analysis.campaigns.regime_d10.driver.rl_seeds`, a layer beside this one; a test
-checks they agree)."""
-ITT = (3, 4, 5, 6, 11, 12, 13, 14, 15)
-"""The intention-to-treat population (``docs/protocols/regime-d10-reanalysis.md`` §3): every
-seed whose RCTP-FT was trained and whose checkpoint is committed, admitted or not."""
-POPULATIONS = {"admitted": ADMITTED, "itt": ITT}
-"""Population -> the seeds the RCTP-FT arms count on (the SFT arms count on every seed)."""
 SPEED_STEPS = (25, 50, 75, 100, 125, 150, 175)
 """Learning speed: the mean held-out success over the evaluations at these steps
 (:func:`speed`; the protocol's §4); a run without all of them has none."""
@@ -78,26 +65,6 @@ SIDES = ("above", "below")
 VERDICTS = ("holds", "does not hold", "inconclusive")
 COLLAPSE_MANY = 0.5
 """1a: 'many' zero-variance groups read as most."""
-HIGH_LOW_GAP = 0.30
-"""2: 'success under high ≫ under low' read as a 30-point gap (the pool's threshold)."""
-ENTROPY_RISE = 0.10
-"""4a: an entropy rise under 10% counts as not increased (the pool's threshold)."""
-NONINFERIORITY = -TARGET_MDE
-"""S2: stratified loses no held-out success, at the margin the design is powered for."""
-
-ROLES = roles("regime-d10")
-"""Role -> experiment group of the regime-d10 arms (:data:`analysis.campaign.arms.ARMS`)."""
-SFT_GRPO, SFT_RC = ROLES["sft_grpo"], ROLES["sft_rc"]
-RCTP_GRPO, RCTP_RC = ROLES["rctp_grpo"], ROLES["rctp_rc"]
-FACTORIAL = (RCTP_RC, RCTP_GRPO, SFT_RC, SFT_GRPO)
-RCTP_STRAT = ROLES["rctp_strat"]
-"""RC-GRPO with stratified goals: exactly G/2 = 4 high goals per group."""
-TEMP_MATCHED, COEF_MATCHED = ROLES["temp_matched"], ROLES["coef_matched"]
-"""RCTP-FT + GRPO at the calibrated temperature / entropy coefficient."""
-DAPO, DRGRPO = ROLES["dapo"], ROLES["drgrpo"]
-"""The other collapse fixes from RC-GRPO's start under the high goal: DAPO dynamic sampling
-(zero-variance groups resampled) and Dr. GRPO (no std normalisation, token-sum loss)."""
-
 TaskValue = Callable[[Run], dict[str, float]]
 """A run's held-out success per task id."""
 SeedValue = Callable[[Sequence[Run]], float]
@@ -190,10 +157,6 @@ def within(run: Run) -> float:
     return rg.within_variance(groups(run))
 
 
-def entropy(run: Run) -> float:
-    return high_like_entropy(run.metrics)
-
-
 def one(f: Callable[[Run], float]) -> SeedValue:
     return lambda runs: f(runs[0])
 
@@ -228,7 +191,7 @@ class Rule:
     weights: tuple[float, ...] | None = None
     """Task × seed design: the contrast's w_k, one per arm."""
     gate: str | None = None
-    """A check (:mod:`analysis.campaigns.regime_d10.checks`) that must pass, else inconclusive."""
+    """A check of the rule's campaign that must pass, else inconclusive."""
 
     def __post_init__(self) -> None:
         if self.side not in SIDES:
@@ -362,26 +325,17 @@ def evaluate(
     return Outcome(rule, seeds, iv, verdict, note)
 
 
-def counts(preset: str, seed: int, population: str | None = None) -> bool:
-    """Whether a run of arm ``preset`` on ``seed`` counts in ``population``: never on a
-    reserved seed; an RCTP-FT arm only on the population's seeds (:data:`POPULATIONS`; None:
-    on every seed)."""
-    if population is None:
-        return seed not in RESERVED_SEEDS
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {sorted(POPULATIONS)}, got {population!r}")
-    a = arm(preset)
-    rctp = a is not None and a.start == "rctp"
-    return seed not in RESERVED_SEEDS and (not rctp or seed in POPULATIONS[population])
-
-
 def load_arms(
-    found: Mapping[str, Sequence[Path]], population: str | None = None
+    found: Mapping[str, Sequence[Path]], keep: Callable[[str, int], bool] | None = None
 ) -> dict[str, dict[int, Run]]:
-    """Experiment → {seed: run} from finished run folders, the runs that count in
-    ``population`` (:func:`counts`)."""
+    """Experiment → {seed: run} from finished run folders: every run but those on
+    :data:`RESERVED_SEEDS` and, with ``keep``, those ``keep(experiment, seed)`` rejects."""
     out: dict[str, dict[int, Run]] = {}
     for preset, paths in found.items():
         runs = (load_run(p) for p in paths)
-        out[preset] = {s: r for r in runs if counts(preset, s := seed_of(r), population)}
+        out[preset] = {
+            s: r
+            for r in runs
+            if (s := seed_of(r)) not in RESERVED_SEEDS and (keep is None or keep(preset, s))
+        }
     return out
