@@ -25,6 +25,8 @@ DESCRIPTIONS: dict[str, str] = {
     "quick-rctp-smol": "quick start on SmolLM2-135M-Instruct: LoRA RCTP-FT from quick-sft-smol",
     "quick-grpo-smol": "quick start on SmolLM2-135M-Instruct: SFT + GRPO from quick-sft-smol",
     "quick-rcgrpo-smol": "quick start on SmolLM2-135M-Instruct: RC-GRPO from quick-rctp-smol",
+    "smol-grpo": "SmolLM2 + LoRA: GRPO on collapse1-d10, 40 steps x 4 prompts x G 5, 96 tokens",
+    "smol-rcgrpo": "SmolLM2 + LoRA: RC-GRPO on collapse1-d10, 40 steps x 4 prompts x G 5",
     # Stage 1 (rcgrpo.train.stage1.config.PRESETS)
     "sft-bfcl-tiny": "SFT of the tiny Qwen2 from scratch on BFCL's 720 training tasks (CPU)",
     "rctp-bfcl-tiny": "RCTP-FT on BFCL from sft-bfcl-tiny (CPU)",

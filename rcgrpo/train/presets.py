@@ -11,6 +11,9 @@ held-out success on 20 tasks at steps 0 and 4, into ``runs/quick/quick-*-s0``: a
 each on 2 CPU cores, to see the pipeline and its instruments (too short to learn); stated in
 full in their own block. ``quick-rcgrpo`` is ``python -m rcgrpo train``'s default.
 
+``smol-grpo`` / ``smol-rcgrpo`` are the same recipe on SmolLM2-135M-Instruct with LoRA at the
+size of a CPU study (40 steps of 4 prompts x G 5, replies up to 96 tokens; docs/real-model.md).
+
 ``paper-qwen7b`` (and
 ``paper-qwen7b-grpo``, ``trl-paper``) carry the paper's values, read from their one record
 :data:`rcgrpo.paper.PAPER` (§4: G, β, clip, lr, prompts per step, steps). Values the paper
@@ -119,6 +122,22 @@ _QUICK_SECTIONS: dict[str, dict[str, Any]] = {
     "quick-grpo-smol": _SMOL,
     "quick-rcgrpo-smol": merge(_SMOL, init=SMOL_RCTP_INIT, algo=_RC),
 }
+# SmolLM2's RL recipe on collapse1-d10 at the size of a CPU study (docs/real-model.md): the
+# quick-*-smol recipe with replies capped at 96 tokens (18% of the suite's expert replies pass
+# 48 SmolLM2 tokens; the longest is 93), 4 prompts x G 5 a step drawn fresh from 10,000 training
+# tasks, 40 steps, greedy held-out success on 80 tasks at steps 0 and 40 and on the first 40 of
+# them every 10 steps; smol-rcgrpo is evaluated under the high goal only.
+_SMOL_STUDY = merge(
+    _SMOL,
+    tasks={"num_train": 10000, "num_eval": 80, "num_eval_between": 40},
+    rollout={"prompts_per_step": 4, "max_new_tokens": 96},
+    optim={"warmup_steps": 2},
+    run={"steps": 40, "eval_every": 10, "checkpoint_every": 10},
+)
+_SMOL_SECTIONS: dict[str, dict[str, Any]] = {
+    "smol-grpo": _SMOL_STUDY,
+    "smol-rcgrpo": merge(_SMOL_STUDY, init=SMOL_RCTP_INIT, algo={**_RC, "eval_low": False}),
+}
 # ------------------------------------------------------------------------------------------
 
 _SECTIONS: dict[str, dict[str, Any]] = {
@@ -130,6 +149,7 @@ _SECTIONS: dict[str, dict[str, Any]] = {
         algo={"conditioning": "none", "eval_condition": "none", "eval_low": False},
         rollout={"prompts_per_step": PAPER.grpo_prompts_per_step},
     ),
+    **_SMOL_SECTIONS,
 }
 
 PRESETS: dict[str, TrainConfig] = {

@@ -32,7 +32,12 @@ def test_the_campaign_ids_are_the_regimes_of_the_arms():
     # the campaigns whose arms are in analysis.campaign.arms; collapse-pairs keeps its own records
     legacy = tuple(c for c in CAMPAIGNS if c in am.REGIMES)
     assert legacy == am.REGIMES == ("pool", "regime-d10", "regime-wide1", "collapse")
-    assert tuple(CAMPAIGNS)[len(legacy) :] == ("collapse-pairs",)
+    assert tuple(CAMPAIGNS)[len(legacy) :] == (
+        "collapse-pairs",
+        "collapse-pairs-map",
+        "collapse-pairs-inverted",
+        "smollm2-collapse",
+    )
     assert all(c.id == key for key, c in CAMPAIGNS.items())
     for key in legacy:  # every RL run of such a campaign is an arm of its regime
         runs = CAMPAIGNS[key].build().runs.values()
@@ -59,12 +64,15 @@ def test_ids_prints_the_ids_and_an_unknown_id_is_one_line(capsys):
         "regime-wide1",
         "collapse",
         "collapse-pairs",
+        "collapse-pairs-map",
+        "collapse-pairs-inverted",
+        "smollm2-collapse",
     ]
     assert main(["--campaign", "regime", "--list"]) == 1
     err = capsys.readouterr().err
     assert err == (
         "error: campaign must be one of pool, regime-d10, regime-wide1, collapse, collapse-pairs, "
-        "got 'regime'\n"
+        "collapse-pairs-map, collapse-pairs-inverted, smollm2-collapse, got 'regime'\n"
     )
 
 

@@ -1,0 +1,181 @@
+"""The tiny model and SmolLM2 side by side (``docs/protocols/smollm2-collapse.md``, "Instruments"):
+one row per quantity, the tiny model's value from the committed collapse runs and diagnostics
+(:mod:`analysis.campaigns.smollm2_collapse.tiny`), SmolLM2's from ``results/smollm2-collapse/``
+and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet.
+
+    python -m analysis.campaigns.smollm2_collapse.side_by_side [--no-tiny-predictions]
+
+(the tiny predictions refit the transfer model on every collapse seed: a minute or more.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from analysis.campaigns.collapse.token import EARLY, identical_share
+from analysis.campaigns.regime_separation.tables import markdown_table
+from analysis.campaigns.smollm2_collapse import gates, tiny, verdicts
+from analysis.campaigns.smollm2_collapse.design import DIAGNOSTIC, SEEDS
+from analysis.runs import load_run
+
+NOT_RUN = "not run"
+ROWS: tuple[tuple[str, str], ...] = (
+    ("sft_success", "SFT (demonstrator) greedy held-out success, step 0"),
+    ("base_sampled", "that SFT's sampled success on the RCTP-FT mix's tasks (no swap, τ = 1)"),
+    ("matched_success", "matched SFT greedy held-out success (gate H)"),
+    ("rctp_high", "RCTP-FT greedy held-out success, high goal"),
+    ("rctp_low", "RCTP-FT greedy held-out success, low goal"),
+    ("success_high_low", "goal effect: sampled success, high / low"),
+    ("success_diff", "goal effect: sampled success, high − low"),
+    ("right_high_low", "goal effect: P(right) at the planted decisions, high / low"),
+    ("right_diff", "goal effect: P(right), high − low"),
+    ("reading", "gate R's reading (separated, inert, unclear)"),
+    ("identical", "identical share of goal-paired samples (instrument)"),
+    ("identical_rl", "identical share, RC-GRPO's low slots vs RCTP-FT + GRPO, RL steps 1–10"),
+    ("rho", "ρ̂, one SGD step on a low-goal batch"),
+    ("cos_gain", "cos(∇z_h, ∇z_l) / gain ratio ‖∇z_l‖ / ‖∇z_h‖"),
+    ("rho_regime", "ρ̂ on regime-d10's RCTP-FT (tiny only)"),
+    ("sft_start", "SFT + GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
+    ("rctp_start", "RCTP-FT + GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
+    ("rc_start", "RC-GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
+    ("sft_training", "SFT + GRPO zero-variance share over training: observed / i.i.d. predicted"),
+    ("sft_all_fail", "SFT + GRPO all-fail share over training"),
+    *((r.id, f"{r.id}: {r.claim}") for r in verdicts.RULES),
+    ("predicted_Q1", "predicted RC-GRPO − RCTP-FT + GRPO (transfer model, noise-bound)"),
+    ("predicted_Q4", "predicted anchored − RC-GRPO (transfer model, noise-bound)"),
+)
+"""(key, quantity) per row, in order."""
+NOTE = (
+    "Tiny: the collapse campaign (1.8M parameters, full fine-tuning, 200 RL steps of 8 prompts, "
+    "lr 1e-5, held-out on 1,000 / 200 tasks, speed over steps 25–175), mean (range, n seeds). "
+    "SmolLM2: one Stage 1 at seed 31 (LoRA), 40 RL steps of 4 prompts, lr 1e-4, held-out on "
+    "80 / 40 tasks, speed over steps 10–30, seeds 3, 4, 5."
+)
+
+
+def _ci(row: dict, digits: int = 3) -> str:
+    lo, hi = row["ci"]
+    return f"{row['diff']:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def _diagnostic_cells(report: dict) -> dict[str, str]:
+    ge, tr = report["goal_effect"], report["transfer"]
+    succ, right = ge["success"], ge["kinds"]["any"]
+    grad = tr.get("gradient")
+    lo, hi = tr["ci"]
+    return {
+        "success_high_low": f"{succ['p_high']:.3f} / {succ['p_low']:.3f}",
+        "success_diff": _ci(succ, 4),
+        "right_high_low": f"{right['p_high']:.3f} / {right['p_low']:.3f}",
+        "right_diff": _ci(right, 4),
+        "reading": gates.reading(right),
+        "identical": f"{ge['identical_share']['identical']:.3f}",
+        "rho": f"{tr['estimate']:.3f} [{lo:.3f}, {hi:.3f}]",
+        "cos_gain": "—"
+        if grad is None
+        else f"{grad['cosine']['estimate']:.3f} / {grad['gain_ratio']['estimate']:.3f}",
+    }
+
+
+def _shares(runs: list, steps) -> str:
+    shares = [gates.group_shares(r, steps) for r in runs]
+    if not shares:
+        return NOT_RUN
+    zero = tiny.spread([s["zero_var"] for s in shares])
+    return f"{zero} / {tiny.spread([s['predicted'] for s in shares])}"
+
+
+def smol_cells(root: Path = gates.RESULTS, path: Path = DIAGNOSTIC) -> dict[str, str]:
+    """SmolLM2's cells (keys of :data:`ROWS`) from what is committed; missing keys are not run."""
+    where = gates.committed(root)
+    g = gates.measure(where, path)
+    out: dict[str, str] = {}
+    if g.base is not None:
+        out["sft_success"] = f"{g.b[g.base]:.3f} ({g.base})"
+    if (rctp := where("rctp-s31")) is not None:
+        run = load_run(rctp)
+        success = gates.stage1_success(run)
+        out["rctp_high"], out["rctp_low"] = (f"{success[k]:.3f}" for k in ("main", "low"))
+        weak = run.data.get("combined", {}).get("weak_policy_success_rate")
+        out["base_sampled"] = f"{weak:.3f}" if weak is not None else NOT_RUN
+    if g.h is not None:
+        out["matched_success"] = f"{g.h:.3f}"
+    if (report := gates.diagnostic(path)) is not None:
+        out |= _diagnostic_cells(report)
+    arms = verdicts.committed_arms(root)
+    rc, ref = arms[verdicts.RC], arms[verdicts.RCTP_GRPO]
+    same = [
+        identical_share(rc[s].rollouts, ref[s].rollouts, "low", EARLY)
+        for s in SEEDS
+        if s in rc and s in ref
+    ]
+    if same:
+        out["identical_rl"] = tiny.spread(same)
+    pilot = [load_run(p) for p in [where("pilot-sft-grpo-s31")] if p is not None]
+    sft_runs = list(arms[verdicts.SFT_GRPO].values())
+    if pilot or sft_runs:
+        out["sft_start"] = _shares(pilot + sft_runs, gates.START)
+    if sft_runs:
+        out["sft_training"] = _shares(sft_runs, None)
+        out["sft_all_fail"] = tiny.spread([gates.group_shares(r)["all_fail"] for r in sft_runs])
+    for key, arm in (("rctp_start", verdicts.RCTP_GRPO), ("rc_start", verdicts.RC)):
+        if arms[arm]:
+            out[key] = _shares(list(arms[arm].values()), gates.START)
+    for d in verdicts.decisions(arms, g.r):
+        iv = d.outcome.interval
+        if d.verdict != NOT_RUN:
+            est = "—" if iv is None else f"{iv.mean:+.3f} [{iv.low:+.3f}, {iv.high:+.3f}]"
+            out[d.rule.id] = f"{est}, {d.verdict}"
+    out |= _prediction_cells(root / gates.PREDICTION.name)
+    return out
+
+
+def _prediction_cells(path: Path) -> dict[str, str]:
+    """The registered prediction's Q1 and Q4: the noise-bound ratio at ρ̂ and, with a fitted
+    η, the contrast in training speed."""
+    if not path.is_file():
+        return {}
+    pred = json.loads(path.read_text())
+    out = {}
+    for q in ("Q1", "Q4"):
+        ratio = pred["ratios"]["rho"]["noise"][q]
+        said = f"speed ratio {ratio:.3f}" if math.isfinite(ratio) else "speed ratio —"
+        contrast = (pred["contrasts"].get("noise") or {}).get(q)
+        if contrast is not None:
+            said += f", {contrast:+.3f} training speed"
+        out[f"predicted_{q}"] = said
+    return out
+
+
+def tiny_cells(predictions: bool = True) -> dict[str, str]:
+    """The tiny model's cells (:mod:`analysis.campaigns.smollm2_collapse.tiny`)."""
+    out = {**tiny.stage1(), **tiny.goal_effect(), **tiny.rl_start(), **tiny.verdicts()}
+    if predictions:
+        out |= {f"predicted_{k}": v for k, v in tiny.predictions().items()}
+    return out
+
+
+def markdown(tiny_values: dict[str, str], smol_values: dict[str, str]) -> str:
+    """The table: one row per :data:`ROWS` key, "—" for a tiny value that does not exist,
+    :data:`NOT_RUN` for a SmolLM2 value not committed."""
+    body = [[label, tiny_values.get(k, "—"), smol_values.get(k, NOT_RUN)] for k, label in ROWS]
+    head = ("quantity", "tiny model (collapse campaign)", "SmolLM2-135M-Instruct")
+    lines = markdown_table(head, body, ["---", "---", "---"])
+    return "\n".join([*lines, "", NOTE]) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m analysis.campaigns.smollm2_collapse.side_by_side"
+    )
+    parser.add_argument("--no-tiny-predictions", action="store_true", help="skip the refits")
+    args = parser.parse_args(argv)
+    print(markdown(tiny_cells(not args.no_tiny_predictions), smol_cells()), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
