@@ -1,13 +1,10 @@
 """``python -m analysis.campaign [--campaign ID] [--only EXP ...] [--jobs N] [--dry-run]
 [--list]`` (``make campaign C=ID ARGS=...``; ``make runs`` is the default campaign, ``pool``).
 
-``--campaign`` takes an id of :data:`analysis.campaign.registry.CAMPAIGNS` (``--ids`` prints
-them), each the driver of its folder ``analysis/campaigns/<id>/``: ``pool``
-(:mod:`analysis.campaigns.pool.driver`, ``runs/campaign`` and ``results/campaign``),
-``regime-d10`` (:mod:`analysis.campaigns.regime_d10.driver`) and ``regime-wide1``
-(:mod:`analysis.campaigns.regime_wide1.driver`), both in ``runs/regime`` and ``results/regime``;
-an INDEX id whose runs are data only prints one line saying so (and which id trains them) and
-exits 0 (:data:`analysis.campaign.registry.DATA_ONLY`). Trains every
+``--campaign`` takes the id of a campaign that trains (:func:`analysis.campaign.registry.campaigns`;
+``--ids`` prints them), each the driver of its folder
+``analysis/campaigns/<pkg>/``; a campaign whose runs are data only prints one line saying so (and
+which campaign trains them) and exits 0 (:func:`analysis.campaign.registry.data_only`). Trains every
 run of the named experiments (default: the campaign's) that is not done, at most ``--jobs`` at
 a time, each as a real ``python -m rcgrpo ...`` subprocess (one torch thread each, ``nice``),
 Stage 1 before the RL runs that start from it: in the regime-d10 campaign each new seed's
@@ -36,9 +33,9 @@ import os
 import sys
 
 from analysis import REPO_ROOT as ROOT
+from analysis.campaign import registry
 from analysis.campaign.config import adopt
 from analysis.campaign.mechanics import Campaign, export_results, run_all, status
-from analysis.campaign.registry import CAMPAIGNS, DATA_ONLY, campaign
 from rcgrpo.train.provenance import dirty_paths
 
 SHOWN_PATHS = 5
@@ -75,7 +72,7 @@ def check_clean(allow_dirty: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.campaign")
-    parser.add_argument("--campaign", default="pool", help=f"one of {', '.join(CAMPAIGNS)}")
+    parser.add_argument("--campaign", default="pool", help="a campaign's id (--ids lists them)")
     parser.add_argument("--ids", action="store_true", help="print the campaign ids and exit")
     parser.add_argument("--only", nargs="*", default=None, help="experiments to run (default: all)")
     parser.add_argument("--runs", nargs="+", metavar="RUN", help="train these runs (and deps)")
@@ -90,13 +87,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.ids:
-        print("\n".join(CAMPAIGNS))
+        print("\n".join(registry.campaigns()))
         return 0
-    if args.campaign in DATA_ONLY:
-        print(DATA_ONLY[args.campaign])
+    if args.campaign in (data_only := registry.data_only()):
+        print(data_only[args.campaign])
         return 0
     try:
-        entry = campaign(args.campaign)
+        entry = registry.campaign(args.campaign)
         camp = entry.build()
         if args.list:
             _list(camp, args.force_train)

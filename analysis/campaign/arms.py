@@ -4,16 +4,14 @@ An *arm* is one Stage-2 configuration that experiments compare: its RL preset (w
 also the experiment group and the run-name prefix, ``<preset>-s<seed>``), the Stage-1 model
 it starts from, how figures and tables name and colour it, the campaign experiment that
 trains it and the role the verdict rules read it under. Each campaign types its records in
-its folder, ``analysis/campaigns/<pkg>/arms.py`` (:data:`CAMPAIGNS`); this module gathers
-them, in that order:
+its folder, ``ARMS`` of its ``arms.py`` (:mod:`analysis.campaign.registry`); this module
+gathers them, in the order of the folders (:func:`analysis.campaign.registry.folders`):
 
 - :mod:`analysis.campaigns.presets` builds each arm's preset from its regime's base, the
   Stage-1 checkpoint of ``start`` and the arm's changes (``CHANGES`` of its folder's
   ``presets.py``) and hands them to ``python -m rcgrpo train`` (entry point
   "rcgrpo.presets");
-- the campaign of its regime trains it, one run per seed, in ``experiment``
-  (:mod:`analysis.campaigns.pool.driver`, :mod:`analysis.campaigns.regime_d10.driver`,
-  :mod:`analysis.campaigns.regime_wide1.driver`);
+- the campaign of its regime trains it, one run per seed, in ``experiment``;
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
 - :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
@@ -26,26 +24,16 @@ Adding an arm is one record in its campaign's ``arms.py`` plus its changes in th
 
 from __future__ import annotations
 
-import importlib
-import sys
+import dataclasses
+import functools
 from dataclasses import dataclass
 
-REGIMES = ("pool", "regime-d10", "regime-wide1", "collapse")
-"""The campaigns an arm belongs to, by their ids of ``python -m analysis.campaign --campaign
-ID`` (a test checks they are the same): ``pool``, the CPU campaign on the ``cpu`` synth suite
-(16-task training pool); ``regime-d10``, the regime campaign on ``regime-d10``;
-``regime-wide1``, the factorial on ``regime-wide1-d10``, the regime suites' chosen design
-(docs/regime.md);
-``collapse``, the factorial and the mechanism arms on ``collapse1-d10``, where SFT + GRPO
-collapses (docs/protocols/collapse-campaign.md)."""
+from analysis.campaign import registry
+
 STARTS = {"sft": "SFT", "rctp": "RCTP-FT", "rctp-shuffled": "RCTP-FT, shuffled goals"}
 """Stage-1 model an arm starts from -> its name in tables."""
 COLOURS = ("black", "orange", "sky", "green", "yellow", "blue", "vermilion", "purple")
 """Okabe-Ito colour names (``analysis.figures.style.PALETTE`` holds their values)."""
-CAMPAIGNS = ("pool", "regime_d10", "regime_separation", "regime_wide1", "collapse")
-"""The campaign folders (``analysis/campaigns/<pkg>``) whose ``arms.py`` holds arms, in the
-order :data:`ARMS` gathers them: within a regime, the order of legends, bars and table rows
-(the ``regime-separation`` arms belong to regime ``regime-d10``, after its own)."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +54,9 @@ class Arm:
     """Campaign experiment that trains it (``factorial``, ``baselines``, ...)."""
     role: str
     """Name the report's tables and the verdict rules read it under, unique in its regime."""
-    regime: str = "pool"
-    """A name of :data:`REGIMES`."""
+    regime: str = ""
+    """The campaign whose regime it runs in, a name of :data:`REGIMES` ("": the campaign whose
+    ``arms.py`` holds it)."""
     tex: str = ""
     """``method`` in LaTeX where it differs (the report's baselines table)."""
 
@@ -75,7 +64,6 @@ class Arm:
         for key, value, options in (
             ("start", self.start, tuple(STARTS)),
             ("colour", self.colour, COLOURS),
-            ("regime", self.regime, REGIMES),
         ):
             if value not in options:
                 raise ValueError(
@@ -92,39 +80,59 @@ class Arm:
         return self.tex or self.method
 
 
-def gather() -> tuple[Arm, ...]:
-    """Every campaign's arms (``ARMS`` of ``analysis/campaigns/<pkg>/arms.py``), in
-    :data:`CAMPAIGNS` order."""
+@functools.cache
+def _regimes(search: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(
-        a
-        for pkg in CAMPAIGNS
-        for a in importlib.import_module(f"analysis.campaigns.{pkg}.arms").ARMS
+        campaign_id
+        for campaign_id, pkg in registry.folders()
+        if hasattr(registry.folder_module(pkg, "presets"), "BASE")
     )
 
 
+def regimes() -> tuple[str, ...]:
+    """The campaigns an arm can run in, those whose ``presets.py`` gives a ``BASE`` (GRPO from
+    their SFT checkpoint), in folder order."""
+    return _regimes(registry.SEARCH)
+
+
+@functools.cache
+def _gathered(search: tuple[str, ...]) -> tuple[Arm, ...]:
+    out = []
+    for campaign_id, pkg in registry.folders():
+        module = registry.folder_module(pkg, "arms")
+        for a in getattr(module, "ARMS", ()):
+            out.append(a if a.regime else dataclasses.replace(a, regime=campaign_id))
+    known = regimes()
+    for a in out:
+        if a.regime not in known:
+            raise ValueError(f"arm {a.preset}: regime must be one of {known}, got {a.regime!r}")
+    return tuple(out)
+
+
+def gather() -> tuple[Arm, ...]:
+    """Every campaign's arms (``ARMS`` of its ``arms.py``, an arm's empty ``regime`` set to
+    its campaign), in folder order; an arm of no regime is an error."""
+    return _gathered(registry.SEARCH)
+
+
 def __getattr__(name: str):
-    # ARMS is gathered on first use: the campaigns' arms.py import Arm from here
+    # ARMS and REGIMES, gathered at each read from the campaigns found now
     if name == "ARMS":
-        value = gather()
-        globals()["ARMS"] = value
-        return value
+        return gather()
+    if name == "REGIMES":
+        return regimes()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _all() -> tuple[Arm, ...]:
-    """:data:`ARMS` as the module holds it now (a test may have replaced it)."""
-    return sys.modules[__name__].ARMS
 
 
 def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm, ...]:
     """The arms of ``regime`` and/or ``experiment`` (default: all), in :data:`ARMS` order;
     read at call time, so an arm registered later is included. An unknown ``regime`` is an
     error (a renamed regime must not select nothing)."""
-    if regime is not None and regime not in REGIMES:
-        raise ValueError(f"unknown regime {regime!r}; one of {REGIMES}")
+    if regime is not None and regime not in (known := regimes()):
+        raise ValueError(f"unknown regime {regime!r}; one of {known}")
     return tuple(
         a
-        for a in _all()
+        for a in gather()
         if (regime is None or a.regime == regime)
         and (experiment is None or a.experiment == experiment)
     )
@@ -132,7 +140,7 @@ def arms(regime: str | None = None, experiment: str | None = None) -> tuple[Arm,
 
 def arm(preset: str) -> Arm | None:
     """The arm of RL preset ``preset`` (None: not an arm, e.g. ``paper-qwen7b``)."""
-    return next((a for a in _all() if a.preset == preset), None)
+    return next((a for a in gather() if a.preset == preset), None)
 
 
 def roles(regime: str) -> dict[str, str]:

@@ -5,8 +5,11 @@ campaign shares (:mod:`analysis.theory`, :mod:`analysis.runs`, :mod:`analysis.st
 its ``results/INDEX.toml`` id with ``-`` as ``_`` (a Python package name); its ``README.md``
 links its protocol, lab note and INDEX row. A reader who wants the method skips this package.
 
-A folder that trains has ``campaign.py`` with ``ENTRY`` (its driver, usually ``driver.py``); a
-data-only folder's ``campaign.py`` has ``DATA_ONLY``, the line ``make campaign C=<id>`` prints
-(:mod:`analysis.campaign.registry`). Its figures are ``fig_<name>.py`` modules, found by the
-figure builder beside those of :mod:`analysis.figures` (:func:`analysis.figures.__main__.modules`).
+A folder is a campaign when its ``campaign.py`` defines ``ENTRY``
+(:class:`~analysis.campaign.entry.Entry`): its driver or the line a data-only campaign prints,
+the generated blocks and LaTeX tables it owns, its INDEX fields. Its arms are ``ARMS`` of its
+``arms.py``, its presets its ``presets.py``, its figures its ``fig_<name>.py`` modules; the
+registry (:mod:`analysis.campaign.registry`) finds all of them, and no module outside the
+folders names one. :mod:`analysis.campaigns.presets` gathers the presets for ``python -m
+rcgrpo``.
 """

@@ -3,85 +3,86 @@ entry-point group "rcgrpo.presets" (pyproject.toml; :mod:`rcgrpo.train.plugins`)
 ``python -m rcgrpo train --preset NAME`` runs a campaign arm with the argv its committed runs
 recorded.
 
+Each campaign folder's ``presets.py`` gives what it adds (:mod:`analysis.campaign.entry`):
+``BASE``, its regime's base (GRPO from its SFT checkpoint), with ``INITS``, its Stage-1
+checkpoints by an arm's ``start``, and ``SUITE``, the synth suite its arms' descriptions name
+(a folder whose arms run in another campaign's regime has none of the three); ``CHANGES``, per
+arm its values against its regime's base; ``STAGE1``, its Stage-1 presets, and
+``DESCRIPTIONS``, their ``--help`` lines. Gathered over the campaign folders
+(:func:`analysis.campaign.registry.folders`), in their order:
+
 - :data:`RL`: one RL preset per arm of :func:`analysis.campaign.arms.arms`, in its order: its
-  regime's base (``BASE`` of the folder in :data:`REGIME_PRESETS`), the Stage-1 checkpoint of
-  its ``start`` (that folder's ``INITS``) and its changes (``CHANGES`` of its campaign's
-  ``presets.py``);
-- :data:`STAGE1`: the campaigns' Stage-1 presets (``STAGE1`` of each folder);
+  regime's base, the Stage-1 checkpoint of its ``start`` and its changes;
+- :data:`STAGE1`: the campaigns' Stage-1 presets;
 - :data:`PRESETS`: both, with a one-line description each for ``--help``.
 """
 
 from __future__ import annotations
 
 import copy
+from types import ModuleType
 from typing import Any
 
+from analysis.campaign import registry
 from analysis.campaign.arms import Arm, arms
-from analysis.campaigns.collapse import presets as collapse
-from analysis.campaigns.pool import presets as pool
-from analysis.campaigns.regime_d10 import presets as regime_d10
-from analysis.campaigns.regime_separation import presets as separation
-from analysis.campaigns.regime_wide1 import presets as wide1
 from rcgrpo.train.config import TrainConfig, from_dict
 from rcgrpo.train.plugins import PresetTable
 from rcgrpo.train.presets import merge
 from rcgrpo.train.stage1.config import SFTConfig
 
-REGIME_PRESETS = {
-    "pool": pool,
-    "regime-d10": regime_d10,
-    "regime-wide1": wide1,
-    "collapse": collapse,
-}
-"""Each regime (:data:`analysis.campaign.arms.REGIMES`) -> the presets module holding its base
-(GRPO from its SFT checkpoint, ``BASE``) and its Stage-1 checkpoints (``INITS``)."""
-CHANGES: dict[str, dict[str, dict[str, Any]]] = {
-    **pool.CHANGES,
-    **regime_d10.CHANGES,
-    **separation.CHANGES,
-    **wide1.CHANGES,
-    **collapse.CHANGES,
-}
+
+def modules() -> dict[str, ModuleType]:
+    """Campaign id -> its folder's ``presets.py``, for every folder that has one."""
+    found = {i: registry.folder_module(pkg, "presets") for i, pkg in registry.folders()}
+    return {i: m for i, m in found.items() if m is not None}
+
+
+def regimes() -> dict[str, ModuleType]:
+    """Each regime (:data:`analysis.campaign.arms.REGIMES`) -> the presets module holding its
+    base (``BASE``), its Stage-1 checkpoints (``INITS``) and its suite (``SUITE``)."""
+    return {i: m for i, m in modules().items() if hasattr(m, "BASE")}
+
+
+def gathered(name: str) -> dict[str, Any]:
+    """The dicts ``name`` (``CHANGES``, ``STAGE1``, ``DESCRIPTIONS``) of every folder, merged."""
+    out: dict[str, Any] = {}
+    for m in modules().values():
+        out.update(getattr(m, name, {}))
+    return out
+
+
+CHANGES: dict[str, dict[str, dict[str, Any]]] = gathered("CHANGES")
 """Per arm: its values against its regime's base."""
-SUITES = {
-    "pool": "cpu suite, 16-task pool",
-    "regime-d10": "regime-d10 suite",
-    "regime-wide1": "regime-wide1-d10 suite",
-    "collapse": "collapse1-d10 suite",
-}
-"""An arm's regime -> the synth suite (and pool) its description names."""
 
 
-def arm_sections(arm: Arm) -> dict[str, Any]:
+def arm_sections(arm: Arm, changes: dict[str, Any] | None = None) -> dict[str, Any]:
     """The preset of ``arm`` as config sections: its regime's base, the Stage-1 checkpoint
-    of its ``start``, its changes (:data:`CHANGES`)."""
-    if arm.preset not in CHANGES:
+    of its ``start``, its changes (``changes``, default :data:`CHANGES`)."""
+    changes = CHANGES if changes is None else changes
+    if arm.preset not in changes:
         raise ValueError(f"arm {arm.preset} has no preset values in its campaign's CHANGES")
-    module = REGIME_PRESETS[arm.regime]
-    return merge(module.BASE, init=module.INITS[arm.start], **CHANGES[arm.preset])
+    module = regimes()[arm.regime]
+    return merge(module.BASE, init=module.INITS[arm.start], **changes[arm.preset])
 
 
-RL: dict[str, TrainConfig] = {
-    a.preset: from_dict(TrainConfig, {**arm_sections(a), "preset": a.preset}) for a in arms()
-}
-"""The arms' RL presets (module docstring)."""
-STAGE1: dict[str, SFTConfig] = {
-    **pool.STAGE1,
-    **regime_d10.STAGE1,
-    **wide1.STAGE1,
-    **collapse.STAGE1,
-}
-"""The campaigns' Stage-1 presets (SFT and RCTP-FT)."""
-DESCRIPTIONS: dict[str, str] = {
-    **{a.preset: f"{a.init} + {a.method} ({SUITES[a.regime]})" for a in arms()},
-    **pool.DESCRIPTIONS,
-    **regime_d10.DESCRIPTIONS,
-    **wide1.DESCRIPTIONS,
-    **collapse.DESCRIPTIONS,
-}
-"""Preset -> its line in ``--help``: an arm's from its record (start, method, suite)."""
-PRESETS = PresetTable({**RL, **STAGE1}, DESCRIPTIONS)
+def build() -> PresetTable:
+    """Every campaign preset of the campaigns found now, with its description (an arm's from
+    its record: start, method, its regime's suite)."""
+    changes, suites = gathered("CHANGES"), {i: m.SUITE for i, m in regimes().items()}
+    rl = {
+        a.preset: from_dict(TrainConfig, {**arm_sections(a, changes), "preset": a.preset})
+        for a in arms()
+    }
+    descriptions = {a.preset: f"{a.init} + {a.method} ({suites[a.regime]})" for a in arms()}
+    return PresetTable({**rl, **gathered("STAGE1")}, {**descriptions, **gathered("DESCRIPTIONS")})
+
+
+PRESETS: PresetTable = build()
 """What the entry point hands to rcgrpo: every campaign preset with its description."""
+STAGE1: dict[str, SFTConfig] = gathered("STAGE1")
+"""The campaigns' Stage-1 presets (SFT and RCTP-FT)."""
+RL: dict[str, TrainConfig] = {k: v for k, v in PRESETS.items() if k not in STAGE1}
+"""The arms' RL presets (module docstring)."""
 
 
 def preset(name: str) -> Any:

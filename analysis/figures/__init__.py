@@ -1,9 +1,11 @@
 """Figure modules: one module per figure, discovered by ``python -m analysis.figures build``.
 
-Contract of a figure module ``analysis/figures/fig_<name>.py``:
+Contract of a figure module ``analysis/figures/fig_<name>.py`` (or ``fig_<name>.py`` of a campaign
+folder, :func:`analysis.campaign.registry.figure_modules`):
 
-- ``REQUIRES: tuple[str, ...]`` — names of experiments in :mod:`analysis.campaigns.pool.driver`
-  whose run folders the figure reads (empty for theory figures, which compute their data).
+- ``REQUIRES: tuple[str, ...]`` — names of experiments of the campaign that trains its folder's
+  runs (:func:`analysis.campaign.registry.trainer`) whose run folders the figure reads (empty
+  for theory figures, which compute their data).
 - ``make_figure(runs: dict[str, list[Path]]) -> matplotlib.figure.Figure`` — build the
   figure; ``runs`` maps each required experiment to its run folders (read them only through
   :mod:`analysis.runs`). Theory figures ignore ``runs``.

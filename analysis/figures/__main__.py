@@ -37,9 +37,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-import analysis.campaigns as campaigns  # noqa: E402
 import analysis.figures as pkg  # noqa: E402
 from analysis import REPO_ROOT as ROOT  # noqa: E402
+from analysis.campaign import registry  # noqa: E402
+from analysis.campaign.find import find_runs  # noqa: E402
 from analysis.figures.save import (  # noqa: E402
     FORMATS,
     file_entries,
@@ -62,29 +63,35 @@ class MissingRuns(RuntimeError):
 
 def modules() -> dict[str, str]:
     """Figure name (module name without the ``fig_`` prefix) -> its module, sorted by name: the
-    ``fig_*`` modules of this package and of each campaign folder (``analysis/campaigns/*/``).
-    A name two modules claim is a ValueError."""
-    folders = [(pkg.__name__, pkg.__path__)]
-    for c in pkgutil.iter_modules(campaigns.__path__):
-        if c.ispkg:
-            folders.append(
-                (f"{campaigns.__name__}.{c.name}", [f"{campaigns.__path__[0]}/{c.name}"])
-            )
+    ``fig_*`` modules of this package and of each campaign folder
+    (:func:`analysis.campaign.registry.figure_modules`). A name two modules claim is a
+    ValueError."""
+    own = [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+    campaigns = [m for _, p in registry.folders() for m in registry.figure_modules(p)]
     found: dict[str, str] = {}
-    for parent, path in folders:
-        for m in pkgutil.iter_modules(path):
-            if m.name.startswith("fig_"):
-                if m.name[4:] in found:
-                    raise ValueError(
-                        f"figure {m.name[4:]!r} is in {found[m.name[4:]]} and {parent}"
-                    )
-                found[m.name[4:]] = f"{parent}.{m.name}"
+    for module in (*own, *campaigns):
+        name = module.rsplit(".", 1)[1]
+        if not name.startswith("fig_"):
+            continue
+        if name[4:] in found:
+            raise ValueError(f"figure {name[4:]!r} is in {found[name[4:]]} and {module}")
+        found[name[4:]] = module
     return dict(sorted(found.items()))
 
 
 def discover() -> list[str]:
     """Names (without the ``fig_`` prefix) of all figure modules, sorted (:func:`modules`)."""
     return list(modules())
+
+
+def _campaign_of(module: str):
+    """The campaign that trains the runs figure module ``module`` reads: its folder's, or the
+    one that trains that folder's runs (:func:`analysis.campaign.registry.trainer`)."""
+    entry = registry.owner(module)
+    found = registry.trainer(entry) if entry is not None else None
+    if found is None:
+        raise ValueError(f"{module}: REQUIRES names experiments, but no campaign trains its runs")
+    return found
 
 
 def inputs(name: str) -> tuple[list[dict], dict[str, list[Path]]]:
@@ -96,10 +103,7 @@ def inputs(name: str) -> tuple[list[dict], dict[str, list[Path]]]:
     files = file_entries(tuple(getattr(module, "INPUTS", ())), ROOT)
     if not requires:
         return files, {}
-    from analysis.campaign.find import find_runs
-    from analysis.campaigns.pool.driver import build_campaign
-
-    found = find_runs(build_campaign(), requires)
+    found = find_runs(_campaign_of(module.__name__).build(), requires)
     lacking = [run for folders in found.values() for run, p in folders.items() if p is None]
     if lacking:
         raise MissingRuns(name, lacking)

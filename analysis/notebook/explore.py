@@ -97,13 +97,15 @@ def find_runs(
 
 
 def campaign_runs(arms: Iterable[str] = FACTORIAL_ARMS, seed: int = 0) -> tuple[list[Run], list]:
-    """The campaign's complete runs of ``arms`` for ``seed`` in that order (where
-    :func:`analysis.campaign.mechanics.locate` finds them: ``runs/campaign``, else
-    ``results/campaign``), and the run names it has no complete run for."""
+    """The complete runs of ``arms`` for ``seed`` in that order, as the campaign of their regime
+    has them (where :func:`analysis.campaign.mechanics.locate` finds them: ``runs/<home>``, else
+    ``results/<home>``), and the run names it has no complete run for."""
+    from analysis.campaign import registry
+    from analysis.campaign.arms import arm
     from analysis.campaign.mechanics import locate
-    from analysis.campaigns.pool.driver import build_campaign
 
-    camp = build_campaign((seed,))
+    arms = list(arms)
+    camp = registry.campaign(arm(arms[0]).regime).build()
     names = [f"{a}-s{seed}" for a in arms]
     where = {n: locate(camp.runs[n]) if n in camp.runs else None for n in names}
     return load_runs(p for p in where.values() if p is not None), [n for n in names if not where[n]]
@@ -329,9 +331,13 @@ def compare_step(runs: Sequence[Run], step: int, round_: int = 0) -> pd.DataFram
 
 
 def separation_entropy_view(runs: Sequence[Run]) -> Figure:
-    """:mod:`analysis.campaigns.pool.fig_rl_separation_entropy` for the chosen runs."""
-    from analysis.campaigns.pool import fig_rl_separation_entropy
+    """The figure ``rl_separation_entropy`` of its campaign's folder
+    (:func:`analysis.campaign.registry.figure_modules`) for the chosen runs."""
+    import importlib
 
-    return fig_rl_separation_entropy.make_figure(
-        {"factorial": [r.root for r in runs], "baselines": []}
-    )
+    from analysis.campaign import registry
+
+    name = "fig_rl_separation_entropy"
+    found = [m for _, p in registry.folders() for m in registry.figure_modules(p)]
+    figure = importlib.import_module(next(m for m in found if m.rsplit(".", 1)[1] == name))
+    return figure.make_figure({"factorial": [r.root for r in runs], "baselines": []})

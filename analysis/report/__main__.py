@@ -6,22 +6,12 @@ Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 - ``setup_table.tex``, the paper's setup against the presets of this commit;
 - one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
 - ``figures_results.tex``, the built figures that read runs;
-- ``verdicts.tex``, the pre-registered verdicts on the paper's claims
-  (:mod:`analysis.campaigns.pool.report`);
-- ``regime_table1.tex``, ``regime_categories.tex``, ``regime_passk.tex`` and
-  ``regime_verdicts.tex``, the regime suite's Table 1 analogue, its success per category, pass@k
-  of the final checkpoints and its verdicts from ``results/regime`` and
-  ``results/diagnostics`` (:mod:`analysis.campaigns.regime_d10.tables`), and ``regime_entropy.tex``,
-  each arm's high-goal token entropy (:mod:`analysis.campaigns.regime_d10.entropy_tables`);
-- ``separation_verdicts.tex``, the separation study's verdicts from ``results/regime``
-  (:mod:`analysis.campaigns.regime_separation.tables`); ``collapse_verdicts.tex``, the collapse
-  campaign's verdicts from ``results/collapse`` (:mod:`analysis.campaigns.collapse.tables`);
-  ``collapse_pairs.tex``, the collapse-pairs design's verdict paragraph and dose table
-  (:mod:`analysis.campaigns.collapse_pairs.verdict`);
+- every campaign's own tables (its verdicts, its Table 1 analogue, ...): the ``tables`` of each
+  entry of :mod:`analysis.campaign.registry` (:func:`campaign_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the run-generated Markdown blocks (the README's studies
-table, ``docs/findings.md``'s result tables and the other docs' blocks;
+table, the campaigns' results pages and the other docs' blocks;
 :mod:`analysis.report.readme_results`), ``--check-readme`` exits 1 if stale.
 
 Exit 2 with a message naming them when experiments a table needs have no finished run,
@@ -38,21 +28,16 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
-from analysis.campaigns.collapse import tables as collapse_tables
-from analysis.campaigns.collapse_pairs import verdict as pairs_verdict
-from analysis.campaigns.pool.report import verdicts_tex
-from analysis.campaigns.regime_d10 import tables as regime_tables
-from analysis.campaigns.regime_d10.entropy_tables import entropy_latex
-from analysis.campaigns.regime_separation import tables as separation_tables
+from analysis.campaign import registry
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
-from analysis.report.readme_results import REGIME_RESULTS, readme_main
+from analysis.report.readme_results import readme_main
 from analysis.report.resolve import default_resolver
 from analysis.report.runtable import missing_experiments, render
 from analysis.report.setup_table import setup_table
 from analysis.report.tables import TABLES
 from analysis.report.theory_table import theory_macros, theory_table
-from analysis.runs.sources import THEORY_REPORT, MissingRunsError, collect
+from analysis.runs.sources import THEORY_REPORT, MissingRunsError, Resolver, collect
 
 OUT_DIR = REPO_ROOT / "paper" / "generated"
 FIGURES_DIR = REPO_ROOT / "figures"
@@ -88,6 +73,18 @@ def _git_commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def campaign_tables(out_dir: Path, resolve: Resolver) -> list[str]:
+    """Write every campaign's LaTeX tables (``tables`` of its registry entry) into
+    ``out_dir``; a table that reads runs gets ``resolve``. Returns the file names."""
+    written = []
+    for entry in registry.entries().values():
+        for table in entry.tables:
+            render = registry.function(entry, table.render)
+            (out_dir / table.file).write_text(render(resolve) if table.runs else render())
+            written.append(table.file)
+    return written
+
+
 def generate(
     theory_json: Path,
     runs_root: Path | None,
@@ -111,17 +108,7 @@ def generate(
     resolve = resolve or default_resolver(runs_root)
     (out_dir / "setup_table.tex").write_text(setup_table(resolve))
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
-    (out_dir / "verdicts.tex").write_text(verdicts_tex(resolve))
-    (out_dir / "regime_table1.tex").write_text(regime_tables.table1_latex(REGIME_RESULTS))
-    (out_dir / "regime_categories.tex").write_text(regime_tables.categories_latex(REGIME_RESULTS))
-    (out_dir / "regime_passk.tex").write_text(regime_tables.passk_latex())
-    (out_dir / "regime_verdicts.tex").write_text(regime_tables.verdicts_latex(REGIME_RESULTS))
-    (out_dir / "regime_entropy.tex").write_text(entropy_latex(REGIME_RESULTS))
-    (out_dir / "separation_verdicts.tex").write_text(
-        separation_tables.verdicts_latex(REGIME_RESULTS)
-    )
-    (out_dir / "collapse_verdicts.tex").write_text(collapse_tables.verdicts_latex())
-    (out_dir / "collapse_pairs.tex").write_text(pairs_verdict.verdict_latex())
+    campaign_tables(out_dir, resolve)
     found = collect([e for t in TABLES for e in t.requires], resolve)
     missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
@@ -142,7 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__)
     parser.add_argument("--theory-json", type=Path, default=THEORY_REPORT)
     parser.add_argument(
-        "--runs-root", type=Path, default=None, help="scan this folder (default: the campaign)"
+        "--runs-root",
+        type=Path,
+        default=None,
+        help="scan this folder (default: the campaigns' runs)",
     )
     parser.add_argument("--figures", type=Path, default=FIGURES_DIR)
     parser.add_argument("--out", type=Path, default=OUT_DIR)
@@ -173,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
-    print(f"[report] wrote {len(TABLES) + 11} files into {args.out}")
+    tables = sum(len(e.tables) for e in registry.entries().values())
+    print(f"[report] wrote {len(TABLES) + 4 + tables} files into {args.out}")
     return 0
 
 

@@ -1,7 +1,8 @@
 r"""The claims registry: every number the findings page (``docs/findings.md``) and the paper's
 prose cite, tied to the generated table it comes from.
 
-A :class:`Claim` names a generated block of ``docs/results.md`` (which ``make report-check``
+A :class:`Claim` names a generated block of a campaign's results page, ``docs/results/<id>.md``
+(which ``make report-check``
 keeps equal to the committed runs), a row and column of it (or a function of the block), how the
 prose writes the number (:data:`RENDER`: points or shares, Markdown's "−" or LaTeX's ``$-$``), and
 the files whose prose must contain exactly that text. :func:`failures` lists every claim whose
@@ -25,7 +26,8 @@ from pathlib import Path
 from analysis import REPO_ROOT
 from analysis.report.claim_files import FINDINGS, PAPER, README
 
-RESULTS_MD = REPO_ROOT / "docs" / "results.md"
+RESULTS = REPO_ROOT / "docs" / "results"
+"""The campaigns' results pages; a block's name is unique across them."""
 _NUM = re.compile(r"-?\d+\.\d+")
 
 
@@ -211,9 +213,14 @@ def _flat(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def failures(root: Path = REPO_ROOT, results_md: Path = RESULTS_MD) -> list[str]:
+def results_tables(results: Path = RESULTS) -> dict[str, list[dict[str, str]]]:
+    """:func:`blocks` of every results page in ``results``."""
+    return blocks("".join(p.read_text() for p in sorted(results.glob("*.md"))))
+
+
+def failures(root: Path = REPO_ROOT, results: Path = RESULTS) -> list[str]:
     """One line per cited number missing from a file that cites it."""
-    tables = blocks(results_md.read_text())
+    tables = results_tables(results)
     texts = {f: _flat((root / f).read_text()) for f in (FINDINGS, PAPER, README)}
     out = []
     for claim in CLAIMS:
@@ -232,7 +239,7 @@ def failures(root: Path = REPO_ROOT, results_md: Path = RESULTS_MD) -> list[str]
 def main() -> int:
     from analysis.report import claim_scope
 
-    tables = blocks(RESULTS_MD.read_text())
+    tables = results_tables()
     for claim in CLAIMS:
         for path, renderer in claim.cites:
             print(f"{claim.id:<26}{path:<28}{rendered(claim, tables, renderer)}")

@@ -13,8 +13,8 @@ Every cell is the mean over seeds ± the 95% t half-width of the per-run number
 or reward is constant over its steps has no rank correlation (NaN, dropped from the cell).
 
 The tables are registered in :data:`analysis.report.tables.TABLES` (LaTeX, ``make paper``);
-:func:`analysis.campaigns.pool.report.dynamics_markdown` renders the same tables as markdown
-for docs/findings.md's results.
+the pool campaign's ``dynamics`` block renders the same tables as markdown for
+docs/experiments.md.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-r"""The generated blocks that come from runs: the README's ``campaigns`` (the studies table),
-``docs/findings.md``'s ``results``, ``verdicts`` (the pool regime) and ``regime-verdicts`` (the
-regime suite), and those of the other docs.
+r"""The generated blocks of the README and ``docs/`` that come from runs or from the code, and the
+rows of ``results/INDEX.toml`` a campaign's verdict module writes.
 
-``python -m analysis.report --write-readme`` rewrites them from the committed runs (each
-campaign's block reads its own committed light copies, so the tables are the same on every
-clone; never starts a run), ``--check-readme`` exits 1 when they are stale. The pool's blocks
-are :mod:`analysis.campaigns.pool.report`; the same options rewrite the tables of
-``docs/experiments.md``, the proof runs' blocks of ``docs/regime.md`` and the regime-d10
-campaign's tables of ``docs/results.md`` (:func:`generated_files` maps each file to its
-blocks).
+``python -m analysis.report --write-readme`` rewrites them (never starting a run),
+``--check-readme`` exits 1 when one is stale. Every campaign owns its blocks, its results page
+``docs/results/<id>.md`` and its INDEX fields (``blocks`` and ``index`` of its entry in
+:mod:`analysis.campaign.registry`; a campaign's block reads its own committed runs, so the
+tables are the same on every clone). This module adds the blocks no campaign owns: the
+README's studies table (``campaigns``, :func:`analysis.runs.index.markdown`), the index of the
+results pages (``results-pages`` of ``docs/results.md``), the figure table of
+``docs/experiments.md`` and the theory check of ``docs/theory-checks.md``
+(:mod:`analysis.report.docs_tables`). :func:`generated_files` maps each file to its blocks.
 """
 
 from __future__ import annotations
@@ -18,15 +19,16 @@ import sys
 from pathlib import Path
 
 from analysis import REPO_ROOT
+from analysis.campaign import registry
+from analysis.campaign.entry import Entry
+from analysis.runs import index
 from analysis.runs.sources import THEORY_REPORT, Resolver, layout_resolver
-from rcgrpo.docblocks import update_file
+from rcgrpo.docblocks import markers, update_file
 
 README = REPO_ROOT / "README.md"
-FINDINGS = REPO_ROOT / "docs" / "findings.md"
-"""The findings page: the findings in words and the result tables they come from."""
-REGIME_RESULTS = REPO_ROOT / "results" / "regime"
-"""The regime suite's committed runs (``docs/regime.md``, ``docs/results.md``)."""
 DOCS = REPO_ROOT / "docs"
+RESULTS_INDEX = "results.md"
+"""The index of the campaigns' results pages, in ``docs/``."""
 
 
 def _resolver(runs_root: Path | None = None) -> Resolver | None:
@@ -35,136 +37,115 @@ def _resolver(runs_root: Path | None = None) -> Resolver | None:
     return layout_resolver(runs_root) if runs_root is not None else None
 
 
-def readme_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body, for the run-generated blocks of the README: the studies table of
-    ``results/INDEX.toml`` (:func:`analysis.runs.index.markdown`) and the collapse-pairs
-    design's finding (:func:`analysis.campaigns.collapse_pairs.words.headline`)."""
-    from analysis.campaigns.collapse_pairs import words
-    from analysis.runs import index
+def page_path(page: str, readme: Path = README, docs: Path = DOCS) -> Path:
+    """The file of a page named relative to the repository (``README.md``, ``docs/...``)."""
+    if page == "README.md":
+        return readme
+    if not page.startswith("docs/"):
+        raise ValueError(f"a generated page is the README or under docs/, got {page!r}")
+    return docs / page.removeprefix("docs/")
 
-    more = "docs/results.md#collapse-pairs-the-designs-verdict"
+
+def _titles(index_path: Path) -> dict[str, str]:
+    return {s.id: s.title for s in index.studies(index_path)}
+
+
+def pages_markdown(index_path: Path = index.INDEX) -> str:
+    """The ``results-pages`` block of ``docs/results.md``: each campaign with a results page,
+    its INDEX title and the blocks the page holds."""
+    titles = _titles(index_path)
+    lines = ["| campaign | its generated tables |", "|---|---|"]
+    for entry in registry.entries().values():
+        own = [f"`{b.name}`" for b in entry.blocks if not b.page]
+        if own:
+            title = titles.get(entry.id, entry.id).replace("|", "\\|")
+            lines.append(f"| [{title}](results/{entry.id}.md) | {', '.join(own)} |")
+    return "\n".join(lines) + "\n"
+
+
+def own_blocks(index_path: Path = index.INDEX) -> dict[str, dict[str, str]]:
+    """Page -> block name -> body for the blocks no campaign owns (module docstring)."""
+    from analysis.report.docs_tables import figures_markdown, theory_markdown
+
     return {
-        "campaigns": index.markdown(index.studies()),
-        "collapse-pairs-finding": f"- {words.headline().rstrip('.')} ([more]({more})).\n",
+        "README.md": {"campaigns": index.markdown(index.studies(index_path))},
+        f"docs/{RESULTS_INDEX}": {"results-pages": pages_markdown(index_path)},
+        "docs/experiments.md": {"figures": figures_markdown()},
+        "docs/theory-checks.md": {"theory": theory_markdown(json.loads(THEORY_REPORT.read_text()))},
     }
 
 
-def findings_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body for ``docs/findings.md`` (:data:`FINDINGS`): the pool regime's
-    tables, the regime suite's verdicts from its committed runs (:data:`REGIME_RESULTS`) and
-    the collapse-pairs design's finding (:func:`analysis.campaigns.collapse_pairs.words.plain`)."""
-    from analysis.campaigns.collapse_pairs import words
-    from analysis.campaigns.pool import report as pool
-    from analysis.campaigns.regime_d10.tables import readme_block
-
-    more = "results.md#collapse-pairs-the-designs-verdict"
-    return {
-        "results": pool.results_block(resolve),
-        "verdicts": pool.verdicts_block(resolve),
-        "regime-verdicts": readme_block(REGIME_RESULTS),
-        "collapse-pairs-finding": f"{words.plain()} The verdict and its numbers: [{more}]({more}).\n",
-    }
-
-
-def write_readme(path: Path = README, check: bool = False, resolve=None) -> list[str]:
-    """Rewrite (``check``: only compare) the blocks of :func:`readme_blocks` in ``path``;
-    returns the names of the blocks that were (or would be) changed."""
-    return update_file(path, readme_blocks(resolve), check=check)
-
-
-def docs_blocks(resolve: Resolver | None = None) -> dict[str, str]:
-    """Block name -> body for ``docs/experiments.md``: the pool campaign's experiments and RL
-    dynamics tables (:mod:`analysis.campaigns.pool.report`) and the figure table
-    (:mod:`analysis.report.docs_tables`)."""
-    from analysis.campaigns.pool import report as pool
-    from analysis.report.docs_tables import figures_markdown
-
-    return {
-        "campaign": pool.campaign_block(),
-        "figures": figures_markdown(),
-        "dynamics": pool.dynamics_block(resolve),
-    }
-
-
-def theory_blocks(theory_json: Path = THEORY_REPORT) -> dict[str, str]:
-    """Block name -> body for ``docs/theory-checks.md`` (the committed theory report)."""
-    from analysis.report.docs_tables import theory_markdown
-
-    return {"theory": theory_markdown(json.loads(Path(theory_json).read_text()))}
-
-
-def regime_blocks() -> dict[str, str]:
-    """Block name -> body for ``docs/regime.md``: the proof runs' tables, on the regime suite
-    and on ``regime-wide1-d10``."""
-    from analysis.campaigns.regime_wide1 import proof
-
-    return {"regime-proof": proof.proof_markdown(), "regime-proof-wide1": proof.proof_block_wide1()}
-
-
-def results_blocks(root: Path = REGIME_RESULTS) -> dict[str, str]:
-    """Block name -> body for ``docs/results.md``: every rule and check of the regime-d10
-    campaign on the committed runs under ``root`` (:mod:`analysis.campaigns.regime_d10.verdict_table`), each seed's
-    admission, the Table 1 analogue and pass@k of the final checkpoints (:mod:`analysis.campaigns.regime_d10.tables`), the
-    entropy and calibration tables (:mod:`analysis.campaigns.regime_d10.entropy_tables`), and the separation
-    study's verdicts and half-lives (:mod:`analysis.campaigns.regime_separation.tables`), and the
-    collapse campaign's verdicts and per-seed report (:mod:`analysis.campaigns.collapse.tables`,
-    its runs under ``results/collapse``)."""
-    from analysis.campaigns.collapse import tables as ct
-    from analysis.campaigns.collapse import transfer_table as tt
-    from analysis.campaigns.collapse.token import token_markdown
-    from analysis.campaigns.collapse_pairs import verdict
-    from analysis.campaigns.collapse_pairs.gates import gate_markdown
-    from analysis.campaigns.regime_d10 import verdict_table as vt
-    from analysis.campaigns.regime_d10.entropy_tables import calibration_block, entropy_block
-    from analysis.campaigns.regime_d10.tables import (
-        admission_block,
-        passk_block,
-        regime_report,
-        table1_block,
-    )
-    from analysis.campaigns.regime_separation import tables as st
-
-    return {
-        "regime-admission": admission_block(),
-        "regime-verdicts": vt.markdown(regime_report(root)),
-        "regime-table1": table1_block(root),
-        "regime-passk": passk_block(),
-        "regime-entropy": entropy_block(root),
-        "regime-calibration": calibration_block(root),
-        "separation-verdicts": st.verdicts_markdown(root),
-        "separation-half-life": st.half_life_markdown(root),
-        "collapse-verdicts": ct.verdicts_markdown(),
-        "collapse-seeds": ct.seeds_markdown(),
-        "collapse-control-init": ct.control_markdown(),
-        "collapse-token": token_markdown(),
-        "transfer-diagnostics": tt.diagnostics_markdown(),
-        "transfer-predictions": tt.predictions_markdown(),
-        "collapse-pairs-gates": gate_markdown(),
-        "collapse-pairs-verdict": verdict.verdict_markdown(),
-    }
+def campaign_blocks(entry: Entry, resolve: Resolver | None = None) -> dict[str, dict[str, str]]:
+    """Page -> block name -> body for the blocks of campaign ``entry`` (``""``: its page)."""
+    out: dict[str, dict[str, str]] = {}
+    for block in entry.blocks:
+        render = registry.function(entry, block.render)
+        body = render(resolve) if block.runs else render()
+        out.setdefault(block.page or entry.page, {})[block.name] = body
+    return out
 
 
 def generated_files(
-    resolve: Resolver, readme: Path = README, docs: Path = DOCS
+    resolve: Resolver | None = None,
+    readme: Path = README,
+    docs: Path = DOCS,
+    index_path: Path = index.INDEX,
 ) -> dict[Path, dict[str, str]]:
-    """Every run- and report-generated block: file -> block name -> body."""
-    return {
-        readme: readme_blocks(resolve),
-        docs / "findings.md": findings_blocks(resolve),
-        docs / "experiments.md": docs_blocks(resolve),
-        docs / "theory-checks.md": theory_blocks(),
-        docs / "regime.md": regime_blocks(),
-        docs / "results.md": results_blocks(),
-    }
+    """Every generated block: file -> block name -> body."""
+    pages = own_blocks(index_path)
+    for entry in registry.entries().values():
+        for page, blocks in campaign_blocks(entry, resolve).items():
+            taken = set(pages.get(page, {})) & set(blocks)
+            if taken:
+                raise ValueError(f"{page}: block(s) {sorted(taken)} named twice ({entry.id})")
+            pages.setdefault(page, {}).update(blocks)
+    return {page_path(p, readme, docs): blocks for p, blocks in pages.items()}
+
+
+def new_page(entry_id: str, blocks: dict[str, str], index_path: Path = index.INDEX) -> str:
+    """A campaign's results page before its first write: its INDEX title and a marker pair
+    per block (prose around them is written by hand)."""
+    title = _titles(index_path).get(entry_id, entry_id)
+    pairs = "\n".join(f"{markers(n)[0]}\n{markers(n)[1]}\n" for n in blocks)
+    return f"# {title}\n\n{pairs}"
 
 
 def index_rows() -> dict[str, dict[str, str]]:
-    """``results/INDEX.toml`` row id -> the fields its verdict module generates
-    (:func:`analysis.runs.index.set_fields`): the collapse-pairs design's status, finding and
-    summary (:func:`analysis.campaigns.collapse_pairs.words.index_fields`)."""
-    from analysis.campaigns.collapse_pairs import words
+    """``results/INDEX.toml`` row id -> the fields its campaign's verdict module writes
+    (``index`` of its entry)."""
+    return {e.id: registry.function(e, e.index)() for e in registry.entries().values() if e.index}
 
-    return {"collapse-pairs": words.index_fields()}
+
+def write_index(index_path: Path, check: bool) -> list[str]:
+    """Rewrite (``check``: only compare) the generated fields of each row of
+    :func:`index_rows` (:data:`analysis.runs.index.GENERATED_FIELDS`,
+    :func:`analysis.runs.index.set_fields`), or add the whole row when the index has none yet
+    (:func:`analysis.runs.index.add_study`); returns what changed."""
+    have = {s.id for s in index.studies(index_path)}
+    changed = []
+    for study, fields in index_rows().items():
+        if study in have:
+            generated = {k: v for k, v in fields.items() if k in index.GENERATED_FIELDS}
+            names = index.set_fields(study, generated, index_path, check)
+        else:
+            names = index.add_study({"id": study, **fields}, index_path, check)
+        changed += [f"{index_path.name}: {study} {n}" for n in names]
+    return changed
+
+
+def write_pages(files: dict[Path, dict[str, str]], docs: Path, check: bool, index_path: Path):
+    """Rewrite (``check``: only compare) every block of ``files``; a campaign's results page
+    that does not exist yet is made (:func:`new_page`). Returns what changed."""
+    changed = []
+    for path, blocks in files.items():
+        if not path.exists() and path.parent == docs / "results":
+            changed.append(f"{path.name}: new page")
+            if check:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(new_page(path.stem, blocks, index_path))
+        changed += [f"{path.name}: {n}" for n in update_file(path, blocks, check)]
+    return changed
 
 
 def readme_main(
@@ -175,20 +156,14 @@ def readme_main(
     index_path: Path | None = None,
 ) -> int:
     """``--write-readme`` / ``--check-readme`` on the generated rows of ``results/INDEX.toml``
-    (:func:`index_rows`; first, as the README's studies table reads them) and every file of
+    (:func:`write_index`; first, as the README's studies table reads them) and every file of
     :func:`generated_files`: exit 0 done or up to date, 1 stale (check), 2 a file or its markers
     missing."""
-    from analysis.runs import index
-
     index_path = index_path or index.INDEX
-    resolve = _resolver(runs_root)
-    changed = []
     try:
-        for study, fields in index_rows().items():
-            names = index.set_fields(study, fields, index_path, check)
-            changed += [f"{index_path.name}: {study} {n}" for n in names]
-        for path, blocks in generated_files(resolve, readme, docs).items():
-            changed += [f"{path.name}: {n}" for n in update_file(path, blocks, check)]
+        changed = write_index(index_path, check)
+        files = generated_files(_resolver(runs_root), readme, docs, index_path)
+        changed += write_pages(files, docs, check, index_path)
     except (OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -16,4 +16,5 @@ def default_resolver(runs_root: str | Path | None = None, committed: bool = Fals
     ``committed``: their committed light copies only)."""
     if runs_root is not None:
         return layout_resolver(runs_root)
-    return campaign_resolver([c.build() for c in registry.CAMPAIGNS.values()], committed=committed)
+    camps = [e.build() for e in registry.campaigns().values()]
+    return campaign_resolver(camps, committed=committed)

@@ -2,8 +2,8 @@ r"""The report's experiment tables: what each one shows and which runs it needs.
 
 Experiment groups come from :func:`experiments` (role -> group name): Stage 1's and the
 arms' of :data:`analysis.campaign.arms.ARMS`; a group is every seed of one configuration, named
-as the campaign (:mod:`analysis.campaigns.pool.driver`) names its runs: ``sft-s0``, ``rctp-s0``
-(Stage 1), ``cpu-grpo-s0`` (the trainer's ``{preset}-s{seed}``). A row names an arm by its
+as the pool campaign names its runs: ``sft-s0``, ``rctp-s0`` (Stage 1), ``cpu-grpo-s0`` (the
+trainer's ``{preset}-s{seed}``). A row names an arm by its
 ``start`` and ``method``; :func:`tables` builds the rows from the arms registered now.
 
 Every number is a mean over the experiment's seeds with a 95% t-interval; success rates are

@@ -9,7 +9,8 @@ Every run folder belongs to exactly one row (:func:`unindexed`, :func:`doubled`;
 :func:`markdown`, in plain words: title, suite, status in words (:data:`STATUS_WORDS`), runs,
 summary and a link to the protocol or lab note (``python -m analysis.report --write-readme``). A
 row whose verdict module says its status, finding and summary has them rewritten in place by the
-same command (:func:`set_fields`; :func:`analysis.report.readme_results.index_rows`). The design-history figures
+same command (:func:`set_fields`, or :func:`add_study` for a campaign not in the index yet;
+:func:`analysis.report.readme_results.index_rows`). The design-history figures
 read the runs they draw from ``results/FIGURES.toml`` (:func:`figure_entries`; each names its
 index row), so a new design run adds an entry, not code.
 """
@@ -113,6 +114,28 @@ def set_fields(
     if changed and not check:
         path.write_text(text)
     return changed
+
+
+def add_study(fields: dict[str, Any], path: Path = INDEX, check: bool = False) -> list[str]:
+    """Append row ``fields`` (every field of :class:`Study`, ``folders`` a list of patterns) to
+    ``path`` (with ``check`` the file is left alone); returns ``["row"]``. A row the index
+    already has, or one that does not read back as ``fields``, is a :class:`ValueError`."""
+    text = path.read_text()
+    if any(s.id == fields.get("id") for s in studies_of(text, path)):
+        raise ValueError(f"{path}: study {fields.get('id')!r} is there already")
+    lines = ["", "[[study]]"]
+    lines += [f"{k} = {json.dumps(v, ensure_ascii=False)}" for k, v in fields.items()]
+    new = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+    try:
+        parsed = {s.id: s for s in studies_of(new, path)}[fields["id"]]
+    except (KeyError, TypeError) as err:
+        raise ValueError(f"{path}: a new study needs every field of a row ({err})") from err
+    want = {**fields, "folders": tuple(fields["folders"])}
+    if any(getattr(parsed, k) != v for k, v in want.items()):
+        raise ValueError(f"{path}: study {fields['id']!r} did not survive the TOML round trip")
+    if not check:
+        path.write_text(new)
+    return ["row"]
 
 
 def figures(path: Path = FIGURES) -> dict[str, dict[str, Any]]:

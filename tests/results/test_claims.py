@@ -1,7 +1,7 @@
 """Every number the findings page (docs/findings.md) and the paper's collapse and separation prose cite equals
 the generated table it comes from (analysis/report/claims.py); every sentence that says a claim
 short of its verdict stops at its gate, and no page uses the words that said more
-(analysis/report/claim_scope.py). docs/results.md is kept equal to
+(analysis/report/claim_scope.py). docs/results/ is kept equal to
 the committed runs by make report-check; marked ``results``: make figures-check runs it."""
 
 from __future__ import annotations

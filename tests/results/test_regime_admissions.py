@@ -1,5 +1,5 @@
 """The regime campaign's admissions on the committed Stage-1 runs: which seeds' RCTP-FT goals
-separated, and by how much, as docs/results.md (admission) reports them, in the campaign's
+separated, and by how much, as docs/results/regime-d10.md (admission) reports them, in the campaign's
 record and in the generated admission table. Numbers measured, not hand-computed (the admission
 rule on fake reports: tests/unit/analysis/test_regime_campaign.py); marked ``results``: ``make
 figures-check`` runs them, ``make test`` and ``make test-slow`` leave them out."""
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.results
 
 
 def test_the_committed_admissions_are_the_documented_ones():
-    """docs/results.md (admission): seeds 0-2 not admitted (separation -0.010, +0.001, -0.024),
+    """docs/results/regime-d10.md (admission): seeds 0-2 not admitted (separation -0.010, +0.001, -0.024),
     3-5 admitted (+0.352, +0.346, +0.114)."""
     assert [regime.admitted(s) for s in range(6)] == [False] * 3 + [True] * 3
     report = json.loads(regime.admission_path(5).read_text())

@@ -1,5 +1,5 @@
 """Generated blocks are up to date: docs/metrics.md, docs/synth.md, the README's studies table,
-docs/findings.md's results.
+docs/findings.md's results, the campaigns' results pages (docs/results/).
 
 Writers: ``python -m rcgrpo docs`` (library blocks) and ``python -m analysis.report
 --write-readme`` (blocks computed from the committed runs).
@@ -80,7 +80,7 @@ def test_docs_cli_check_write_and_missing(tmp_path, capsys):
 def test_run_blocks_are_up_to_date():
     stale = [
         f"{path.name}: {name}"
-        for path, blocks in rr.generated_files(rr._resolver()).items()
+        for path, blocks in rr.generated_files().items()
         for name in update_file(path, blocks, check=True)
     ]
     stale += [
@@ -181,9 +181,10 @@ def test_readme_main_exit_codes(tmp_path, capsys, monkeypatch):
     empty.mkdir()
     # the blocks of the empty runs folder, computed once: each readme_main call below would
     # compute the same ones again (most from the committed runs); its exit codes are tested
-    generated = rr.generated_files(rr._resolver(empty), readme, docs)
-    monkeypatch.setattr(rr, "generated_files", lambda resolve, r, d: generated)
+    generated = rr.generated_files(rr._resolver(empty), readme, docs, index)
+    monkeypatch.setattr(rr, "generated_files", lambda resolve, r, d, i: generated)
     for path, blocks in generated.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(f"{markers(n)[0]}\nold\n{markers(n)[1]}\n" for n in blocks))
     assert rr.readme_main(True, empty, readme, docs, index) == 1
     assert rr.readme_main(False, empty, readme, docs, index) == 0

@@ -1,6 +1,8 @@
-"""The collapse campaign's entry in the registry (:mod:`analysis.campaign.registry`)."""
+"""The collapse campaign's entry in the registry (:mod:`analysis.campaign.registry`): its
+driver, the blocks of its results page (the verdicts, the per-seed report, the control's init,
+the goal token, the transfer model) and its LaTeX verdict table."""
 
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry, Table
 from analysis.campaigns.collapse import driver
 
 ENTRY = Entry(
@@ -10,4 +12,13 @@ ENTRY = Entry(
     driver.build,
     driver.experiments,
     driver.run,
+    blocks=(
+        Block("collapse-verdicts", "tables:verdicts_markdown"),
+        Block("collapse-seeds", "tables:seeds_markdown"),
+        Block("collapse-control-init", "tables:control_markdown"),
+        Block("collapse-token", "token:token_markdown"),
+        Block("transfer-diagnostics", "transfer_table:diagnostics_markdown"),
+        Block("transfer-predictions", "transfer_table:predictions_markdown"),
+    ),
+    tables=(Table("collapse_verdicts.tex", "tables:verdicts_latex"),),
 )

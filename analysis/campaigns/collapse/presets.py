@@ -37,6 +37,8 @@ SHUFFLED_INIT = "runs/collapse/rctp-collapse-shuffled/final"
 (``rctp-collapse-shuffled``)."""
 INITS = {"sft": SFT_INIT, "rctp": RCTP_INIT, "rctp-shuffled": SHUFFLED_INIT}
 """The Stage-1 checkpoints, by an arm's ``start``."""
+SUITE = "collapse1-d10 suite"
+"""The synth suite its arms run on, as their presets' descriptions name it."""
 
 BASE = merge(
     regime.BASE,

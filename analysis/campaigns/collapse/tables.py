@@ -2,7 +2,7 @@ r"""The collapse campaign's verdict table (``docs/protocols/collapse-campaign.md
 control's rules, ``docs/protocols/collapse-control.md``), from the committed runs under
 ``results/collapse``.
 
-``collapse-verdicts`` (``docs/results.md``) and ``collapse_verdicts.tex`` (the paper): every rule of
+``collapse-verdicts`` (``docs/results/collapse.md``) and ``collapse_verdicts.tex`` (the paper): every rule of
 :data:`analysis.campaigns.collapse.verdicts.RULES` on every committed run of the ``collapse`` arms
 (no admission: every seed but the reserved ones counts, :func:`analysis.verdicts.rules.load_arms`
 with no population), decided together by :func:`analysis.verdicts.family.decide` with the
@@ -11,7 +11,7 @@ study's (:func:`analysis.campaigns.regime_separation.tables.rows`). A rule with 
 :data:`~analysis.verdicts.rules.MIN_SEEDS` seeds that have a run of every one of its arms
 reads *inconclusive (n = k seeds)*, naming the arms not yet run.
 
-``collapse-seeds`` and ``collapse-control-init`` (``docs/results.md``): what the two protocols
+``collapse-seeds`` and ``collapse-control-init`` (``docs/results/collapse.md``): what the two protocols
 report beside their rules, per seed; the second reads the init diagnostics
 (:func:`init_path`) of each seed's three Stage-1 checkpoints.
 """

@@ -1,5 +1,5 @@
 r"""Is RCTP-FT's goal token read on the collapse testbed? The ``collapse-token`` block of
-``docs/results.md``: what gate R's failure means for K3 and X1, read from the committed runs.
+``docs/results/collapse.md``: what gate R's failure means for K3 and X1, read from the committed runs.
 
 RC-GRPO (``collapse-rcgrpo``) and RCTP-FT + GRPO (``collapse-rctp-grpo``) start from the same
 checkpoint with the same seed and share one random stream: the task of every slot

@@ -1,5 +1,5 @@
 r"""The transfer model against the collapse campaign: predicted and measured K3, M4 and M2, and
-the measured coupling ρ̂ of every diagnosed RCTP-FT checkpoint (``docs/results.md``, blocks
+the measured coupling ρ̂ of every diagnosed RCTP-FT checkpoint (``docs/results/collapse.md``, blocks
 ``transfer-diagnostics`` and ``transfer-predictions``).
 
 **Inputs.** ρ̂ per seed from ``results/diagnostics/transfer-rctp-collapse-s<seed>.json``

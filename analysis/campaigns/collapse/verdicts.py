@@ -148,6 +148,6 @@ EQUIVALENCE: tuple[str, ...] = tuple(
 """Every θ = 0 difference of held-out success is tested for equivalence within ±:data:`MARGIN`."""
 
 RESTATE_GATE_R: tuple[str, ...] = ("K3s", "K3f", "X1s", "X1f")
-"""Rules whose reading restates gate R's failure (``docs/results.md``, ``collapse-token``): with
+"""Rules whose reading restates gate R's failure (``docs/results/collapse.md``, ``collapse-token``): with
 a goal token the model does not read, K3 compares RC-GRPO with itself plus a prefix token and X1
 shuffles labels the model never uses. Their verdicts stand as decided and say so."""

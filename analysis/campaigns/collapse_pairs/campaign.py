@@ -1,5 +1,8 @@
 """The collapse-pairs campaign's entry in the registry (:mod:`analysis.campaign.registry`): the
-design runs, with P4 once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`).
+design runs, with P4 once the gates decide it (:func:`~analysis.campaigns.collapse_pairs.gates.p4_dose`);
+its gates and verdict on its results page, its finding in the README and ``docs/findings.md``
+(:mod:`analysis.campaigns.collapse_pairs.report`), its LaTeX verdict and the status, finding and
+summary of its INDEX row (:func:`~analysis.campaigns.collapse_pairs.words.index_fields`).
 
 ``make campaign C=collapse-pairs`` trains only what the protocol's order calls for next
 (:func:`~analysis.campaigns.collapse_pairs.verdict.status`): the runs of the variant and seed
@@ -9,23 +12,27 @@ and ``--runs NAME`` trains a named one (as the seed-32 replication of gate R, re
 lab note)."""
 
 from analysis.campaign import mechanics as cp
-from analysis.campaign.entry import Entry
-from analysis.campaigns.collapse_pairs import design, gates, verdict
+from analysis.campaign.entry import Block, Entry, Table
+from analysis.campaigns.collapse_pairs import design
 
 
 def build():
     """Every design run, P4 included once decided."""
+    from analysis.campaigns.collapse_pairs import gates
+
     return design.build(gates.p4_dose())
 
 
 def run(names: list[str], jobs: int, force_train: bool, dry_run: bool) -> None:
     """Train the runs of the next measurement the protocol's order calls for, when its
     experiment is among ``names`` (module docstring)."""
+    from analysis.campaigns.collapse_pairs import gates, verdict
+
     st = verdict.status()
     if st.kind != "measuring":
         print(
-            f"[collapse-pairs] the design has ended ({st.kind}: docs/results.md, block "
-            "collapse-pairs-verdict); nothing to train"
+            f"[collapse-pairs] the design has ended ({st.kind}: docs/results/collapse-pairs.md, "
+            "block collapse-pairs-verdict); nothing to train"
         )
         return
     camp = build()
@@ -45,4 +52,12 @@ ENTRY = Entry(
     build,
     design.experiments,
     run,
+    blocks=(
+        Block("collapse-pairs-finding", "report:readme_finding", "README.md"),
+        Block("collapse-pairs-finding", "report:findings_finding", "docs/findings.md"),
+        Block("collapse-pairs-gates", "gates:gate_markdown"),
+        Block("collapse-pairs-verdict", "verdict:verdict_markdown"),
+    ),
+    tables=(Table("collapse_pairs.tex", "verdict:verdict_latex"),),
+    index="words:index_fields",
 )

@@ -1,6 +1,6 @@
 r"""The collapse-pairs design in one figure: each minimal-pair variant's gates against their
 thresholds (``docs/protocols/collapse-pairs.md``; the numbers of the ``collapse-pairs-verdict``
-block of ``docs/results.md``, :mod:`analysis.campaigns.collapse_pairs.verdict`).
+block of ``docs/results/collapse-pairs.md``, :mod:`analysis.campaigns.collapse_pairs.verdict`).
 
 Every complete measurement the protocol's order reached (design seed 31; seed 32 once a
 variant goes on to it), in order, then each registered replication at seed 32 the order did not

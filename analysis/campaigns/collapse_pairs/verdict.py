@@ -16,7 +16,7 @@ gate at seed 31 is run at seed 32, then the next one that passed at 31, within t
   registered replications): the conflict is shown for those designs only (:data:`SCOPE`).
 
 Generated from it by ``python -m analysis.report --write-readme`` (``--check-readme`` finds them
-stale): the ``collapse-pairs-verdict`` block of ``docs/results.md`` (:func:`verdict_markdown`,
+stale): the ``collapse-pairs-verdict`` block of ``docs/results/collapse-pairs.md`` (:func:`verdict_markdown`,
 the dose table) and the paper's ``collapse_pairs.tex`` (:func:`verdict_latex`); the plain words
 and the INDEX row: :mod:`analysis.campaigns.collapse_pairs.words`.
 """

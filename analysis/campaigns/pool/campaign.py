@@ -1,7 +1,11 @@
-"""The pool campaign's entry in the registry (:mod:`analysis.campaign.registry`)."""
+"""The pool campaign's entry in the registry (:mod:`analysis.campaign.registry`): its driver, the
+findings page's result and verdict tables, the experiments' and dynamics tables of
+``docs/experiments.md``, and the report's verdict table (:mod:`analysis.campaigns.pool.report`)."""
 
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry, Table
 from analysis.campaigns.pool import driver
+
+FINDINGS, EXPERIMENTS = "docs/findings.md", "docs/experiments.md"
 
 ENTRY = Entry(
     "pool",
@@ -10,4 +14,11 @@ ENTRY = Entry(
     driver.build_campaign,
     lambda camp: list(camp.experiments),
     driver.run,
+    blocks=(
+        Block("results", "report:results_block", FINDINGS, runs=True),
+        Block("verdicts", "report:verdicts_block", FINDINGS, runs=True),
+        Block("campaign", "report:campaign_block", EXPERIMENTS),
+        Block("dynamics", "report:dynamics_block", EXPERIMENTS, runs=True),
+    ),
+    tables=(Table("verdicts.tex", "report:verdicts_tex", runs=True),),
 )

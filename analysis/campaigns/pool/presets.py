@@ -43,6 +43,8 @@ RCTP_INIT = "runs/stage1/rctp-synth/final"
 """Stage-1 RCTP-FT checkpoint of the ``cpu-*`` presets (``rctp-synth-cpu``)."""
 INITS = {"sft": SFT_INIT, "rctp": RCTP_INIT}
 """The Stage-1 checkpoints, by an arm's ``start``."""
+SUITE = "cpu suite, 16-task pool"
+"""The synth suite its arms run on, as their presets' descriptions name it."""
 
 BASE: dict[str, Any] = {
     "model": {"dtype": "float32", "device": "cpu"},

@@ -1,6 +1,6 @@
 r"""The regime suite's entropy table and calibration table (issue 27, "not mere entropy").
 
-Two generated blocks of ``docs/results.md`` (``python -m analysis.report
+Two generated blocks of ``docs/results/regime-d10.md`` (``python -m analysis.report
 --write-readme``), the first also as the paper's ``regime_entropy.tex``:
 
 ``regime-entropy``

@@ -74,7 +74,9 @@ def require_runs() -> list[Path]:
     """:func:`committed_runs`; FileNotFoundError when there is none."""
     paths = committed_runs()
     if not paths:
-        raise FileNotFoundError(f"no committed factorial run under {ROOT} (docs/results.md)")
+        raise FileNotFoundError(
+            f"no committed factorial run under {ROOT} (docs/results/regime-d10.md)"
+        )
     return paths
 
 

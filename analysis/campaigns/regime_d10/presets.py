@@ -11,7 +11,7 @@ The ``regime-*`` arms run on the synth suite ``regime-d10`` from its Stage-1 che
 1,000 at steps 0 and 200; the proof runs evaluated all 1,000 every 100 steps, and how a run
 evaluates does not change what it trains: tests/smoke/test_eval_cadence.py).
 ``regime-rctp-grpo-temp`` / ``-entcoef`` are RCTP-FT + GRPO at a calibrated temperature /
-entropy coefficient chosen on seed 9 (``docs/results.md``, the calibration: :data:`MATCHED_TEMPERATURE`,
+entropy coefficient chosen on seed 9 (``docs/results/regime-d10.md``, the calibration: :data:`MATCHED_TEMPERATURE`,
 :data:`MATCHED_ENTROPY_COEF`).
 ``regime-rctp-dapo`` / ``-drgrpo`` are the other collapse fixes (DAPO dynamic sampling, Dr.
 GRPO, as ``cpu-dapo`` / ``cpu-drgrpo``) from the same RCTP-FT checkpoint under the high goal, so
@@ -33,6 +33,8 @@ RCTP_INIT = "runs/regime/rctp-regime/final"
 """Stage-1 RCTP-FT checkpoint of the regime presets (``rctp-synth-regime``)."""
 INITS = {"sft": SFT_INIT, "rctp": RCTP_INIT}
 """The Stage-1 checkpoints, by an arm's ``start``."""
+SUITE = "regime-d10 suite"
+"""The synth suite its arms run on, as their presets' descriptions name it."""
 
 BASE = merge(
     pool.BASE,

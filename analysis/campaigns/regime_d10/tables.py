@@ -1,7 +1,7 @@
 r"""The regime suite's tables: the Table 1 analogue, pass@k of final checkpoints, verdicts.
 
 Markdown blocks (``python -m analysis.report --write-readme``): ``regime-table1`` and
-``regime-passk`` of ``docs/results.md``, ``regime-verdicts`` of ``docs/findings.md`` (the paper's
+``regime-passk`` of ``docs/results/regime-d10.md``, ``regime-verdicts`` of ``docs/findings.md`` (the paper's
 claims, :data:`README_RULES`); LaTeX for the paper (``paper/generated/regime_*.tex``): the Table 1
 analogue split in two (:data:`TEX_MAIN`, per category), pass@k and the verdict table.
 
@@ -360,7 +360,7 @@ def passk_rows(reports: Mapping[str, Mapping[int, dict]]) -> tuple[list[str], li
 
 
 def passk_block(diagnostics: Path = DIAGNOSTICS) -> str:
-    """The ``regime-passk`` block of docs/results.md (markdown)."""
+    """The ``regime-passk`` block of docs/results/regime-d10.md (markdown)."""
     return markdown_table(*passk_rows(final_reports(diagnostics)))
 
 
@@ -404,14 +404,14 @@ def admission_rows() -> tuple[list[str], list[list[str]]]:
 
 
 def admission_block() -> str:
-    """The ``regime-admission`` block of docs/results.md (markdown)."""
+    """The ``regime-admission`` block of docs/results/regime-d10.md (markdown)."""
     head, rows = admission_rows()
     return markdown_table(head, rows, labels=2)
 
 
 README_RULES = ("C", "I", "T")
 """Rule families the findings page shows (the paper's claims, informative variance, Table 1 order);
-the entropy-matched (E) and stratified (S) rules and the checks are in docs/results.md."""
+the entropy-matched (E) and stratified (S) rules and the checks are in docs/results/regime-d10.md."""
 
 
 def readme_block(root: Path) -> str:

@@ -1,7 +1,7 @@
 r"""The separation study's tables (``docs/protocols/regime-d10-separation.md``): its verdicts
 and each arm's separation half-life, from the committed runs under ``results/regime``.
 
-- ``separation-verdicts`` (``docs/results.md``) and ``separation_verdicts.tex`` (the paper):
+- ``separation-verdicts`` (``docs/results/regime-separation.md``) and ``separation_verdicts.tex`` (the paper):
   every rule of :data:`analysis.campaigns.regime_separation.verdicts.RULES` on the registered (admitted)
   population (:func:`analysis.verdicts.rules.load_arms`), decided together by
   :func:`analysis.verdicts.family.decide` with the study's families, equivalence rules and
@@ -9,7 +9,7 @@ and each arm's separation half-life, from the committed runs under ``results/reg
   (:func:`analysis.campaigns.regime_d10.verdict_table.rule_cells`). A rule with fewer than
   :data:`~analysis.verdicts.rules.MIN_SEEDS` seeds that have a run of every one of its arms
   reads *inconclusive (n = k seeds)*, naming the arms not yet run.
-- ``separation-half-life`` (``docs/results.md``): per arm of :data:`HALF_LIFE_ARMS`, the
+- ``separation-half-life`` (``docs/results/regime-separation.md``): per arm of :data:`HALF_LIFE_ARMS`, the
   steps until the 10-step trailing mean of the between-goal share of the group variance
   (``group/between_frac``) first reaches the goal-blind level, the mean share over every
   training step of the SFT + RC runs (:mod:`analysis.verdicts.half_life`); its mean and 95%

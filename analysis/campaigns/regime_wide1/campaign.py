@@ -1,6 +1,7 @@
-"""The regime-wide1 campaign's entry in the registry (:mod:`analysis.campaign.registry`)."""
+"""The regime-wide1 campaign's entry in the registry (:mod:`analysis.campaign.registry`): its
+driver and the proof runs' blocks of ``docs/regime.md`` (:mod:`analysis.campaigns.regime_wide1.proof`)."""
 
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry
 from analysis.campaigns.regime_d10.driver import finished
 from analysis.campaigns.regime_wide1 import driver
 
@@ -12,4 +13,8 @@ ENTRY = Entry(
     driver.experiments,
     driver.run,
     finished,
+    blocks=(
+        Block("regime-proof", "proof:proof_markdown", "docs/regime.md"),
+        Block("regime-proof-wide1", "proof:proof_block_wide1", "docs/regime.md"),
+    ),
 )

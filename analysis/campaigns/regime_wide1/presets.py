@@ -23,6 +23,8 @@ RCTP_INIT = "runs/regime/rctp-regime-wide1/final"
 """Stage-1 RCTP-FT checkpoint of the ``regime-wide1-*`` presets (``rctp-regime-wide1``)."""
 INITS = {"sft": SFT_INIT, "rctp": RCTP_INIT}
 """The Stage-1 checkpoints, by an arm's ``start``."""
+SUITE = "regime-wide1-d10 suite"
+"""The synth suite its arms run on, as their presets' descriptions name it."""
 
 BASE = merge(regime.BASE, init=SFT_INIT, tasks={"synth_preset": "regime-wide1-d10"})
 """The base of the ``regime-wide1`` arms: the ``regime-d10`` base on the synth suite

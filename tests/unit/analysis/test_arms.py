@@ -1,4 +1,4 @@
-"""One registry of arms (analysis/campaign/arms.py, gathering analysis/campaigns/<pkg>/arms.py):
+"""One registry of arms (analysis/campaign/arms.py, gathering ARMS of each campaign folder's arms.py):
 every reader takes an arm from it, so adding an arm is one record plus its preset values."""
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from rcgrpo.train import presets as own
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config
 
-THROWAWAY = am.Arm("cpu-kl0", "sft", "no KL anchor", "GRPO, β 0", "orange", "baselines", "entropy")
+THROWAWAY = am.Arm(
+    "cpu-kl0", "sft", "no KL anchor", "GRPO, β 0", "orange", "baselines", "entropy", "pool"
+)
 """A new baseline arm that takes over the entropy bonus's verdict role."""
 
 
@@ -36,7 +38,7 @@ THROWAWAY = am.Arm("cpu-kl0", "sft", "no KL anchor", "GRPO, β 0", "orange", "ba
 def registered(monkeypatch):
     """The registry with cpu-entropy replaced by :data:`THROWAWAY` (and its preset values)."""
     kept = tuple(a for a in am.ARMS if a.preset != "cpu-entropy")
-    monkeypatch.setattr(am, "ARMS", (*kept, THROWAWAY))
+    monkeypatch.setattr(am, "gather", lambda: (*kept, THROWAWAY))
     monkeypatch.setitem(ps.CHANGES, THROWAWAY.preset, {"algo": {"kl_beta": 0.0}})
     return THROWAWAY
 

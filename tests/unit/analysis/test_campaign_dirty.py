@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from analysis.campaign import __main__ as cli
+from analysis.campaign import registry
+from analysis.campaign.entry import Entry
 from analysis.campaign.mechanics import Campaign
-from analysis.campaign.registry import Entry
 
 DIRTY = [f"rcgrpo/m{i}.py" for i in range(7)]
 
@@ -22,7 +23,7 @@ def started(monkeypatch) -> list[tuple]:
     entry = Entry(
         "x", "fake", lambda: camp, lambda c: ["exp"], lambda *a: calls.append(("run", *a))
     )
-    monkeypatch.setattr(cli, "campaign", lambda cid: entry)
+    monkeypatch.setattr(registry, "campaign", lambda cid: entry)
     monkeypatch.setattr(cli, "_known", lambda c, names: names)
     monkeypatch.setattr(cli, "run_all", lambda *a, **k: calls.append(("run_all", *a[1:3])))
     monkeypatch.setattr(cli, "dirty_paths", lambda root: list(DIRTY))

@@ -1,24 +1,27 @@
 """One folder per campaign (analysis/campaigns/<pkg>/, ``<pkg>`` the INDEX id with ``-`` as
-``_``): every results/INDEX.toml id has one and every folder is an id; the registry finds each
-campaign that trains in its folder, and every other id answers ``--campaign ID`` with one line
-saying its runs are data only."""
+``_``): every results/INDEX.toml id has one and every folder is an id, each with one record
+(``ENTRY`` of its ``campaign.py``); the registry finds each campaign that trains in its folder,
+and every other id answers ``--campaign ID`` with one line saying its runs are data only."""
 
 from __future__ import annotations
 
 import pytest
 
 from analysis import REPO_ROOT
+from analysis.campaign import registry
 from analysis.campaign.__main__ import main
-from analysis.campaign.registry import CAMPAIGNS, DATA_ONLY, package
+from analysis.campaign.registry import package
 from analysis.runs import index as ix
 
 FOLDERS = REPO_ROOT / "analysis" / "campaigns"
 IDS = [s.id for s in ix.studies()]
+CAMPAIGNS, DATA_ONLY = registry.campaigns(), registry.data_only()
 
 
 def test_every_index_id_has_a_folder_and_every_folder_is_an_index_id():
     folders = {p.parent.name for p in FOLDERS.glob("*/__init__.py")}
     assert folders == {package(i).rsplit(".", 1)[1] for i in IDS}
+    assert list(registry.entries()) == IDS  # one record per folder, in INDEX order
     for study in ix.studies():
         readme = FOLDERS / package(study.id).rsplit(".", 1)[1] / "README.md"
         text = readme.read_text()

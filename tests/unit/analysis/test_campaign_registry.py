@@ -15,8 +15,8 @@ import pytest
 from analysis.campaign import arms as am
 from analysis.campaign import config as cc
 from analysis.campaign import mechanics as cp
+from analysis.campaign import registry
 from analysis.campaign.__main__ import main
-from analysis.campaign.registry import CAMPAIGNS
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.regime_d10 import driver as regime
 from analysis.campaigns.regime_wide1 import driver as wide1
@@ -26,6 +26,9 @@ from analysis.runs import index as ix
 
 HERE = Path(__file__).parent
 STATES = ("done", "stale", "partial", "missing")
+
+
+CAMPAIGNS = registry.campaigns()
 
 
 def test_the_campaign_ids_are_the_regimes_of_the_arms():
