@@ -120,11 +120,15 @@ def sentence(step: wk.Step, cells: dict, c: dict) -> str:
         if m.r_holds and c.get(m.k) is not None and pg.collapses(c[m.k])
     ]
     where = "in " + ", ".join(both) if both else "in no cell measured"
-    head = {
-        "found": f"The map ends: ({step.cell[0]} pairs, ×{step.cell[1]:g}) passes R, C and C′ at "
-        f"seeds {DESIGN_SEED} and {REPLICATION_SEED}; the collapse-pairs campaign runs on it.",
-        "ended": "The map has ended: every cell of the grid is measured or ruled out.",
-    }.get(step.kind, "The map is being measured.")
+    if step.kind == "found":
+        head = (
+            f"The map ends: ({step.cell[0]} pairs, ×{step.cell[1]:g}) passes R, C and C′ at "
+            f"seeds {DESIGN_SEED} and {REPLICATION_SEED}; the collapse-pairs campaign runs on it."
+        )
+    elif step.kind == "ended":
+        head = "The map has ended: every cell of the grid is measured or ruled out."
+    else:
+        head = "The map is being measured."
     return (
         f"{head} Separation with P(right | high) ≤ 0.30 and C ≥ 0.5 coexist {where} "
         f"(grid: {', '.join(map(str, PAIRS))} pairs per kind × decision weights ×3, ×2, ×1.5; "

@@ -152,3 +152,10 @@ def test_the_entry_trains_the_runs_of_the_missing_gates(monkeypatch, capsys):
     monkeypatch.setattr(gates, "status", lambda *a: wk.Step("ended"))
     campaign.run(["cell-k5-w3"], 1, False, True)
     assert len(trained) == 2 and "the map has ended" in capsys.readouterr().out
+
+
+def test_the_sentence_of_an_ended_map_names_no_cell():
+    """An ended walk has no cell; the sentence must not read one (it did, and crashed)."""
+    text = gates.sentence(wk.Step("ended"), {}, {5: 0.15})
+    assert text.startswith("The map has ended: every cell of the grid is measured or ruled out.")
+    assert "coexist in no cell measured" in text
