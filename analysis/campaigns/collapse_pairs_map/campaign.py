@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from analysis.campaign import mechanics as cp
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry
 from analysis.campaigns.collapse_pairs_map import design
 
 if TYPE_CHECKING:
@@ -77,4 +77,5 @@ ENTRY = Entry(
     build,
     design.experiments,
     run,
+    blocks=(Block("collapse-pairs-map", "gates:map_markdown"),),
 )
