@@ -4,7 +4,7 @@ positive control. Trained in ``runs/<home>`` and committed under ``results/<home
 
 - ``rctp-inv-s<seed>``: P4's recipe of ``collapse-pairs`` (``rctp-collapse``, its dose of
   minimal pairs per swap kind, decision tokens ×4, ``failures.skip_keep 0``) with
-  ``failures.pair_labels inverted``, from the seed's collapse SFT (:data:`BASE`), failures
+  ``failures.pair_labels inverted``, from the seed's collapse SFT (:func:`base`), failures
   sampled from it;
 - per admitted seed, the three arms of :data:`ARMS`, 200 steps as the collapse campaign, from it.
 

@@ -3,7 +3,7 @@ written before any RL run from the seed's gate I diagnostic:
 
     python -m analysis.campaigns.collapse_pairs_inverted.prediction --seed 3
 
-writes ``results/diagnostics/prediction-collapse-pairs-inverted-s3.json``. Choices, as the
+writes ``results/diagnostics/prediction-collapse-pairs-inverted-s<seed>.json``. Choices, as the
 protocol fixes them:
 
 - **start** (s_h, s_l): P(success | goal) of the goal-effect instrument on its held-out

@@ -20,7 +20,7 @@ training-success curve. Outputs (:func:`predict`, one JSON):
 
 Success rates of exactly 0 or 1 are moved :data:`EDGE` inside, as the model works in log-odds
 (the JSON says which). ``python -m analysis.campaigns.smollm2_collapse.prediction --write``
-writes ``results/smollm2-collapse/prediction.json`` and refuses once a main RL run is committed:
+writes ``prediction.json`` in the campaign's results folder (``results/<home>``) and refuses once a main RL run is committed:
 the prediction is registered before them.
 """
 

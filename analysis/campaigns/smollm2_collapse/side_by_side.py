@@ -1,6 +1,6 @@
 """The tiny model and SmolLM2 side by side (``docs/protocols/smollm2-collapse.md``, "Instruments"):
 one row per quantity, the tiny model's value from the committed collapse runs and diagnostics
-(:mod:`analysis.campaigns.smollm2_collapse.tiny`), SmolLM2's from ``results/smollm2-collapse/``
+(:mod:`analysis.campaigns.smollm2_collapse.tiny`), SmolLM2's from the campaign's runs (``results/<home>``)
 and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet.
 
     python -m analysis.campaigns.smollm2_collapse.side_by_side [--no-tiny-predictions]
