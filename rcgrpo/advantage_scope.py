@@ -15,6 +15,10 @@ and Prop. 4.3's guarantee is the between-goal term. Two arms remove one mechanis
   :math:`A_j = \mathrm{est}(R_{\{k: r_k = r_j\}})_j`; the between-goal term no longer enters
   any advantage. A sub-group of one rollout has no baseline: its advantage is 0. ``group``
   (the paper) normalises over all G rollouts.
+Both scopes work from the estimator's declared inputs (:data:`rcgrpo.advantages.INPUTS`):
+the goals are its ``goals``, and the goal scope hands each sub-group its slice of every input
+given (its rollouts' goals and lengths, its group's id).
+
 - **anchored low mode**: the advantages are those of the whole group (low-goal rollouts enter
   its mean and std), but only high-goal rollouts are trained on (:func:`trained_rollouts`),
   so the low mode's conditional policy gets no gradient and cannot learn to succeed.
@@ -39,14 +43,27 @@ def _check_goals(rewards: torch.Tensor, high: torch.Tensor) -> None:
         )
 
 
-def group_scope(rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0) -> torch.Tensor:
+def group_scope(
+    rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0, **inputs: torch.Tensor | None
+) -> torch.Tensor:
     """The paper's scope: :func:`rcgrpo.group_advantages` over all G rollouts (``high`` is
-    checked and not used)."""
+    the estimator's ``goals``; ``inputs``: its ``group_ids`` / ``lengths``)."""
     _check_goals(rewards, high)
-    return group_advantages(rewards, estimator, eps_stab=eps_stab, ddof=ddof)
+    return group_advantages(rewards, estimator, eps_stab=eps_stab, ddof=ddof, goals=high, **inputs)
 
 
-def goal_scope(rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0) -> torch.Tensor:
+def _sub_inputs(inputs: dict[str, torch.Tensor | None], p: int, idx: torch.Tensor) -> dict:
+    """Each given input of rollouts ``idx`` of group ``p``, as a group of its own."""
+    return {
+        k: v[p : p + 1] if k == "group_ids" else v[p, idx][None]
+        for k, v in inputs.items()
+        if v is not None
+    }
+
+
+def goal_scope(
+    rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0, **inputs: torch.Tensor | None
+) -> torch.Tensor:
     r"""Within-goal advantages [P, G] (module docstring): the estimator on each goal's
     sub-group of each group; 0 for a sub-group of one rollout.
 
@@ -54,6 +71,7 @@ def goal_scope(rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0) -> torch.
         rewards: [P, G], finite, G >= 2.
         high: [P, G] bool, the rollouts' reward goals.
         estimator, eps_stab, ddof: as :func:`rcgrpo.group_advantages`.
+        inputs: ``group_ids`` [P] / ``lengths`` [P, G], when the estimator reads them.
 
     Returns:
         [P, G] float, the dtype of ``rewards`` (integer/bool rewards become float32).
@@ -65,13 +83,16 @@ def goal_scope(rewards, high, estimator="grpo", eps_stab=1e-6, ddof=0) -> torch.
         for goal in (True, False):
             idx = (high[p] == goal).nonzero().flatten()
             if len(idx) >= 2:
-                sub = group_advantages(r[p, idx][None], estimator, eps_stab=eps_stab, ddof=ddof)
-                out[p, idx] = sub[0]
+                sub = _sub_inputs({**inputs, "goals": high}, p, idx)
+                adv = group_advantages(
+                    r[p, idx][None], estimator, eps_stab=eps_stab, ddof=ddof, **sub
+                )
+                out[p, idx] = adv[0]
     return out
 
 
 ADV_SCOPES: dict[str, Callable[..., torch.Tensor]] = {"group": group_scope, "goal": goal_scope}
-"""``algo.adv_scope`` name -> function of (rewards, high, estimator, eps_stab, ddof)."""
+"""``algo.adv_scope`` name -> function of (rewards, high, estimator, eps_stab, ddof, **inputs)."""
 
 
 def scoped_advantages(
@@ -82,15 +103,19 @@ def scoped_advantages(
     *,
     eps_stab: float = 1e-6,
     ddof: int = 0,
+    group_ids: torch.Tensor | None = None,
+    lengths: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Advantages [P, G] under ``scope`` (:data:`ADV_SCOPES`); ``high`` None (no reward
-    token) is only valid for the ``group`` scope."""
+    token) is only valid for the ``group`` scope. ``group_ids`` and ``lengths``: the
+    estimator's inputs of those names (:data:`rcgrpo.advantages.INPUTS`), when it reads them."""
     check_choice("scope", scope, ADV_SCOPES)
+    inputs = {"group_ids": group_ids, "lengths": lengths}
     if high is None:
         if scope != "group":
             raise ValueError(f"scope {scope!r} needs reward goals (high), got None")
-        return group_advantages(rewards, estimator, eps_stab=eps_stab, ddof=ddof)
-    return ADV_SCOPES[scope](rewards, high, estimator, eps_stab, ddof)
+        return group_advantages(rewards, estimator, eps_stab=eps_stab, ddof=ddof, **inputs)
+    return ADV_SCOPES[scope](rewards, high, estimator, eps_stab, ddof, **inputs)
 
 
 def trained_rollouts(high: torch.Tensor | None, low_goal_gradient: bool) -> torch.Tensor | None:

@@ -14,12 +14,15 @@ ranks rollouts of the same goal against each other (it improves behaviour under 
 and under the high goal is what evaluation uses). Per group and goal, Σ_{j∈r} w_j = 0 and
 b_j is constant, so Σ_j b_j w_j = 0 and Σ_j A_j² = Σ_j b_j² + Σ_j w_j² (Lemma A.3 scaled).
 
-Every estimator of :func:`rcgrpo.group_advantages` is :math:`A_j = c_g(R_j-\mu_g)` for a
-per-group factor c_g (1/(σ_g+ε), a batch factor, 1 or G/(G-1)), so the split is read off the
-advantages alone: :math:`b_j` is the mean advantage of the group's rollouts with goal
-:math:`r_j` (that mean is :math:`c_g(\mu_{r_j}-\mu_g)`) and :math:`w_j = A_j - b_j`. No
-rewards, ε or ddof are needed, and the same function serves the trainer and an offline
-recomputation from ``rollouts.jsonl``.
+An estimator that declares the form :math:`A_j = c_g(R_j-\mu_g)` for a per-group factor
+c_g (``centred``, :class:`rcgrpo.advantages.Estimator`; every built-in one: 1/(σ_g+ε), a
+batch factor, 1 or G/(G-1)) has its split read off the advantages alone: :math:`b_j` is the
+mean advantage of the group's rollouts with goal :math:`r_j` (that mean is
+:math:`c_g(\mu_{r_j}-\mu_g)`) and :math:`w_j = A_j - b_j`. No rewards, ε or ddof are needed,
+and the same function serves the trainer and an offline recomputation from
+``rollouts.jsonl``. For another estimator the parts are still defined (b the goal's mean
+advantage, w the rest) but are not the two terms above, so the trainers and ``diagnose``
+report no split for it (:func:`split_applies`).
 
 Conventions:
 
@@ -39,7 +42,8 @@ from __future__ import annotations
 
 import torch
 
-from rcgrpo.validation import check_group_tensor, check_same_shape
+from rcgrpo.advantages import ADV_ESTIMATORS
+from rcgrpo.validation import check_choice, check_group_tensor, check_same_shape
 
 SPLIT_METRICS = (
     "adv/between_abs_mean",
@@ -49,6 +53,13 @@ SPLIT_METRICS = (
     "adv/high_within_share",
 )
 """Registry names :func:`split_summaries` returns (see :mod:`rcgrpo.metrics`)."""
+
+
+def split_applies(estimator: str) -> bool:
+    """Whether advantages of ``estimator`` split into the between- and within-goal terms of
+    the module docstring: it declares ``centred`` (:class:`rcgrpo.advantages.Estimator`)."""
+    check_choice("estimator", estimator, ADV_ESTIMATORS)
+    return ADV_ESTIMATORS[estimator].centred
 
 
 def advantage_split(
@@ -61,7 +72,7 @@ def advantage_split(
         \qquad w_j = A_j - b_j.
 
     Args:
-        advantages: [P, G] finite float, any estimator of :func:`rcgrpo.group_advantages`.
+        advantages: [P, G] finite float, of an estimator that :func:`split_applies` to.
         high: [P, G] bool, True = the rollout drew ``<|high_reward|>``.
     """
     check_group_tensor("advantages", advantages)

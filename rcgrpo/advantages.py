@@ -3,8 +3,8 @@ functions and their registry.
 
 Shape letters: P prompts, G group size (rollouts per prompt). Rewards are laid out [P, G]
 so every group statistic is a reduction over dim 1. With the group mean
-:math:`\mu_g = \tfrac1G \sum_k R_k` every estimator is :math:`A_j = c_g (R_j - \mu_g)` for a
-per-group factor :math:`c_g \ge 0` (:mod:`rcgrpo.advantage_split` relies on it):
+:math:`\mu_g = \tfrac1G \sum_k R_k` every estimator here is :math:`A_j = c_g (R_j - \mu_g)` for a
+per-group factor :math:`c_g \ge 0` (declared ``centred``; :mod:`rcgrpo.advantage_split` relies on it):
 
 - ``grpo`` (Shao et al. 2024; the RC-GRPO paper §2): :math:`c_g = 1/(\sigma_g+\varepsilon)`.
 - ``grpo-batch`` (TRL ``scale_rewards="batch"``): :math:`c_g = 1/(\sigma_B+\varepsilon)`,
@@ -13,18 +13,73 @@ per-group factor :math:`c_g \ge 0` (:mod:`rcgrpo.advantage_split` relies on it):
 - ``rloo`` (Ahmadian et al. 2024, "Back to Basics", §3.2; Kool et al. 2019):
   :math:`c_g = G/(G-1)`, the leave-one-out baseline.
 
-A constant group (advantage collapse, Def. 4.1) gets exactly 0 from every estimator.
-:data:`ADV_ESTIMATORS` maps each name to its function (a registry, not an if/elif chain);
-:func:`group_advantages` validates and dispatches.
+A constant group (advantage collapse, Def. 4.1) gets exactly 0 from every estimator here.
+:data:`ADV_ESTIMATORS` maps each name to an :class:`Estimator`: its function and what it
+reads (:data:`INPUTS`, :data:`OPTIONS`); ``@register_estimator(name, inputs=..., ...)`` adds
+one. :func:`group_advantages` validates, hands the estimator exactly its declared inputs and
+dispatches; the scope (:mod:`rcgrpo.advantage_scope`) and the trainers supply the inputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
 from rcgrpo.validation import check_choice, check_group_tensor, check_nonnegative
+
+INPUTS = ("rewards", "group_ids", "goals", "lengths")
+"""What an estimator may read: ``rewards`` [P, G] (always), ``group_ids`` [P] int64 (the task
+of each group: equal ids = the same prompt drawn twice in the batch), ``goals`` [P, G] bool
+(True = <|high_reward|>; runs with goal tokens only) and ``lengths`` [P, G] int64 (tokens
+the policy generated in each rollout)."""
+OPTIONS = ("eps_stab", "ddof")
+"""The std convention an estimator may read: ε_stab >= 0 and ddof 0 | 1."""
+
+
+@dataclass(frozen=True)
+class Estimator:
+    """A registered advantage estimator: its function and its declarations."""
+
+    name: str
+    """The name configs use (``algo.adv_estimator``)."""
+    fn: Callable[..., torch.Tensor]
+    """``fn(rewards, **declared inputs, **declared options) -> [P, G]``."""
+    inputs: tuple[str, ...] = ("rewards",)
+    """The :data:`INPUTS` it reads, ``rewards`` first."""
+    options: tuple[str, ...] = ()
+    """The :data:`OPTIONS` it reads (the others are validated and not passed)."""
+    centred: bool = False
+    r"""Every advantage is :math:`c_g (R_j - \mu_g)` with :math:`c_g \ge 0` per group, the form
+    the between/within-goal split reads (:mod:`rcgrpo.advantage_split`)."""
+
+
+ADV_ESTIMATORS: dict[str, Estimator] = {}
+"""Every advantage estimator by name, in registration order (:func:`register_estimator`)."""
+
+
+def register_estimator(
+    name: str,
+    *,
+    inputs: tuple[str, ...] = ("rewards",),
+    options: tuple[str, ...] = (),
+    centred: bool = False,
+) -> Callable[[Callable[..., torch.Tensor]], Callable[..., torch.Tensor]]:
+    """Decorator: register ``fn`` as estimator ``name`` with its declarations
+    (:class:`Estimator`); a name registered twice or an unknown input is an error."""
+    if name in ADV_ESTIMATORS:
+        raise ValueError(f"advantage estimator {name!r} is already registered")
+    if not inputs or inputs[0] != "rewards" or not set(inputs) <= set(INPUTS):
+        raise ValueError(f"estimator {name!r}: inputs must start with 'rewards', of {INPUTS}")
+    if not set(options) <= set(OPTIONS):
+        raise ValueError(f"estimator {name!r}: options must be of {OPTIONS}, got {options}")
+
+    def register(fn: Callable[..., torch.Tensor]) -> Callable[..., torch.Tensor]:
+        ADV_ESTIMATORS[name] = Estimator(name, fn, tuple(inputs), tuple(options), centred)
+        return fn
+
+    return register
 
 
 def _check(rewards: torch.Tensor, eps_stab: float, ddof: int) -> torch.Tensor:
@@ -67,6 +122,7 @@ def _std_scaled(r: torch.Tensor, m: torch.Tensor, rows: str, eps_stab: float, dd
     return centred / denom
 
 
+@register_estimator("grpo", options=OPTIONS, centred=True)
 def grpo_advantages(rewards: torch.Tensor, eps_stab: float = 1e-6, ddof: int = 0) -> torch.Tensor:
     r"""GRPO's group-normalised advantage, paper Eq. (advantage) in §2 / Def. 4.1.
 
@@ -90,6 +146,7 @@ def grpo_advantages(rewards: torch.Tensor, eps_stab: float = 1e-6, ddof: int = 0
     return _std_scaled(r, _row_scale(r), "group", eps_stab, ddof)
 
 
+@register_estimator("grpo-batch", options=OPTIONS, centred=True)
 def grpo_batch_advantages(
     rewards: torch.Tensor, eps_stab: float = 1e-6, ddof: int = 0
 ) -> torch.Tensor:
@@ -105,6 +162,7 @@ def grpo_batch_advantages(
     return _std_scaled(r, _row_scale(r.reshape(1, -1)), "batch", eps_stab, ddof)
 
 
+@register_estimator("dr-grpo", centred=True)
 def dr_grpo_advantages(rewards: torch.Tensor) -> torch.Tensor:
     r"""Dr. GRPO's mean-centred advantage, no std (Liu et al. 2025, §3):
     :math:`A_j = R_j - \mu_g`.
@@ -120,6 +178,7 @@ def dr_grpo_advantages(rewards: torch.Tensor) -> torch.Tensor:
     return _centred(r, m)[0] * m
 
 
+@register_estimator("rloo", centred=True)
 def rloo_advantages(rewards: torch.Tensor) -> torch.Tensor:
     r"""REINFORCE leave-one-out (Ahmadian et al. 2024, §3.2): each rollout's baseline is the
     mean reward of the other G - 1 rollouts of its group.
@@ -137,13 +196,21 @@ def rloo_advantages(rewards: torch.Tensor) -> torch.Tensor:
     return _centred(r, m)[0] * m * (group_size / (group_size - 1))
 
 
-# estimator name -> function of (rewards, eps_stab, ddof) (a registry, not an if/elif chain)
-ADV_ESTIMATORS: dict[str, Callable[[torch.Tensor, float, int], torch.Tensor]] = {
-    "grpo": grpo_advantages,
-    "grpo-batch": grpo_batch_advantages,
-    "dr-grpo": lambda rewards, eps_stab, ddof: dr_grpo_advantages(rewards),
-    "rloo": lambda rewards, eps_stab, ddof: rloo_advantages(rewards),
-}
+def _check_inputs(rewards: torch.Tensor, given: dict[str, torch.Tensor | None], est) -> dict:
+    """The declared inputs of ``est`` besides rewards, each present and of its shape."""
+    out = {}
+    for name in est.inputs[1:]:
+        x = given[name]
+        if x is None:
+            raise ValueError(f"estimator {est.name!r} reads {name}, got None")
+        shape = rewards.shape[:1] if name == "group_ids" else rewards.shape
+        kind = "bool" if name == "goals" else "integer"
+        ok = isinstance(x, torch.Tensor) and x.shape == shape
+        if not ok or (x.dtype == torch.bool) != (kind == "bool") or x.is_floating_point():
+            got = f"{x.dtype} {tuple(x.shape)}" if isinstance(x, torch.Tensor) else type(x).__name__
+            raise ValueError(f"{name} must be a {kind} tensor of shape {tuple(shape)}, got {got}")
+        out[name] = x
+    return out
 
 
 def group_advantages(
@@ -152,13 +219,26 @@ def group_advantages(
     *,
     eps_stab: float = 1e-6,
     ddof: int = 0,
+    group_ids: torch.Tensor | None = None,
+    goals: torch.Tensor | None = None,
+    lengths: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Advantages [P, G] of ``rewards`` [P, G] under one of :data:`ADV_ESTIMATORS`.
 
     See the module docstring for the estimators and their papers. ``eps_stab`` and ``ddof``
-    are the std convention of ``grpo`` and ``grpo-batch`` (:func:`grpo_advantages`); the
-    other estimators divide by no std and validate but ignore them.
+    are the std convention of ``grpo`` and ``grpo-batch`` (:func:`grpo_advantages`); an
+    estimator that does not declare them validates but ignores them. ``group_ids``,
+    ``goals`` and ``lengths`` (:data:`INPUTS`) are passed to an estimator that declares
+    them (then they must be given) and ignored otherwise.
     """
     check_choice("estimator", estimator, ADV_ESTIMATORS)
     _check(rewards, eps_stab, ddof)
-    return ADV_ESTIMATORS[estimator](rewards, eps_stab, ddof)
+    est = ADV_ESTIMATORS[estimator]
+    given = {"group_ids": group_ids, "goals": goals, "lengths": lengths}
+    kwargs = _check_inputs(rewards, given, est)
+    kwargs |= {k: v for k, v in (("eps_stab", eps_stab), ("ddof", ddof)) if k in est.options}
+    out = est.fn(rewards, **kwargs)
+    if out.shape != rewards.shape:
+        shape = tuple(rewards.shape)
+        raise ValueError(f"estimator {estimator!r} must return {shape}, got {tuple(out.shape)}")
+    return out

@@ -6,9 +6,12 @@ Advantages: a run folder of this repository is recomputed with the run's own est
 (``config.json``; the trainer logs its group metrics over every generated group with it, so
 the recomputation reproduces ``metrics.jsonl``); otherwise the recorded advantages are used
 when every rollout has one, else :func:`rcgrpo.group_advantages` with the options'
-estimator, ε and ddof. The advantage split (``adv/*_share``) uses the groups the run trained
+estimator, ε and ddof. An estimator gets the inputs it declares (goals, task ids, lengths:
+:data:`rcgrpo.advantages.INPUTS`) from the records; records without one it reads are an
+error naming it. The advantage split (``adv/*_share``) uses the groups the run trained
 on (``kept``; all groups if not recorded), with advantages recomputed on that grid as the
-trainer does.
+trainer does, and is left out for an estimator it does not apply to
+(:func:`rcgrpo.advantage_split.split_applies`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from rcgrpo.advantage_split import split_applies
 from rcgrpo.advantages import group_advantages
 from rcgrpo.diagnose.groups import StepGroups
 from rcgrpo.diagnose.instruments import step_instruments
@@ -43,10 +47,22 @@ class Options:
     """The reward that counts as a fail."""
 
 
+def _recomputed(sg: StepGroups, rewards: torch.Tensor, est: tuple, groups=None) -> torch.Tensor:
+    """``est`` = (estimator, ε, ddof) on the step's groups (those ``groups`` [P] bool selects),
+    with the inputs the records hold."""
+    rows = slice(None) if groups is None else groups
+    inputs = {
+        "goals": None if sg.high is None else sg.high[rows],
+        "group_ids": None if sg.group_ids is None else sg.group_ids[rows],
+        "lengths": None if sg.lengths is None else sg.lengths[rows],
+    }
+    return group_advantages(rewards[rows], est[0], eps_stab=est[1], ddof=est[2], **inputs)
+
+
 def _advantages(sg: StepGroups, rewards: torch.Tensor, est: tuple, recompute: bool):
     if sg.advantages is not None and not recompute:
         return sg.advantages
-    return group_advantages(rewards, est[0], eps_stab=est[1], ddof=est[2])
+    return _recomputed(sg, rewards, est)
 
 
 def step_row(sg: StepGroups, opts: Options, settings: RunSettings) -> dict[str, float]:
@@ -62,10 +78,10 @@ def step_row(sg: StepGroups, opts: Options, settings: RunSettings) -> dict[str, 
     adv = _advantages(sg, rewards, est, recompute)
     p = (settings.p if recompute else opts.p) if sg.high is not None else None
     kept_adv = kept_high = None
-    if sg.high is not None:
+    if sg.high is not None and split_applies(est[0]):
         kept = sg.kept if sg.kept is not None else torch.ones(len(rewards), dtype=torch.bool)
         kept_high = sg.high[kept]
-        kept_adv = group_advantages(rewards[kept], est[0], eps_stab=est[1], ddof=est[2])
+        kept_adv = _recomputed(sg, rewards, est, kept)
     row = {"step": sg.step, "groups": rewards.shape[0], "group_size": rewards.shape[1]}
     row.update(
         step_instruments(

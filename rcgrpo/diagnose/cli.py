@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reward-col", help="column of the reward (default: reward; verl: score)")
     p.add_argument("--goal-col", help="column of the reward goal (high/low, true/false, 1/0)")
     p.add_argument("--advantage-col", help="column of the recorded advantage")
+    p.add_argument("--length-col", help="column of the generated tokens (estimators reading them)")
     p.add_argument("--p-high", type=float, help="P(high goal), enables the bound κ ε²")
     p.add_argument(
         "--adv-estimator",
@@ -94,6 +95,7 @@ def _columns(args: argparse.Namespace, base: sources.Columns) -> sources.Columns
         reward=args.reward_col or base.reward,
         goal=args.goal_col,
         advantage=args.advantage_col,
+        length=args.length_col,
     )
 
 

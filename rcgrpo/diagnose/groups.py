@@ -2,7 +2,8 @@
 
 A reader (:mod:`rcgrpo.diagnose.sources`) turns each rollout record into a
 :class:`Rollout` (its step, its group key, its reward and, when recorded, its advantage,
-reward goal and whether its group was trained on); :func:`group_steps` lays them out per
+reward goal, whether its group was trained on, its task and its generated length);
+:func:`group_steps` lays them out per
 step as a :class:`StepGroups` ([P, G] tensors, groups in order of first appearance).
 
 Group sizes (shape letters: P groups of a step, G rollouts per group):
@@ -41,6 +42,10 @@ class Rollout:
     """Its reward goal: True = <|high_reward|>, None = the run has no goals."""
     kept: bool | None = None
     """Whether its group was trained on (DAPO filtering); None = not recorded."""
+    task: Hashable | None = None
+    """Its prompt's identity (a repeated prompt has the same); None = not recorded."""
+    length: int | None = None
+    """Tokens the policy generated in it; None = not recorded."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,11 @@ class StepGroups:
     """[P, G] bool goals, or None without goals."""
     kept: torch.Tensor | None
     """[P] bool, or None if not recorded."""
+    group_ids: torch.Tensor | None = None
+    """[P] int64 task of each group, numbered in order of first appearance (None: not
+    recorded); an estimator's ``group_ids`` (:data:`rcgrpo.advantages.INPUTS`)."""
+    lengths: torch.Tensor | None = None
+    """[P, G] int64 generated tokens, or None if any is missing."""
 
 
 def _split_and_check(step: int, groups: dict, drop_ragged: bool, notes: list[str]) -> list:
@@ -98,10 +108,15 @@ def _tensors(step: int, groups: list[list[Rollout]], dtype: torch.dtype) -> Step
     if goals == {True, False}:
         raise ValueError(f"step {step}: some rollouts have a reward goal and some do not")
     high = None if True in goals else torch.tensor([r.high for r in flat]).view(shape)
-    kept = None
+    kept = ids = lengths = None
     if all(r.kept is not None for r in flat):
         kept = torch.tensor([g[0].kept for g in groups], dtype=torch.bool)
-    return StepGroups(step, rewards, adv, high, kept)
+    if all(g[0].task is not None for g in groups):
+        seen: dict[Hashable, int] = {}
+        ids = torch.tensor([seen.setdefault(g[0].task, len(seen)) for g in groups])
+    if all(r.length is not None for r in flat):
+        lengths = torch.tensor([r.length for r in flat], dtype=torch.long).view(shape)
+    return StepGroups(step, rewards, adv, high, kept, ids, lengths)
 
 
 def group_steps(

@@ -5,6 +5,7 @@ records and the run's own settings (:class:`RunSettings`).
   ``rollouts.jsonl.gz`` in a light copy: :func:`rcgrpo.train.runlog.open_table`), written
   by ``python -m rcgrpo train`` (:mod:`rcgrpo.train.rl.loop`) or by ``python -m rcgrpo trl``
   (:mod:`rcgrpo.integrations.trl_cli`). Group = (step, ``prompt``); goal = ``reward_token``;
+  task = ``task_id``; length = ``gen_tokens``;
   the settings (estimator, ε, ddof, p) come from ``config.json``. TRL rows are kept for
   ``mode == "train"`` and numbered ``step + 1`` (generated during optimizer step
   ``global_step + 1``, the step TRL logs them at).
@@ -12,7 +13,7 @@ records and the run's own settings (:class:`RunSettings`).
   ``input``, ``output``, ``score``, ``step`` and extra reward fields; group = the rollouts of
   one step with the same ``input``.
 - ``table``: one JSONL (``.jsonl.gz``: gzip-compressed), CSV or Parquet file; :class:`Columns`
-  maps its columns.
+  maps its columns. A group's task is its group key (the prompt id).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Columns:
     reward: str = "reward"
     goal: str | None = None
     advantage: str | None = None
+    length: str | None = None
 
 
 @dataclass
@@ -147,18 +149,24 @@ def _rows_of(path: Path) -> list[tuple[str, dict]]:
 
 
 def _record(row: dict, cols: Columns, where: str) -> Rollout:
-    for name in (cols.step, cols.group, cols.reward, cols.goal, cols.advantage):
+    for name in (cols.step, cols.group, cols.reward, cols.goal, cols.advantage, cols.length):
         if name is not None and name not in row:
             raise ValueError(f"{where}: no column {name!r} (columns: {', '.join(map(str, row))})")
     adv = None
     if cols.advantage is not None and row[cols.advantage] not in (None, ""):
         adv = _number(row[cols.advantage], "advantage", where)
+    group = json.dumps(row[cols.group], sort_keys=True, default=str)
+    length = None
+    if cols.length is not None:
+        length = int(_number(row[cols.length], "length", where))
     return Rollout(
         step=int(_number(row[cols.step], "step", where)),
-        group=json.dumps(row[cols.group], sort_keys=True, default=str),
+        group=group,
         reward=_number(row[cols.reward], "reward", where),
         advantage=adv,
         high=None if cols.goal is None else _goal(row[cols.goal], where),
+        task=group,
+        length=length,
     )
 
 
@@ -221,6 +229,8 @@ def read_run(folder: Path) -> tuple[list[Rollout], RunSettings]:
                 advantage=row.get("advantage"),
                 high=None if token is None else token == "high",
                 kept=row.get("kept"),
+                task=row.get("task_id"),
+                length=row.get("gen_tokens"),
             )
         )
     return out, settings

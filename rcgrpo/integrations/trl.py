@@ -25,7 +25,8 @@ The one override is ``_generate_and_score_completions``: it hands the dataset ro
 rollout function (TRL passes it the prompts only), replaces TRL's advantages by those of
 the trainer's estimator (:func:`trl_advantages`: ``adv_estimator``, a name of
 :data:`rcgrpo.advantages.ADV_ESTIMATORS` as ``algo.adv_estimator``, computed on the gathered
-[P, G] grid with TRL's std convention) and logs our metrics. TRL's own advantage is
+[P, G] grid, with the goals, task ids and lengths it declares, and TRL's std convention)
+and logs our metrics. TRL's own advantage is
 A = (R − μ_g)/(σ_g + 1e-4) with the Bessel-corrected σ_g, i.e. ``grpo`` with ``eps_stab=1e-4,
 ddof=1`` (docs/trl.md lists every difference from ``python -m rcgrpo train``). The CLI (``python -m rcgrpo trl``) is
 :mod:`rcgrpo.integrations.trl_cli`.
@@ -56,7 +57,7 @@ from rcgrpo.integrations.trl_peft import expose_head_bias, sync_reference_adapte
 from rcgrpo.integrations.trl_rollout import EpisodeRollout, RolloutSettings
 from rcgrpo.metrics import validate_metric_names
 from rcgrpo.policy.render import initial_messages, resolve_prompt_style
-from rcgrpo.train.rl.filters import table_row
+from rcgrpo.train.rl.filters import row_inputs, table_row
 
 __all__ = [
     "TRL_ADV_DDOF",
@@ -93,10 +94,14 @@ def environment_reward(prompts: list, completions: list, rc_reward: list, **kwar
     return [float(r) for r in rc_reward]
 
 
-def trl_advantages(rewards: torch.Tensor, estimator: str) -> torch.Tensor:
+def trl_advantages(
+    rewards: torch.Tensor, estimator: str, **inputs: torch.Tensor | None
+) -> torch.Tensor:
     """[P, G] advantages of the gathered reward grid under ``estimator`` with TRL's std
-    convention (:data:`TRL_ADV_EPS`, :data:`TRL_ADV_DDOF`); ``grpo`` is what TRL computes."""
-    return group_advantages(rewards, estimator, eps_stab=TRL_ADV_EPS, ddof=TRL_ADV_DDOF)
+    convention (:data:`TRL_ADV_EPS`, :data:`TRL_ADV_DDOF`); ``grpo`` is what TRL computes.
+    ``inputs``: the estimator's ``goals`` / ``group_ids`` / ``lengths``
+    (:func:`rcgrpo.group_advantages`)."""
+    return group_advantages(rewards, estimator, eps_stab=TRL_ADV_EPS, ddof=TRL_ADV_DDOF, **inputs)
 
 
 def group_metrics(
@@ -231,7 +236,12 @@ class RCGRPOTrainer(GRPOTrainer):
         local = torch.tensor([[float(x[k]) for k in _STATS] for x in inputs], dtype=torch.float64)
         table = self.accelerator.gather(local.to(self.accelerator.device)).cpu()
         rewards, high = table[:, 0].view(-1, group), table[:, 1].bool().view(-1, group)
-        trained = trl_advantages(rewards, self.rc_adv_estimator).view(-1).to(trl_local.dtype)
+        task_ids = gather_object([x["rc_task_id"] for x in inputs])
+        calls = gather_object([x["rc_calls"] for x in inputs])
+        rows = gather_object([x["rc_row"] for x in inputs])
+        est = self.rc_adv_estimator
+        extra = row_inputs(est, rows, group)
+        trained = trl_advantages(rewards, est, goals=high, **extra).view(-1).to(trl_local.dtype)
         start = self.accelerator.process_index * len(inputs)
         mine = trained[start : start + len(inputs)].to(trl_local.device)
         adv = trained.double()  # logged as trained
@@ -250,9 +260,9 @@ class RCGRPOTrainer(GRPOTrainer):
             "rewards": rewards,
             "high": high,
             "advantages": adv.view(-1, group),
-            "task_ids": gather_object([x["rc_task_id"] for x in inputs]),
-            "calls": gather_object([x["rc_calls"] for x in inputs]),
-            "rows": gather_object([x["rc_row"] for x in inputs]),
+            "task_ids": task_ids,
+            "calls": calls,
+            "rows": rows,
             "metrics": metrics,
         }
         if self.rc_rollout_log is not None and self.accelerator.is_main_process:

@@ -164,7 +164,8 @@ class AlgoConfig:
     """Token used for held-out evaluation: high (RC-GRPO, paper) | low | none."""
     adv_estimator: str = "grpo"
     """grpo (paper) | grpo-batch (TRL scale_rewards=batch) | dr-grpo (Dr. GRPO) | rloo
-    (leave-one-out baseline); the registry :data:`rcgrpo.advantages.ADV_ESTIMATORS`."""
+    (leave-one-out baseline); the registry :data:`rcgrpo.advantages.ADV_ESTIMATORS`. One
+    that reads goals needs a scheme with goal tokens."""
     adv_ddof: int = 0
     """grpo, grpo-batch: std of the advantage: 0 = population (paper), 1 = Bessel-corrected
     (TRL, verl)."""

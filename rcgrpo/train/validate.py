@@ -272,8 +272,9 @@ def _rl_cross_checks(cfg: TrainConfig) -> None:
 
 
 def _goal_checks(algo) -> None:
-    """What the mechanism arms need of the goal scheme (its declarations:
-    :class:`rcgrpo.conditioning.GoalScheme`)."""
+    """What the estimator and the mechanism arms need of the goal scheme (their declarations:
+    :class:`rcgrpo.advantages.Estimator`, :class:`rcgrpo.conditioning.GoalScheme`)."""
+    from rcgrpo.advantages import ADV_ESTIMATORS
     from rcgrpo.conditioning import SCHEMES
 
     scheme = SCHEMES[algo.conditioning]
@@ -282,6 +283,10 @@ def _goal_checks(algo) -> None:
         _fail("algo.adv_scope", f"needs {mixed}", algo.adv_scope)
     if not algo.low_goal_gradient and not scheme.per_rollout:
         _fail("algo.low_goal_gradient", f"False needs {mixed}", False)
+    if "goals" in ADV_ESTIMATORS[algo.adv_estimator].inputs and not scheme.token:
+        _fail(
+            "algo.adv_estimator", "reads goals: needs a scheme with goal tokens", algo.adv_estimator
+        )
 
 
 def _stage1_cross_checks(cfg: SFTConfig) -> None:

@@ -57,7 +57,7 @@ def training_success(coin_flip, root, scale: float, monkeypatch) -> dict[int, fl
     the trainer's own."""
     real = filters.advantages_of
     with monkeypatch.context() as patch:
-        patch.setattr(filters, "advantages_of", lambda *args: scale * real(*args))
+        patch.setattr(filters, "advantages_of", lambda *a, **k: scale * real(*a, **k))
         argv = [
             "train",
             "--preset",

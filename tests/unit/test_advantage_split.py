@@ -110,6 +110,9 @@ class _Collected:
     def __init__(self, rewards, high, kept):
         self.rewards, self.high, self.kept = rewards, high, kept
 
+    def inputs(self, estimator, groups=None):
+        return {}  # grpo reads no input besides the rewards and goals
+
 
 def test_trainer_uses_kept_groups_only():
     # group 0 (kept) is g1 of the first test: all between; group 1 (dropped) all within

@@ -18,13 +18,14 @@ uses the GLOBAL reward grid, so all ranks of a data-parallel job agree without t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from rcgrpo.advantage_scope import scoped_advantages, trained_rollouts
+from rcgrpo.advantages import ADV_ESTIMATORS
 from rcgrpo.validation import check_group_tensor
 
 
@@ -46,6 +47,24 @@ GROUP_FILTERS: dict[str, Callable[..., torch.Tensor]] = {
     "dapo": keep_outcome_varied,
 }
 """``algo.group_filter`` name -> filter (module docstring)."""
+
+
+def row_inputs(estimator: str, rows: Sequence[dict[str, Any]], group_size: int) -> dict:
+    """The ``group_ids`` [P] / ``lengths`` [P, G] that ``estimator`` declares
+    (:data:`rcgrpo.advantages.INPUTS`; {} if neither), from per-rollout table rows in group
+    order (:func:`rcgrpo.train.rollouts.rollout_row`): ids number the groups' ``task_id`` in
+    order of first appearance, lengths are the rollouts' ``gen_tokens``."""
+    reads = ADV_ESTIMATORS[estimator].inputs
+    groups = len(rows) // group_size
+    out = {}
+    if "group_ids" in reads:
+        ids: dict[Any, int] = {}
+        tasks = [ids.setdefault(rows[n * group_size]["task_id"], len(ids)) for n in range(groups)]
+        out["group_ids"] = torch.tensor(tasks, dtype=torch.long)
+    if "lengths" in reads:
+        lengths = torch.tensor([r["gen_tokens"] for r in rows], dtype=torch.long)
+        out["lengths"] = lengths.view(groups, group_size)
+    return out
 
 
 @dataclass
@@ -85,6 +104,14 @@ class Collected:
     def kept(self) -> torch.Tensor:
         """[N] bool: generated group is trained on."""
         return torch.cat(self.keep)
+
+    def inputs(self, estimator: str, groups: torch.Tensor | None = None) -> dict[str, Any]:
+        """:func:`row_inputs` of the generated groups, or of those ``groups`` [N] bool selects."""
+        size = self.rounds[0].rewards.shape[1]
+        rows = [row for rnd in self.rounds for row in rnd.rows]
+        if groups is not None:
+            rows = [row for n, row in enumerate(rows) if bool(groups[n // size])]
+        return row_inputs(estimator, rows, size)
 
     def local_groups(self) -> list[tuple[int, list[Any]]]:
         """This rank's kept groups as (ordinal in the training batch, rollouts), in order."""
@@ -126,17 +153,46 @@ def collect_groups(
     return out
 
 
-def advantages_of(rewards: torch.Tensor, algo, high: torch.Tensor | None = None) -> torch.Tensor:
-    """[N, G] advantages the update trains with: the run's estimator over its scope
-    (:func:`rcgrpo.advantage_scope.scoped_advantages`; ``high`` [N, G] the reward goals),
-    0 for the rollouts it does not train on (the anchored low mode,
-    :func:`rcgrpo.advantage_scope.trained_rollouts`)."""
-    # an algo section without the mechanism-arm fields (TRL's, a caller's stand-in) is the paper's
-    scope = getattr(algo, "adv_scope", "group")
+def advantage_options(algo) -> dict[str, Any]:
+    """The keywords of :func:`advantages_of` an RL ``algo`` config section sets (the one place
+    its field names meet the function's)."""
+    return {
+        "estimator": algo.adv_estimator,
+        "scope": algo.adv_scope,
+        "eps_stab": algo.eps_stab,
+        "ddof": algo.adv_ddof,
+        "low_goal_gradient": algo.low_goal_gradient,
+    }
+
+
+def advantages_of(
+    rewards: torch.Tensor,
+    high: torch.Tensor | None = None,
+    *,
+    estimator: str = "grpo",
+    scope: str = "group",
+    eps_stab: float = 1e-6,
+    ddof: int = 0,
+    low_goal_gradient: bool = True,
+    group_ids: torch.Tensor | None = None,
+    lengths: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """[N, G] advantages the update trains with: ``estimator`` over ``scope``
+    (:func:`rcgrpo.advantage_scope.scoped_advantages`; ``high`` [N, G] the reward goals,
+    ``group_ids`` / ``lengths`` the estimator's inputs of those names, when it reads them),
+    0 for the rollouts it does not train on (the anchored low mode, ``low_goal_gradient``
+    False: :func:`rcgrpo.advantage_scope.trained_rollouts`)."""
     adv = scoped_advantages(
-        rewards, high, scope, algo.adv_estimator, eps_stab=algo.eps_stab, ddof=algo.adv_ddof
+        rewards,
+        high,
+        scope,
+        estimator,
+        eps_stab=eps_stab,
+        ddof=ddof,
+        group_ids=group_ids,
+        lengths=lengths,
     )
-    train = trained_rollouts(high, getattr(algo, "low_goal_gradient", True))
+    train = trained_rollouts(high, low_goal_gradient)
     return adv if train is None else torch.where(train, adv, torch.zeros_like(adv))
 
 
@@ -148,11 +204,14 @@ def training_batch(collected: Collected, algo):
     returned grid (what they trained with) and are not in the batch."""
     from rcgrpo.train.rl.update import TrainBatch
 
+    options = advantage_options(algo)
     kept = collected.rewards[collected.kept]
     goals = None if collected.high is None else collected.high[collected.kept]
-    adv = advantages_of(kept, algo, goals) if len(kept) else kept.clone()
-    low_gradient = getattr(algo, "low_goal_gradient", True)
-    train = trained_rollouts(goals, low_gradient) if len(kept) else None
+    adv = kept.clone()
+    if len(kept):
+        inputs = collected.inputs(options["estimator"], collected.kept)
+        adv = advantages_of(kept, goals, **options, **inputs)
+    train = trained_rollouts(goals, options["low_goal_gradient"]) if len(kept) else None
     rollouts, values, ordinal = [], [], []
     for k, group in collected.local_groups():
         use = [g for g in range(len(group)) if train is None or bool(train[k, g])]

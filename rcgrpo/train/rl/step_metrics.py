@@ -7,9 +7,9 @@ Sources and how each is made exact in a data-parallel job:
   grid, so quantiles such as ``group/var_p90`` are exact, not averages of rank quantiles).
   ``group/kept_frac`` tells how many of them the update trained on. The between/within-goal
   split of the advantage (``adv/*_share``, :mod:`rcgrpo.advantage_split`) describes the
-  kept groups only: it is about where the update comes from. ``theory/*`` needs goals drawn
-  i.i.d. with probability p (a scheme declaring ``iid_p``,
-  :class:`rcgrpo.conditioning.GoalScheme`).
+  kept groups only: it is about where the update comes from (and is left out for an
+  estimator the split does not apply to). ``theory/*`` needs goals drawn i.i.d. with
+  probability p (a scheme declaring ``iid_p``, :class:`rcgrpo.conditioning.GoalScheme`).
 - ``rollout/ tools/``: the gathered per-rollout table rows (same groups).
 - ``policy/ loss/``: the update's local sums, all-reduced once as one vector; token means
   are Σ value·tokens / Σ tokens over all updates of the step, ``loss/*`` the mean over
@@ -29,13 +29,18 @@ from contextlib import contextmanager
 
 import torch
 
-from rcgrpo.advantage_split import SPLIT_METRICS, advantage_split, split_summaries
+from rcgrpo.advantage_split import (
+    SPLIT_METRICS,
+    advantage_split,
+    split_applies,
+    split_summaries,
+)
 from rcgrpo.conditioning import bound_p, scheme_uses_token
 from rcgrpo.diagnostics import group_diagnostics
 from rcgrpo.metrics import METRICS
 from rcgrpo.train.distributed import DistInfo, gather_floats
 from rcgrpo.train.resources import cpu_seconds, peak_rss_gib
-from rcgrpo.train.rl.filters import Collected, advantages_of
+from rcgrpo.train.rl.filters import Collected, advantage_options, advantages_of
 from rcgrpo.train.rl.update import (
     LOSS_STATS,
     TOKEN_MEAN_STATS,
@@ -72,15 +77,15 @@ class PhaseTimer:
 
 def group_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     """reward/ adv/ group/ theory/ of the generated groups (module docstring)."""
-    rewards, high = collected.rewards, collected.high
-    adv = advantages_of(rewards, algo, high)
+    rewards, high, options = collected.rewards, collected.high, advantage_options(algo)
+    adv = advantages_of(rewards, high, **options, **collected.inputs(options["estimator"]))
     diag = group_diagnostics(rewards, adv, high, p=bound_p(algo.conditioning, algo.p_high))
     out = {k: v for k, v in diag.items() if k in METRICS}
     out["adv/abs_mean"] = adv.abs().mean()
     out["adv/nonzero_frac"] = (adv != 0).double().mean()
     out["group/kept_frac"] = collected.kept.double().mean()
     out["rollout/extra_batches"] = torch.tensor(float(len(collected.rounds) - 1))
-    if high is not None:
+    if high is not None and split_applies(algo.adv_estimator):
         out.update(split_metrics(collected, algo))
     return out
 
@@ -89,11 +94,13 @@ def split_metrics(collected: Collected, algo) -> dict[str, torch.Tensor]:
     """adv/ between/within-goal split of the KEPT groups, with the advantages the update
     trains on (the same call as :func:`rcgrpo.train.rl.filters.training_batch`); NaN when no
     group is kept."""
-    kept = collected.kept
+    kept, options = collected.kept, advantage_options(algo)
     if not bool(kept.any()):
         return {k: torch.tensor(float("nan"), dtype=torch.float64) for k in SPLIT_METRICS}
     high = collected.high[kept]
-    between, within = advantage_split(advantages_of(collected.rewards[kept], algo, high), high)
+    inputs = collected.inputs(options["estimator"], kept)
+    adv = advantages_of(collected.rewards[kept], high, **options, **inputs)
+    between, within = advantage_split(adv, high)
     return split_summaries(between, within, high)
 
 

@@ -139,8 +139,7 @@ def _fake_trainer(rewards: list[float], advantages: list[float], group: int):
 
 
 def test_hand_made_groups_equal_the_repo_trainers_registry_formulas():
-    from types import SimpleNamespace
-
+    from rcgrpo.train.config import AlgoConfig
     from rcgrpo.train.rl.filters import Collected, Round
     from rcgrpo.train.rl.step_metrics import group_metrics
 
@@ -157,9 +156,7 @@ def test_hand_made_groups_equal_the_repo_trainers_registry_formulas():
     assert got["group/var_mean"] == pytest.approx(3 / 32)
     assert got["adv/gap_mean"] == pytest.approx(0.5 / (0.5 + 1e-4), rel=1e-6)
     # the repository trainer's own metrics of the same groups under TRL's estimator
-    algo = SimpleNamespace(
-        adv_estimator="grpo", eps_stab=1e-4, adv_ddof=1, conditioning="none", p_high=0.5
-    )
+    algo = AlgoConfig(adv_estimator="grpo", eps_stab=1e-4, adv_ddof=1, conditioning="none")
     collected = Collected([Round(rewards, None, [], {})], [torch.ones(2, dtype=torch.bool)])
     trainer_metrics = {k: float(v) for k, v in group_metrics(collected, algo).items()}
     for key, value in got.items():
