@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
+from safetensors import safe_open
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rcgrpo.policy.models import build_tiny_policy, load_policy, main, save_policy, tiny_config
@@ -42,6 +45,37 @@ def test_checkpoint_round_trip_with_auto_classes(micro_policy, tmp_path):
     loaded, tok, added = load_policy(tmp_path)
     assert added == [] and tok.chat_template == tokenizer.chat_template
     assert AutoTokenizer.from_pretrained(tmp_path).eos_token == "<|im_end|>"
+
+
+@pytest.mark.parametrize(
+    ("dtype", "stored", "kept"),
+    # 1 + 2^-10 needs 10 mantissa bits: fp16 has 10 and keeps it, bf16 has 7 and rounds it to
+    # 1 (2^-10 is under half its step 2^-7 there); 3 * 2^-20 = 1.1b * 2^-19 needs 1: bf16
+    # keeps it and so does fp16, as the subnormal 48 * 2^-24 (below its smallest normal 2^-14)
+    [(torch.float16, "F16", [1 + 2**-10, 3 * 2**-20]), (torch.bfloat16, "BF16", [1.0, 3 * 2**-20])],
+)
+def test_a_half_precision_checkpoint_loads_at_the_dtype_asked(
+    micro_policy, tmp_path, dtype, stored, kept
+):
+    """A checkpoint whose weights are stored in half precision loads in float32, load_policy's
+    default, as exactly its stored values (the model's config dtype does not decide), and at
+    its own dtype as the stored tensors."""
+    model, tokenizer = micro_policy
+    half = copy.deepcopy(model)
+    with torch.no_grad():
+        half.model.norm.weight[:2] = torch.tensor([1 + 2**-10, 3 * 2**-20])
+    half = half.to(dtype)
+    save_policy(half, tokenizer, tmp_path)
+    with safe_open(tmp_path / "model.safetensors", "pt") as f:
+        names = f.keys()  # a safe_open handle is not iterable
+        assert {f.get_slice(k).get_dtype() for k in names} == {stored}
+    loaded, _, added = load_policy(tmp_path)
+    assert added == [] and {p.dtype for p in loaded.parameters()} == {torch.float32}
+    assert loaded.model.norm.weight[:2].tolist() == kept
+    weights = half.state_dict()
+    assert all(torch.equal(p, weights[k].float()) for k, p in loaded.state_dict().items())
+    again, _, _ = load_policy(tmp_path, dtype=dtype)
+    assert all(torch.equal(p, weights[k]) for k, p in again.state_dict().items())
 
 
 def test_cli_creates_a_checkpoint(tmp_path, capsys):
