@@ -414,8 +414,9 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     not changed): ``algo.adv_scale`` becomes ``algo.adv_estimator``; an RCTP-FT config
     without ``goals.labels`` gets ``reward``, the only labelling before that key existed; a
     Stage-1 config without ``sft.successes_of`` gets ``""`` and an RCTP-FT one without
-    ``failures.pairs`` gets 0 and one without ``failures.pair_weight`` gets 1 (no matched SFT,
-    no minimal pairs, no decision weight before those keys existed); a run config without
+    ``failures.pairs`` gets 0, one without ``failures.pair_weight`` 1 and one without
+    ``failures.pair_labels`` ``reward`` (no matched SFT, no minimal pairs, no decision weight,
+    no inverted pairs before those keys existed); a run config without
     ``lora`` gets it off (r 0) and a Stage-1 one without ``model.grad_checkpointing`` False.
     Every reader of a stored ``config.json`` (``--config``, resume, the campaign's spec
     check) calls it."""
@@ -433,6 +434,9 @@ def upgrade_config(data: dict[str, Any]) -> dict[str, Any]:
     failures = data.get("failures")
     if isinstance(failures, dict) and "pair_weight" not in failures:
         data = {**data, "failures": {**failures, "pair_weight": 1.0}}
+    failures = data.get("failures")
+    if isinstance(failures, dict) and "pair_labels" not in failures:
+        data = {**data, "failures": {**failures, "pair_labels": "reward"}}
     if isinstance(data.get("tasks"), dict) and "lora" not in data:  # no adapters before the key
         data = {**data, "lora": to_dict(LoraSection())}
     model = data.get("model")

@@ -31,7 +31,7 @@ from typing import Any
 from rcgrpo.env.synth_demo import DECISIONS
 from rcgrpo.train.config import TrainConfig, TRLConfig
 from rcgrpo.train.errors import ConfigError
-from rcgrpo.train.stage1.config import DEMONSTRATIONS, GOAL_LABELS, SFTConfig
+from rcgrpo.train.stage1.config import DEMONSTRATIONS, GOAL_LABELS, PAIR_LABELS, SFTConfig
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -234,6 +234,7 @@ _RCTP: tuple[Rule, ...] = (
     ),
     ("failures.skip_keep", lambda v: 0 <= v <= 1, "must be in [0, 1]"),
     ("failures.pair_weight", lambda v: v > 0, "must be > 0 (1 = unweighted)"),
+    ("failures.pair_labels", lambda v: v in PAIR_LABELS, f"must be one of {list(PAIR_LABELS)}"),
     ("goals.spread", _GE0, "must be >= 0 (0 = rows as the checkpoint has them)"),
     ("goals.labels", lambda v: v in GOAL_LABELS, f"must be one of {list(GOAL_LABELS)}"),
 )
@@ -303,6 +304,11 @@ def _stage1_cross_checks(cfg: SFTConfig) -> None:
         _fail("sft.epochs", "must be > 0 (or run.steps > 0)", cfg.sft.epochs)
     if expected == "rctp" and cfg.failures.pair_weight != 1 and not cfg.failures.pairs:
         _fail("failures.pair_weight", "needs failures.pairs > 0", cfg.failures.pair_weight)
+    if expected == "rctp" and cfg.failures.pair_labels != "reward":
+        if not cfg.failures.pairs:
+            _fail("failures.pair_labels", "needs failures.pairs > 0", cfg.failures.pair_labels)
+        if cfg.goals.labels != "reward":
+            _fail("failures.pair_labels", "needs goals.labels reward", cfg.failures.pair_labels)
     if expected == "rctp" and cfg.sft.random_goals:  # SFT only; RCTP-FT goals follow rewards
         _fail("sft.random_goals", "must be 0 for rctp (read by sft only)", cfg.sft.random_goals)
 
