@@ -11,6 +11,8 @@ module                            concern
 :mod:`~analysis.runs.extractors`  one run -> one number (tables, verdicts and figures)
 :mod:`~analysis.runs.pack`        compress a finished folder's per-rollout table in place
 :mod:`~analysis.runs.restore`     bring back a committed run folder from git (``make restore``)
+:mod:`~analysis.runs.storage`     what ``results/`` holds: its size in git's index, its
+                                  checkpoint folders, the records that start from them
 ================================  ===========================================================
 
 Every other module reads a run through this package (``from analysis.runs import load_run``)
