@@ -5,7 +5,8 @@ them.
 :mod:`analysis.campaign.mechanics`) and, of model weights, only the checkpoint folders a later
 run or a diagnostic starts from. A *checkpoint folder* is a folder under ``results/`` holding
 model weights or an adapter (:data:`WEIGHTS`); each is 7.3 MB for the tiny fp32 Qwen2, so they
-are nine tenths of the folder. A checkpoint is *named* by
+are nine tenths of the folder. All stay fp32: stored in half precision, one a later run or a
+diagnostic only reads would change its numbers (docs/reproduce.md). A checkpoint is *named* by
 
 - a committed run's ``config.json``: ``init``, ``model.path``, ``failures.policy``,
   ``sft.successes_of`` (:data:`CONFIG_FIELDS`);
@@ -23,7 +24,8 @@ absolute path); a campaign record writes ``<run>/<sub>``, its home being the rec
 
 The size (:func:`index_sizes`) is read from git's index, not the working tree: the blobs a
 commit of the tree stores and a clone checks out. Untracked files (a campaign's light copies
-before they are committed) do not count until ``git add``. A checkpoint removed from the tree stays in
+before they are committed) do not count until ``git add``; the commit adding them is then the
+one whose ``make test`` fails over the budget. A checkpoint removed from the tree stays in
 the history of ``main`` (``make restore RUN=<run>/<sub>``, :mod:`analysis.runs.restore`).
 """
 
@@ -54,7 +56,11 @@ CONFIG_FIELDS = (("init",), ("model", "path"), ("failures", "policy"), ("sft", "
 REPORT_FIELDS = ("checkpoint", "init")
 """The fields of a diagnostic report that name the checkpoint it measured."""
 MIB = 1 << 20
-"""Bytes in a MiB."""
+"""Bytes in a MiB, the unit of the budget."""
+BUDGET_MIB = 660
+"""The most ``results/`` may hold in git's index, in MiB (``make test`` fails above it): 655.2
+MiB when it was set, every one of its 84 checkpoints one something starts from, plus less than
+one more checkpoint (docs/reproduce.md)."""
 
 
 def index_sizes(root: Path = REPO_ROOT, under: str = RESULTS) -> dict[str, int]:

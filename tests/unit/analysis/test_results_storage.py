@@ -1,6 +1,7 @@
-"""results/ commits model weights only where a later run, a diagnostic, a campaign design or
-a reader of :data:`READERS` starts from them (:mod:`analysis.runs.storage`); the helpers on
-hand-made trees."""
+"""results/ stops growing: at most :data:`analysis.runs.storage.BUDGET_MIB` of committed files,
+and model weights only where a later run, a diagnostic, a campaign design or a reader of
+:data:`READERS` starts from them (:mod:`analysis.runs.storage`); the helpers on hand-made
+trees."""
 
 from __future__ import annotations
 
@@ -38,6 +39,17 @@ def design_names(folders) -> dict[str, set[str]]:
             for folder in filter(None, subs):
                 named.setdefault(folder, set()).add(campaign_id)
     return named
+
+
+def test_results_stay_within_the_budget():
+    sizes = st.index_sizes()
+    total = sum(sizes.values()) / st.MIB
+    weights = sum(n for p, n in sizes.items() if st.WEIGHTS.fullmatch(p.rsplit("/", 1)[-1]))
+    assert total <= st.BUDGET_MIB, (
+        f"results/ holds {total:.1f} MiB in git's index, over the budget of {st.BUDGET_MIB} "
+        f"MiB ({weights / st.MIB:.1f} MiB of it model weights): docs/reproduce.md says how "
+        "to make room"
+    )
 
 
 def test_every_committed_checkpoint_is_one_something_starts_from():
