@@ -147,7 +147,12 @@ def test_sft_then_rctp_cli(tmp_path):
     assert n == data["mix"]["failures"] == 8 - data["mix"]["dropped"]["failures"] >= 4
     summary = json.loads((rctp_run / "summary.json").read_text())["data"]
     # goals.labels reward (the default): every trajectory under the goal of its reward
-    assert summary["goal_labels"] == {"labels": "reward", "high": n, "agree_with_reward": 2 * n}
+    assert summary["goal_labels"] == {
+        "labels": "reward",
+        "pair_labels": "reward",
+        "high": n,
+        "agree_with_reward": 2 * n,
+    }
     rows = _rows(rctp_run / "metrics.jsonl")
     assert {"sft/eval_multi_turn", "sft/eval_multi_turn_low"} <= set(rows[-1])
     assert len(rows) == -(-2 * n // 8)  # ceil(2n / batch 8) steps, one log line each
