@@ -30,7 +30,9 @@ seed, up to :data:`ATTEMPTS` times, then left out. The step is plain SGD,
 
 so every batch moves the parameters by the same relative amount s (the first of ``--steps``,
 default 1e-6). It is applied to a float64 copy of the model, where z is measured (so rounding
-does not blur a change of order s). The step must be small enough for the first-order picture:
+does not blur a change of order s): :func:`float64_copy`, whose RMSNorms and attention softmax
+stay in float64 (``transformers``' compute them in float32 whatever the weights' dtype, a
+rounding floor near 1e-9 in Δz that swamped the second-order term below steps of ~1e-5). The step must be small enough for the first-order picture:
 SGD concentrates the step on the few directions where the loss gradient is large, and z is
 curved along them. The other ``--steps`` are reported under ``larger_steps``, the same numbers
 at a larger step. With :math:`\bar z_g` the mean over the probe set,
@@ -152,6 +154,26 @@ def sample_batch(engine, tasks: Sequence, cfg, seed: int, b: int):
     return out.rollouts, adv.reshape(-1), attempt + 1
 
 
+def _rms_norm_in_dtype(self, hidden: torch.Tensor) -> torch.Tensor:
+    """``transformers``' RMSNorm, w · h / sqrt(mean(h²) + ε), in ``hidden``'s dtype."""
+    variance = hidden.pow(2).mean(-1, keepdim=True)
+    return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
+
+
+def float64_copy(model) -> torch.nn.Module:
+    """A float64 copy of ``model`` in eval mode that computes in float64 throughout: every
+    ``*RMSNorm`` module's forward replaced by :func:`_rms_norm_in_dtype` and the attention set
+    to SDPA (the eager path's softmax is float32); ``model`` is untouched."""
+    copied = copy.deepcopy(model).double().eval()
+    for module in copied.modules():
+        if type(module).__name__.endswith("RMSNorm") and hasattr(module, "variance_epsilon"):
+            module.forward = _rms_norm_in_dtype.__get__(module)
+        config = getattr(module, "config", None)
+        if getattr(config, "_attn_implementation", None) == "eager":
+            config._attn_implementation = "sdpa"
+    return copied
+
+
 @dataclasses.dataclass
 class Probe:
     """The probe set at θ: the float64 model, its points, z, the gradient of z̄ and the Gram
@@ -173,8 +195,8 @@ class Probe:
 
     @classmethod
     def at(cls, model, items: list[Item], temperature: float) -> Probe:
-        """A probe on a float64 copy of ``model``."""
-        probe = cls(copy.deepcopy(model).double().eval(), items, temperature)
+        """A probe on :func:`float64_copy` of ``model``."""
+        probe = cls(float64_copy(model), items, temperature)
         probe.tasks, points = task_points(items)
         rows = {}
         for goal in GOALS:
