@@ -3,7 +3,7 @@
 Read by the presets that carry the paper's recipe (``paper-qwen7b``, ``paper-qwen7b-grpo``
 and ``trl-paper`` in :mod:`rcgrpo.train.presets`; ``sft-bfcl-gpu`` and ``rctp-bfcl-gpu`` in
 :mod:`rcgrpo.train.stage1.config`) and by the report's setup table, which prints it beside
-what ran (:mod:`analysis.report.setup_table`). Values the paper leaves unstated are not
+what ran (:mod:`analysis.campaigns.pool.setup_table`). Values the paper leaves unstated are not
 here: they are the documented defaults of :mod:`rcgrpo.train.config`.
 """
 

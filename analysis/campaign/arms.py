@@ -14,7 +14,7 @@ gathers them, in the order of the folders (:func:`analysis.campaign.registry.fol
 - the campaign of its regime trains it, one run per seed, in ``experiment``;
 - :mod:`analysis.figures.dynamics` takes ``label`` and ``colour`` (a name of
   ``analysis.figures.style.PALETTE``), in this order;
-- :mod:`analysis.report.tables` and :mod:`analysis.report.dynamics_tables` name rows by
+- :mod:`analysis.campaigns.pool.tables` and :mod:`analysis.campaigns.pool.dynamics_tables` name rows by
   ``start`` and ``method`` and find an arm by ``role``;
 - the verdict rules read a campaign's arms by ``role``.
 

@@ -6,7 +6,8 @@ A campaign that trains gives its driver (``summary``, ``build``, ``experiments``
 ``on_done``: ``make campaign C=<id>``); one whose runs are data only gives ``data_only``, the
 line ``make campaign C=<id>`` prints, and ``trained_by``, the campaign whose driver trains its
 runs when there is one. Every folder may give the generated blocks of the docs it owns
-(:class:`Block`), the LaTeX files of the report (:class:`Table`) and the fields of its
+(:class:`Block`), the LaTeX files of the report (:class:`Table`; experiment tables of runs:
+``run_tables``) and the fields of its
 ``results/INDEX.toml`` row its verdict module writes (``index``). A block, a table or the
 index fields name a function of the folder as ``"module:function"`` (the module relative to
 the folder's package), imported only when the docs or the report are written.
@@ -88,6 +89,11 @@ class Entry:
     """The generated blocks of the docs it owns."""
     tables: tuple[Table, ...] = ()
     """The LaTeX files of the report it owns."""
+    run_tables: str = ""
+    """``"module:function"`` of the folder returning its experiment tables
+    (:class:`~analysis.report.runtable.TableSpec`): one ``<name>.tex`` each, from finished runs
+    of the experiments its rows name; the report names the missing ones (``--allow-missing``:
+    *not yet run* rows)."""
     index: str = ""
     """``"module:function"`` of the folder: the fields of its ``results/INDEX.toml`` row that
     its verdict module writes (the whole row when the index has none yet)."""

@@ -1,16 +1,16 @@
 """LaTeX tables and macros for the reproduction report (``paper/main.tex``).
 
 ``python -m analysis.report [--allow-missing] [--ensure-theory]`` (``make paper``) writes
-``paper/generated/``: the theory check table from ``figures/theory_report.json``, one table
-per experiment table of :mod:`~analysis.report.tables` computed from finished run folders,
-the list of built result figures, and macros.
+``paper/generated/``: the theory check table from ``figures/theory_report.json``, every
+campaign's tables (the ``tables`` and ``run_tables`` of its registry entry, the latter computed
+from finished run folders), the list of built result figures, and macros.
 
 =================================  ==========================================================
 module                             concern
 =================================  ==========================================================
 :mod:`~analysis.report.latex`      escaping, number / CI formatting, booktabs tables
 :mod:`~analysis.report.runtable`   table specs (rows = experiments, columns = extractors)
-:mod:`~analysis.report.tables`     the report's tables and the experiment names they need
+:mod:`~analysis.report.paper_table1`  the paper's Table 1, beside each campaign's analogue
 :mod:`~analysis.report.theory_table`  the theory check table and ``\\Theory*`` macros
 :mod:`~analysis.report.figure_list`   result figures from the figure sidecars
 :mod:`~analysis.report.readme_results`  the generated blocks of the README and ``docs/``

@@ -3,11 +3,11 @@
 Writes into ``paper/generated/`` (see :mod:`analysis.report`):
 
 - ``theory_table.tex`` and the ``\\Theory*`` macros, from ``figures/theory_report.json``;
-- ``setup_table.tex``, the paper's setup against the presets of this commit;
-- one ``<table>.tex`` per experiment table of :mod:`analysis.report.tables`;
+- one ``<table>.tex`` per experiment table of a campaign (``run_tables`` of its entry of
+  :mod:`analysis.campaign.registry`, :func:`run_tables`);
 - ``figures_results.tex``, the built figures that read runs;
-- every campaign's own tables (its verdicts, its Table 1 analogue, ...): the ``tables`` of each
-  entry of :mod:`analysis.campaign.registry` (:func:`campaign_tables`);
+- every campaign's own tables (its verdicts, its Table 1 analogue, the setup table, ...): the
+  ``tables`` of each entry (:func:`campaign_tables`);
 - ``macros.tex`` (theory numbers, which experiments are missing, the git commit).
 
 ``--write-readme`` instead rewrites only the run-generated Markdown blocks (the README's studies
@@ -33,9 +33,7 @@ from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import readme_main
 from analysis.report.resolve import default_resolver
-from analysis.report.runtable import missing_experiments, render
-from analysis.report.setup_table import setup_table
-from analysis.report.tables import TABLES
+from analysis.report.runtable import TableSpec, missing_experiments, render
 from analysis.report.theory_table import theory_macros, theory_table
 from analysis.runs.sources import THEORY_REPORT, MissingRunsError, Resolver, collect
 
@@ -73,6 +71,21 @@ def _git_commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def run_tables() -> list[TableSpec]:
+    """Every campaign's experiment tables (``run_tables`` of its registry entry), in registry
+    order; table names are file names, so two campaigns never share one."""
+    specs = [
+        spec
+        for entry in registry.entries().values()
+        if entry.run_tables
+        for spec in registry.function(entry, entry.run_tables)()
+    ]
+    names = [s.name for s in specs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two campaigns' run tables share a name: {sorted(names)}")
+    return specs
+
+
 def campaign_tables(out_dir: Path, resolve: Resolver) -> list[str]:
     """Write every campaign's LaTeX tables (``tables`` of its registry entry) into
     ``out_dir``; a table that reads runs gets ``resolve``. Returns the file names."""
@@ -106,11 +119,11 @@ def generate(
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "theory_table.tex").write_text(theory_table(report))
     resolve = resolve or default_resolver(runs_root)
-    (out_dir / "setup_table.tex").write_text(setup_table(resolve))
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
     campaign_tables(out_dir, resolve)
-    found = collect([e for t in TABLES for e in t.requires], resolve)
-    missing = {t.name: m for t in TABLES if (m := missing_experiments(t, found))}
+    tables = run_tables()
+    found = collect([e for t in tables for e in t.requires], resolve)
+    missing = {t.name: m for t in tables if (m := missing_experiments(t, found))}
     names = sorted({e for m in missing.values() for e in m})
     macros = [
         *theory_macros(report),
@@ -120,7 +133,7 @@ def generate(
     (out_dir / "macros.tex").write_text("\n".join(macros) + "\n")
     if missing and not allow_missing:
         raise MissingRunsError(missing)
-    for table in TABLES:
+    for table in tables:
         (out_dir / f"{table.name}.tex").write_text(render(table, found, allow_missing))
     return missing
 
@@ -164,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     for table, exps in sorted(missing.items()):
         print(f"[report] {table}: not yet run: {', '.join(exps)}")
     tables = sum(len(e.tables) for e in registry.entries().values())
-    print(f"[report] wrote {len(TABLES) + 4 + tables} files into {args.out}")
+    print(f"[report] wrote {len(run_tables()) + 3 + tables} files into {args.out}")
     return 0
 
 

@@ -1,6 +1,8 @@
 """The pool campaign's entry in the registry (:mod:`analysis.campaign.registry`): its driver, the
 findings page's result and verdict tables, the experiments' and dynamics tables of
-``docs/experiments.md``, and the report's verdict table (:mod:`analysis.campaigns.pool.report`)."""
+``docs/experiments.md``, and the report's verdict, setup and experiment tables
+(:mod:`analysis.campaigns.pool.report`, :mod:`~analysis.campaigns.pool.setup_table`,
+:mod:`~analysis.campaigns.pool.tables`)."""
 
 from analysis.campaign.entry import Block, Entry, Table
 from analysis.campaigns.pool import driver
@@ -20,5 +22,9 @@ ENTRY = Entry(
         Block("campaign", "report:campaign_block", EXPERIMENTS),
         Block("dynamics", "report:dynamics_block", EXPERIMENTS, runs=True),
     ),
-    tables=(Table("verdicts.tex", "report:verdicts_tex", runs=True),),
+    tables=(
+        Table("verdicts.tex", "report:verdicts_tex", runs=True),
+        Table("setup_table.tex", "setup_table:setup_table", runs=True),
+    ),
+    run_tables="tables:tables",
 )

@@ -8,7 +8,7 @@ The blocks read the committed light copies in ``results/campaign/`` of the :data
 experiments (committed copies only, not ``runs/``, so the tables are the same on every clone;
 never a run), or the runs the report's resolver finds (``python -m analysis.report
 --runs-root DIR``). The experiment groups are the report's
-(:data:`analysis.report.tables.EXPERIMENTS`), so a renamed group changes both. Collapse
+(:data:`analysis.campaigns.pool.tables.EXPERIMENTS`), so a renamed group changes both. Collapse
 statistics are means over the training steps of a run (``step >= 1``).
 """
 
@@ -20,12 +20,12 @@ from analysis.campaign.arms import arms
 from analysis.campaign.find import campaign_resolver
 from analysis.campaign.mechanics import RESULTS
 from analysis.campaigns.pool.driver import build_campaign
+from analysis.campaigns.pool.dynamics_tables import dynamics_tables
+from analysis.campaigns.pool.tables import EXPERIMENTS as E
 from analysis.campaigns.pool.verdicts import outcomes
 from analysis.report.docs_tables import campaign_markdown
-from analysis.report.dynamics_tables import dynamics_tables
 from analysis.report.markdown import markdown_table
 from analysis.report.runtable import Column, Row, TableSpec
-from analysis.report.tables import EXPERIMENTS as E
 from analysis.report.verdict_table import verdicts_latex, verdicts_markdown
 from analysis.runs import load_run
 from analysis.runs.extractors import cpu_seconds, first, last, mean_over_training, training_success

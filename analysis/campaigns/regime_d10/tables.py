@@ -32,7 +32,7 @@ from analysis.campaign.arms import Arm, arms
 from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10.rules import RULES
 from analysis.report.latex import escape, tabular
-from analysis.report.tables import PAPER_LLAMA, PAPER_QWEN
+from analysis.report.paper_table1 import PAPER_LLAMA, PAPER_QWEN
 from analysis.runs import Run
 from analysis.runs.sources import layout_resolver
 from analysis.stats import mean_ci

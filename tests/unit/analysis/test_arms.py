@@ -23,7 +23,7 @@ from analysis.campaigns.regime_wide1 import presets as regime_wide1_presets
 from analysis.campaigns.regime_wide1.arms import FACTORIAL as WIDE1_FACTORIAL
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from analysis.report import tables as tb
+from analysis.campaigns.pool import tables as tb
 from rcgrpo.train import presets as own
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config

@@ -1,4 +1,4 @@
-"""Tables 4-5 analogues (analysis/report/dynamics_tables.py): hand-computed cells."""
+"""Tables 4-5 analogues (analysis/campaigns/pool/dynamics_tables.py): hand-computed cells."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from analysis.campaigns.pool.report import dynamics_markdown
-from analysis.report.dynamics_tables import dynamics_tables
+from analysis.campaigns.pool.dynamics_tables import dynamics_tables
 from analysis.report.runtable import render
-from analysis.report.tables import EXPERIMENTS, TABLES
+from analysis.campaigns.pool.tables import EXPERIMENTS, TABLES
 from analysis.runs import load_run
 from analysis.runs.extractors import middle, spearman
 

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.report.__main__ import generate
 from analysis.report.runtable import Column, Row, TableSpec, missing_experiments, render
-from analysis.report.tables import EXPERIMENTS, TABLES
+from analysis.campaigns.pool.tables import EXPERIMENTS, TABLES
 from analysis.runs import is_finished, load_run
 from analysis.runs.extractors import (
     difference,

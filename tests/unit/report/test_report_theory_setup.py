@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from analysis.report.setup_table import (
+from analysis.campaigns.pool.setup_table import (
     fmt_value,
     get,
     role_configs,

@@ -1,4 +1,4 @@
-"""The setup table: the paper's values next to ours, read from the runs' configs.
+"""The setup table: the paper's values next to the pool campaign's, read from its runs' configs.
 
 Our column is read from the resolved ``config.json`` of a finished run of each role (RC-GRPO,
 SFT, RCTP-FT) when one exists, else from the named preset those runs start from
@@ -13,8 +13,8 @@ import math
 from typing import Any
 
 from analysis.campaign.arms import roles
+from analysis.campaigns.pool.tables import EXPERIMENTS
 from analysis.report.latex import escape, tabular
-from analysis.report.tables import EXPERIMENTS
 from analysis.runs import load_run
 from analysis.runs.sources import Resolver
 from rcgrpo.paper import PAPER as P

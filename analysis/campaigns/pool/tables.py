@@ -1,4 +1,5 @@
-r"""The report's experiment tables: what each one shows and which runs it needs.
+r"""The pool campaign's experiment tables in the report: what each one shows and which runs it
+needs (the entry's ``run_tables``, :mod:`analysis.campaigns.pool.campaign`).
 
 Experiment groups come from :func:`experiments` (role -> group name): Stage 1's and the
 arms' of :data:`analysis.campaign.arms.ARMS`; a group is every seed of one configuration, named
@@ -17,7 +18,8 @@ import dataclasses
 from collections.abc import Callable
 
 from analysis.campaign.arms import Arm, arms, roles
-from analysis.report.dynamics_tables import dynamics_tables
+from analysis.campaigns.pool.dynamics_tables import dynamics_tables
+from analysis.report.paper_table1 import PAPER_QWEN
 from analysis.report.runtable import Column, Row, TableSpec
 from analysis.runs.extractors import (
     cpu_seconds,
@@ -74,11 +76,6 @@ STAGE1 = TableSpec(
     "under \\texttt{<|low\\_reward|>} (combined mode), the $\\varepsilon$ of Prop.~4.3. "
     "SFT is evaluated without a reward goal, so its low-goal cells are empty.",
 )
-
-PAPER_QWEN = {"sft_grpo": "48.75", "sft_rc": "46.25", "rctp_grpo": "73.75", "rctp_rc": "85.00"}
-"""The paper's Table 1 (Qwen2.5-7B, BFCL) per factorial role."""
-PAPER_LLAMA = {"sft_grpo": "35.00", "sft_rc": "35.00", "rctp_grpo": "46.25", "rctp_rc": "48.75"}
-"""The paper's Table 1 (Llama-3.1-8B, BFCL) per factorial role."""
 
 
 def factorial_rows(e: dict[str, str], paper: bool = False) -> tuple[Row, ...]:
@@ -219,7 +216,7 @@ ROWS: dict[str, Callable[[dict[str, str]], tuple[Row, ...]]] = {
 
 def tables() -> tuple[TableSpec, ...]:
     """Every table of the report, its rows from the arms registered now; the paper's Tables
-    4-5 are :mod:`analysis.report.dynamics_tables`."""
+    4-5 are :mod:`analysis.campaigns.pool.dynamics_tables`."""
     e = experiments()
     specs = (STAGE1, FACTORIAL, COLLAPSE, SEPARATION, BASELINES)
     rebuilt = (dataclasses.replace(t, rows=ROWS[t.name](e)) if t.name in ROWS else t for t in specs)

@@ -9,10 +9,10 @@ r"""The paper's Tables 4–5 from the runs: entropy over training, and the train
   as the mean over all training steps and at the end (last 10%).
 
 Every cell is the mean over seeds ± the 95% t half-width of the per-run number
-(:func:`analysis.stats.mean_ci`), as in :mod:`analysis.report.tables`. A run whose entropy
+(:func:`analysis.stats.mean_ci`), as in :mod:`analysis.campaigns.pool.tables`. A run whose entropy
 or reward is constant over its steps has no rank correlation (NaN, dropped from the cell).
 
-The tables are registered in :data:`analysis.report.tables.TABLES` (LaTeX, ``make paper``);
+The tables are in :data:`analysis.campaigns.pool.tables.TABLES` (LaTeX, ``make paper``);
 the pool campaign's ``dynamics`` block renders the same tables as markdown for
 docs/experiments.md.
 """
