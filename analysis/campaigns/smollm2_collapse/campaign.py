@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 
 from analysis.campaign import mechanics as cp
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry, Table
 from analysis.campaign.mechanics import Campaign
 from analysis.campaigns.smollm2_collapse import design, gates
 
@@ -73,4 +73,6 @@ ENTRY = Entry(
     build,
     design.experiments,
     run,
+    blocks=(Block("smollm2-side-by-side", "side_by_side:findings_block", "docs/findings.md"),),
+    tables=(Table("smollm2_side_by_side.tex", "side_by_side:latex_table"),),
 )

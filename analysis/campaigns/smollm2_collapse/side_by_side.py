@@ -1,7 +1,9 @@
 """The tiny model and SmolLM2 side by side (``docs/protocols/smollm2-collapse.md``, "Instruments"):
 one row per quantity, the tiny model's value from the committed collapse runs and diagnostics
 (:mod:`analysis.campaigns.smollm2_collapse.tiny`), SmolLM2's from the campaign's runs (``results/<home>``)
-and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet.
+and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet. The campaign's
+entry renders it into ``docs/findings.md`` (:func:`findings_block`) and the report
+(:func:`latex_table`, ``smollm2_side_by_side.tex``).
 
     python -m analysis.campaigns.smollm2_collapse.side_by_side [--no-tiny-predictions]
 
@@ -19,6 +21,7 @@ from analysis.campaigns.collapse.token import EARLY, identical_share
 from analysis.campaigns.regime_separation.tables import markdown_table
 from analysis.campaigns.smollm2_collapse import gates, tiny, verdicts
 from analysis.campaigns.smollm2_collapse.design import DIAGNOSTIC, SEEDS
+from analysis.report.latex import escape, tabular
 from analysis.runs import load_run
 
 NOT_RUN = "not run"
@@ -161,10 +164,44 @@ def tiny_cells(predictions: bool = True) -> dict[str, str]:
 def markdown(tiny_values: dict[str, str], smol_values: dict[str, str]) -> str:
     """The table: one row per :data:`ROWS` key, "—" for a tiny value that does not exist,
     :data:`NOT_RUN` for a SmolLM2 value not committed."""
-    body = [[label, tiny_values.get(k, "—"), smol_values.get(k, NOT_RUN)] for k, label in ROWS]
-    head = ("quantity", "tiny model (collapse campaign)", "SmolLM2-135M-Instruct")
-    lines = markdown_table(head, body, ["---", "---", "---"])
+    lines = markdown_table(HEADER, _rows(tiny_values, smol_values), ["---", "---", "---"])
     return "\n".join([*lines, "", NOTE]) + "\n"
+
+
+HEADER = ("quantity", "tiny model (collapse campaign)", "SmolLM2-135M-Instruct")
+
+
+def _rows(tiny_values: dict[str, str], smol_values: dict[str, str]) -> list[list[str]]:
+    return [[label, tiny_values.get(k, "—"), smol_values.get(k, NOT_RUN)] for k, label in ROWS]
+
+
+def findings_block() -> str:
+    """The ``smollm2-side-by-side`` block of docs/findings.md: :func:`markdown` of the committed
+    files, the tiny predictions included."""
+    return markdown(tiny_cells(), smol_cells())
+
+
+def _tex(text: str) -> str:
+    """:func:`~analysis.report.latex.escape`, with ρ̂ (ρ and a combining circumflex, which
+    pdflatex cannot set) as ``$\\hat\\rho$``."""
+    return "$\\hat\\rho$".join(escape(part) for part in text.split("ρ\u0302"))
+
+
+def latex_table() -> str:
+    """The report's ``smollm2_side_by_side.tex``: the same rows as a table."""
+    rows = [[_tex(c) for c in row] for row in _rows(tiny_cells(), smol_cells())]
+    return tabular(
+        [escape(h) for h in HEADER],
+        rows,
+        ["p{5.2cm}", "p{5cm}", "p{4.2cm}"],
+        caption="The tiny model and SmolLM2-135M-Instruct side by side on \\code{collapse1-d10}: "
+        "Stage 1, the instruments on RCTP-FT, the RL start and every rule of "
+        "\\code{docs/protocols/smollm2-collapse.md} beside its registered prediction; "
+        "\\emph{not run} where no SmolLM2 file is committed yet.",
+        label="tab:smollm2-side-by-side",
+        note=escape(NOTE),
+        size="scriptsize",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

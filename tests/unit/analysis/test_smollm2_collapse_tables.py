@@ -70,3 +70,15 @@ def test_the_verdict_and_prediction_tables_before_any_run(tmp_path):
     pred = vd.prediction_markdown(tmp_path).splitlines()
     assert [r.split(" | ")[0] for r in pred[2:]] == ["| Q1s", "| Q2s", "| Q3s", "| Q4s"]
     assert pred[2] == "| Q1s | — / — | — / — | — | — | — |"
+
+
+def test_the_latex_cells_set_every_character(monkeypatch):
+    """ρ̂ is ρ plus a combining circumflex, which pdflatex cannot set: it becomes \\hat\\rho;
+    every other symbol of the rows goes through the report's escape, so no non-ASCII is left."""
+    assert sb._tex("ρ̂, one step") == "$\\hat\\rho$, one step"
+    assert sb._tex("a − b ≥ 0.10") == "a $-$ b $\\geq$ 0.10"
+    monkeypatch.setattr(sb, "tiny_cells", lambda: {"rho": "0.998 (0.997 to 0.999, n = 3)"})
+    monkeypatch.setattr(sb, "smol_cells", lambda: {})
+    tex = sb.latex_table()
+    assert tex.isascii() and "\\label{tab:smollm2-side-by-side}" in tex
+    assert tex.count("\\\\\n") == len(sb.ROWS) + 1  # the header and one line per row
