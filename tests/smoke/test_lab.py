@@ -1,7 +1,7 @@
 """``make lab`` starts: JupyterLab as :func:`analysis.notebook.runner.lab_command` builds it
 (the command ``make lab`` runs), on a free loopback port with a token and no browser. The
 test checks that ``/lab`` answers 200 with the token and not without it, that the server
-listens on 127.0.0.1 only, that the contents API lists the three notebooks, and that it shuts
+listens on 127.0.0.1 only, that the contents API lists the four notebooks, and that it shuts
 down cleanly through the API. ~5 s."""
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ import pytest
 from analysis.notebook.runner import LAB_HOST, NOTEBOOKS, lab_command
 
 pytestmark = pytest.mark.slow  # ~10-15 s: JupyterLab loads its extensions
-NAMES = ["01_theory.ipynb", "02_environment.ipynb", "03_training_dynamics.ipynb"]
+NAMES = [
+    "01_theory.ipynb",
+    "02_environment.ipynb",
+    "03_training_dynamics.ipynb",
+    "04_real_model.ipynb",
+]
 
 
 def free_port() -> int:

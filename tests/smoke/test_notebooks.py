@@ -1,8 +1,9 @@
-"""The three notebooks, executed headless (nbclient, the venv's python3 kernel), asserting the
+"""The four notebooks, executed headless (nbclient, the venv's python3 kernel), asserting the
 numbers they print: the theory table has 0 violations, the BFCL split is 720 / 80 with 20
 test tasks per category, the ground truth scores R = 1, and the per-step statistics
 recomputed from a real run's rollout table equal the logged ones (03 also on a 2-step run of
-the real ``python -m rcgrpo train`` CLI).
+the real ``python -m rcgrpo train`` CLI; 04 also on a stand-in of the real-model study's
+results).
 
 Each notebook also runs with its defaults on the repository as committed (in CI: a fresh
 clone, so 03 reads the committed light copies in ``results/campaign/`` and their conversation
@@ -177,3 +178,53 @@ def test_03_without_runs_says_so(tmp_path):
     text = outputs_text(nb)
     assert f"No RL run folders found under {tmp_path}. Train one" in text
     assert images(nb) == 0
+
+
+def _study_copy(root: Path) -> Path:
+    """A stand-in for the real-model study's results: the committed light copies of the collapse
+    campaign's seed-3 SFT and SFT + GRPO under the study's names (what the notebook reads is
+    the folder layout, not the model)."""
+    import shutil
+
+    results = NOTEBOOKS.parent / "results" / "collapse"
+    for source, name in (
+        ("sft-collapse-s3", "sft-base-s31"),
+        ("collapse-grpo-s3", "smol-sft-grpo-s3"),
+    ):
+        shutil.copytree(results / source, root / name, ignore=shutil.ignore_patterns("final"))
+    return root
+
+
+def test_04_real_model_opens_a_study_with_runs(tmp_path):
+    """With a committed Stage-1 run and an RL run: the status counts them, the Stage-1 curves
+    and the RL dashboard are drawn, the RL run's statistics equal their recomputation, a
+    group is read rollout by rollout (its messages where the light copy keeps them), and the
+    side-by-side table has every row."""
+    from analysis.campaigns.smollm2_collapse.side_by_side import ROWS
+
+    root = _study_copy(tmp_path / "study")
+    params = {"ROOT": str(root), "TINY_PREDICTIONS": False}
+    nb = execute_notebook(NOTEBOOKS / "04_real_model.ipynb", params)
+    assert output_problems(nb) == []
+    text = outputs_text(nb)
+    assert f"2 of 17 runs of the design committed under {root}" in text
+    assert re.search(r"sft-base-s31\s+sft\s+True\s+0\.\d{3}", text)
+    assert "80 episodes in the dump, 0 solved (reward 1)" in text  # zero-shot BFCL
+    errors = re.findall(r"smol-sft-grpo-s3: max \|logged - recomputed\| = (\S+)", text)
+    assert len(errors) == 1 and float(errors[0]) < 1e-12
+    assert "=== SFT + GRPO (smol-sft-grpo-s3), step " in text and text.count("--- rollout ") == 5
+    assert images(nb) == 2  # the Stage-1 curves and the RL dashboard
+    table = nb.cells[-1]["outputs"][0]["data"]["text/plain"]
+    assert table.count("not run") >= 1 and len(ROWS) <= len(table.splitlines()) - 1
+
+
+@pytest.mark.results
+def test_04_defaults_read_the_committed_study():
+    """On the repository as committed: every run of the design listed, the zero-shot dumps
+    read, and the side-by-side table with the tiny model's committed values."""
+    nb = execute_notebook(NOTEBOOKS / "04_real_model.ipynb", {"TINY_PREDICTIONS": False})
+    assert output_problems(nb) == []
+    text = outputs_text(nb)
+    assert re.search(r"\d+ of 17 runs of the design committed under results/smollm2-collapse", text)
+    assert "synth-test-none.txt: " in text and "bfcl-test-none.txt: 80 episodes" in text
+    assert "0.236 (0.229 to 0.242, n = 5)" in text  # the tiny SFT's held-out success

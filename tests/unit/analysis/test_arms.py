@@ -16,6 +16,7 @@ from analysis.campaigns import presets as ps
 from analysis.campaigns.collapse import presets as collapse_presets
 from analysis.campaigns.pool import driver as ex
 from analysis.campaigns.pool import presets as pool_presets
+from analysis.campaigns.pool import tables as tb
 from analysis.campaigns.pool import verdicts as vd
 from analysis.campaigns.regime_d10 import population as pop
 from analysis.campaigns.regime_d10 import presets as regime_d10_presets
@@ -23,7 +24,6 @@ from analysis.campaigns.regime_wide1 import presets as regime_wide1_presets
 from analysis.campaigns.regime_wide1.arms import FACTORIAL as WIDE1_FACTORIAL
 from analysis.figures import dynamics as dyn
 from analysis.figures import style as fs
-from analysis.campaigns.pool import tables as tb
 from rcgrpo.train import presets as own
 from rcgrpo.train.cli import parse_cli
 from rcgrpo.train.config import TrainConfig, from_dict, upgrade_config

@@ -70,11 +70,12 @@ def test_committed_notebooks_are_clean(path):
     assert len(tagged) == 1, "exactly one parameters cell"
 
 
-def test_the_three_notebooks_exist():
+def test_the_four_notebooks_exist():
     assert [p.name for p in NOTEBOOKS] == [
         "01_theory.ipynb",
         "02_environment.ipynb",
         "03_training_dynamics.ipynb",
+        "04_real_model.ipynb",
     ]
 
 

@@ -8,10 +8,10 @@ import math
 import pytest
 from scipy import stats
 
-from analysis.campaigns.pool.report import dynamics_markdown
 from analysis.campaigns.pool.dynamics_tables import dynamics_tables
-from analysis.report.runtable import render
+from analysis.campaigns.pool.report import dynamics_markdown
 from analysis.campaigns.pool.tables import EXPERIMENTS, TABLES
+from analysis.report.runtable import render
 from analysis.runs import load_run
 from analysis.runs.extractors import middle, spearman
 

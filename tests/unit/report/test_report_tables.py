@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from analysis.campaigns.pool.tables import EXPERIMENTS, TABLES
 from analysis.report.__main__ import generate
 from analysis.report.runtable import Column, Row, TableSpec, missing_experiments, render
-from analysis.campaigns.pool.tables import EXPERIMENTS, TABLES
 from analysis.runs import is_finished, load_run
 from analysis.runs.extractors import (
     difference,
