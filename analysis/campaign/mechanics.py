@@ -54,6 +54,7 @@ from analysis.runs.folder import (
     COMPLETE,
     LIGHT_DIRS,
     LIGHT_FILES,
+    copy_conversations,
     copy_light_dir,
     copy_light_file,
     is_finished,
@@ -110,6 +111,11 @@ class RunSpec:
     keep: tuple[str, ...] = field(default=(), compare=False)
     """Checkpoint sub-folders its light copy keeps though no run starts from them (one a
     measurement reads, so it can be repeated from a fresh clone)."""
+    conversations: bool = field(default=False, compare=False)
+    """Its light copy keeps every logged conversation, gzip-compressed
+    (:func:`analysis.runs.folder.copy_conversations`): for a run whose text is the point (a real model's), where
+    regenerating it (:mod:`analysis.campaigns.pool.conversation_sample`) would cost the run
+    again."""
 
     @property
     def folder(self) -> Path:
@@ -243,6 +249,8 @@ def export_run(camp: Campaign, name: str) -> Path:
     for d in camp.checkpoints(name):
         if (src / d).is_dir() and any((src / d).iterdir()):  # git keeps no empty folder
             shutil.copytree(src / d, tmp / d)
+    if spec.conversations:
+        copy_conversations(src, tmp)
     shutil.rmtree(dst, ignore_errors=True)
     tmp.rename(dst)
     return dst

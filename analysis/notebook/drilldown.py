@@ -242,7 +242,8 @@ def conversation_note(run: Run) -> str:
     """What the run's conversations are: logged by the trainer, a checked re-run, or none."""
     source = run.conversations_source
     if source.get("kind") == "logged":
-        return f"{run.name}: conversations as the trainer logged them (conversations.jsonl)"
+        kept = ", kept whole in the light copy" if "rows" in source else ""
+        return f"{run.name}: conversations as the trainer logged them (conversations.jsonl{kept})"
     if source.get("kind") == "rerun":
         first, last = source["steps"]
         return (

@@ -38,6 +38,7 @@ from rcgrpo.train.runlog import (
     TABLE_FORMS,
     RunPaths,
     compress_table,
+    gzip_bytes,
     open_jsonl,
     stored_file,
     table_file,
@@ -168,6 +169,24 @@ def copy_light_file(src: Path, dst: Path, name: str) -> Path | None:
     if name in STORED_AS and path.name == name:  # the plain form
         return compress_table(path, Path(dst) / (name + GZ))
     return Path(shutil.copy2(path, Path(dst) / path.name))
+
+
+def copy_conversations(src: Path, dst: Path) -> Path | None:
+    """Write run folder ``src``'s ``conversations.jsonl``, whole, into light copy ``dst`` as
+    the sample :attr:`Run.conversations` reads (:data:`SAMPLE_CONVERSATIONS`, gzip, the same
+    bytes on every run) with its source record (:data:`SAMPLE_SOURCE`: ``{"kind": "logged",
+    "file", "rows", "steps": [first, last]}``): the trainer's own messages of every rollout.
+    Returns the sample written, None when the run logged none."""
+    path = RunPaths(Path(src)).conversations
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    data = path.read_bytes()
+    steps = [json.loads(line)["step"] for line in data.decode().splitlines() if line.strip()]
+    (Path(dst) / SAMPLE_CONVERSATIONS).write_bytes(gzip_bytes(data))
+    source = {"kind": "logged", "file": path.name, "rows": len(steps)}
+    source["steps"] = [min(steps), max(steps)]
+    (Path(dst) / SAMPLE_SOURCE).write_text(json.dumps(source, indent=1) + "\n")
+    return Path(dst) / SAMPLE_CONVERSATIONS
 
 
 def copy_light_dir(src: Path, dst: Path, name: str) -> Path | None:

@@ -14,6 +14,10 @@ the campaign's seeds, in the protocol's parts. Trained in ``runs/<home>`` and co
 - ``pilot-sft-grpo-s31``: ``smol-grpo`` from the matched SFT, :data:`PILOT_STEPS` steps (gate C);
 - ``<arm>-s<seed>``: the arms of :data:`ARMS` on :data:`SEEDS`, ``smol-grpo`` / ``smol-rcgrpo``.
 
+The RL runs' light copies keep every conversation (``RunSpec.conversations``): what the real
+model writes is what notebook 04 reads, and a 40-step run's messages are a few hundred kB
+compressed.
+
 The transfer diagnostic of gates R and ρ is not a trainer command: :func:`transfer_command`.
 """
 
@@ -94,7 +98,9 @@ def pilot(runs: dict[str, RunSpec]) -> RunSpec:
     argv += ("--init", Checkpoint(runs["sft"]), "--run.steps", str(PILOT_STEPS))
     argv += ("--run.eval_every", str(PILOT_STEPS), "--tasks.num_eval", str(PILOT_EVAL))
     argv += ("--tasks.num_eval_between", "0")
-    return RunSpec(f"pilot-sft-grpo-s{DESIGN_SEED}", argv, pin=pinned, home=HOME)
+    return RunSpec(
+        f"pilot-sft-grpo-s{DESIGN_SEED}", argv, pin=pinned, home=HOME, conversations=True
+    )
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,7 @@ ARM = {a.name: a for a in ARMS}
 def rl(arm: Arm, seed: int, runs: dict[str, RunSpec]) -> RunSpec:
     """``arm`` on ``seed`` from its Stage-1 checkpoint."""
     argv = ("train", *arm.argv, "--run.seed", str(seed), "--init", Checkpoint(runs[arm.start]))
-    return RunSpec(f"{arm.name}-s{seed}", argv, pin=pinned, home=HOME)
+    return RunSpec(f"{arm.name}-s{seed}", argv, pin=pinned, home=HOME, conversations=True)
 
 
 PARTS: tuple[tuple[str, ...], ...] = (

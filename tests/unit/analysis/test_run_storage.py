@@ -216,3 +216,34 @@ def test_pack_cli_bad_input_is_one_line(tmp_path, capsys):
     )
     assert pack_main([]) == 2
     assert capsys.readouterr().err == "pack: no run folder given (FOLDER ... or --under ROOT)\n"
+
+
+def test_a_run_that_keeps_its_conversations_exports_them_whole(tmp_path, monkeypatch):
+    """``RunSpec.conversations``: the light copy holds every logged conversation (gzip, the same
+    bytes on every export) and says where they come from; the copy reads them as the
+    training folder does. Without it, none are copied."""
+    import dataclasses
+
+    from analysis.notebook.drilldown import conversation_note
+    from analysis.runs.folder import SAMPLE_CONVERSATIONS, SAMPLE_SOURCE
+
+    monkeypatch.setattr(cp, "CAMPAIGN", tmp_path / "runs" / "campaign")
+    monkeypatch.setattr(cp, "RESULTS", tmp_path / "results" / "campaign")
+    src = _run(cp.CAMPAIGN / GRPO.name)
+    rows = [
+        {"step": s, "round": 0, "prompt": 0, "rollout": k, "messages": [{"role": "user"}]}
+        for s in (1, 2, 3)
+        for k in range(2)
+    ]
+    (src / "conversations.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    camp = ex.build_campaign(seeds=(0,))
+    assert not (cp.export_run(camp, GRPO.name) / SAMPLE_CONVERSATIONS).exists()
+    camp.runs[GRPO.name] = dataclasses.replace(camp.runs[GRPO.name], conversations=True)
+    copy = cp.export_run(camp, GRPO.name)
+    packed = (copy / SAMPLE_CONVERSATIONS).read_bytes()
+    assert gzip.decompress(packed) == (src / "conversations.jsonl").read_bytes()
+    assert cp.export_run(camp, GRPO.name).joinpath(SAMPLE_CONVERSATIONS).read_bytes() == packed
+    source = json.loads((copy / SAMPLE_SOURCE).read_text())
+    assert source == {"kind": "logged", "file": "conversations.jsonl", "rows": 6, "steps": [1, 3]}
+    pd.testing.assert_frame_equal(load_run(copy).conversations, load_run(src).conversations)
+    assert "kept whole in the light copy" in conversation_note(load_run(copy))
