@@ -9,7 +9,7 @@ stopped at its gate. ``--list`` shows every run; ``--runs NAME`` trains a named 
 """
 
 from analysis.campaign import mechanics as cp
-from analysis.campaign.entry import Block, Entry
+from analysis.campaign.entry import Block, Entry, Table
 from analysis.campaigns.collapse_pairs_inverted import design
 
 TAG = "[collapse-pairs-inverted]"
@@ -71,4 +71,5 @@ ENTRY = Entry(
     design.experiments,
     run,
     blocks=(Block("collapse-pairs-inverted-verdict", "verdict:verdict_markdown"),),
+    tables=(Table("collapse_pairs_inverted.tex", "verdict:verdict_latex"),),
 )

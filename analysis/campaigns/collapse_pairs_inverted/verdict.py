@@ -35,6 +35,7 @@ from analysis.campaigns.collapse_pairs_inverted import design
 from analysis.campaigns.collapse_pairs_inverted import gate as ig
 from analysis.campaigns.collapse_pairs_inverted import readings as rd
 from analysis.campaigns.regime_separation.tables import markdown_table
+from analysis.report.latex import escape, tabular
 from analysis.runs import Run, is_finished
 from analysis.verdicts import family as fm
 
@@ -253,6 +254,33 @@ def verdict_markdown(root: Path = RESULTS, diagnostics: Path = design.DIAGNOSTIC
     table = "\n".join(markdown_table(GATE_HEADER, gates, ["--:"] * 4 + ["---"] + ["--:"] * 5))
     sentence = plan_sentence(ig.status(diagnostics))
     return f"{table}\n\n{sentence}\n\n{rules_markdown(root, diagnostics)}"
+
+
+def verdict_latex(root: Path = RESULTS, diagnostics: Path = design.DIAGNOSTICS) -> str:
+    """The report's ``collapse_pairs_inverted.tex``: the rule table, each I rule beside its
+    prediction, under a caption saying where Stage 1 stands (gate I, :func:`plan_sentence`)."""
+    decided = decisions(arms(root))
+    premise = [d.rule.id for d in decided if d.family == "premise" and d.verdict != "holds"]
+    keep = (0, 2, 3, 6, 7, 8, 9)  # rule, n, estimate, verdict, predicted, measured, reading
+    rows = [
+        [escape(str(row[i])) for i in keep]
+        for row in (rule_row(d, premise, root, diagnostics) for d in decided)
+    ]
+    sentence = plan_sentence(ig.status(diagnostics))
+    return tabular(
+        [escape(HEADER[i]) for i in keep],
+        rows,
+        ["l", "r", "r", "l", "r", "r", "p{4.2cm}"],
+        caption="The inverted positive control on \\code{collapse1-d10} "
+        "(\\code{docs/protocols/collapse-pairs-map.md}, part 2): each rule's verdict beside the "
+        "transfer model's prediction registered before the arms ran, in points of high-goal "
+        "training success. " + escape(sentence),
+        label="tab:collapse-pairs-inverted",
+        note="Estimates of I rules in points of held-out success, P1 as a share, P2 as a "
+        "difference of training success; Holm within each family, TOST $\\pm 3$ points. "
+        "The gate table, per seed: \\code{docs/results/collapse-pairs-inverted.md}.",
+        size="scriptsize",
+    )
 
 
 if __name__ == "__main__":

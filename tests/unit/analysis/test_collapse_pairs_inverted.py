@@ -217,3 +217,12 @@ def test_the_entry_trains_stage1_then_waits_for_the_predictions(monkeypatch, tmp
         (tmp_path / f"p{s}.json").write_text("{}")
     campaign.run(["stage1", "arms"], 1, False, True)
     assert trained[-1] == [f"{a}-s{s}" for s in (3, 5, 6) for a in design.ARMS]
+
+
+def test_the_report_table_before_any_run_is_ascii_and_says_where_stage1_stands(tmp_path):
+    from analysis.campaigns.collapse_pairs_inverted import verdict as iv
+
+    tex = iv.verdict_latex(tmp_path, tmp_path)
+    assert tex.isascii() and "\\label{tab:collapse-pairs-inverted}" in tex
+    assert "Gate I to measure next at seeds 3, 4, 5." in tex
+    assert tex.count(" & not run & not run & --- & not run & not run \\\\") == 6
