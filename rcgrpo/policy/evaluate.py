@@ -280,10 +280,11 @@ class EvalArgs:
     """evaluate only the first N tasks (synth: number of tasks generated, default 200)"""
     mode: Literal["multi_turn", "combined"] = "multi_turn"
     """episode mode: BFCL's multi_turn or the paper's combined RL prompt"""
-    prompt_style: Literal["auto", "compact", "bfcl", "bare"] = "auto"
+    prompt_style: Literal["auto", "compact", "docs", "bfcl", "bare"] = "auto"
     """system prompt style: bfcl = BFCL's official prompt with the functions' JSON docs,
-    compact = one signature per function, bare = none; auto = compact for this project's
-    from-scratch models, bfcl for a pretrained model (rcgrpo.policy.render)"""
+    docs = each function's signature and first sentence, compact = one signature per function,
+    bare = none; auto = the style the checkpoint was trained with, else compact for this
+    project's from-scratch models and bfcl for a pretrained one (rcgrpo.policy.render)"""
     temperature: float = 0.0
     """sampling temperature (0 = greedy)"""
     top_p: float = 1.0

@@ -181,3 +181,17 @@ def test_eval_auto_reads_whether_the_checkpoint_was_trained_with_goals(tmp_path)
     record_goals(sft, True)  # RCTP-FT from it
     record_goals(sft, False)  # then GRPO without goals: still a goal-trained checkpoint
     assert resolve_auto(EvalArgs(model="x"), sft, []).condition == "high"
+
+
+def test_eval_accepts_every_prompt_style_a_checkpoint_can_be_trained_with():
+    """``rcgrpo eval --prompt-style`` offers every style of the registry and ``auto`` (``docs``,
+    the SmolLM2 presets' style, was missing)."""
+    import dataclasses
+    import typing
+
+    from rcgrpo.policy.evaluate import EvalArgs
+    from rcgrpo.policy.render import AUTO, PROMPT_STYLES
+
+    field = {f.name: f for f in dataclasses.fields(EvalArgs)}["prompt_style"]
+    hints = typing.get_type_hints(EvalArgs)
+    assert set(typing.get_args(hints[field.name])) == {AUTO, *PROMPT_STYLES}
