@@ -182,7 +182,8 @@ def status(where: Where | None = None, path: Path = DIAGNOSTIC, prediction: Path
         return Status("train", "1", ("sft-base-s31",))
     if not holds["B"]:
         if _retry(g):
-            return Status("stopped", said="B fails twice: the base did not learn the call format")
+            said = ", ".join(f"{g.b[n]:.3f}" for n in sorted(g.b))
+            return Status("stopped", said=f"B fails twice ({said} < {B_MIN}): the study stops")
         return Status("train", "1 (gate B's retry)", ("sft-base2-s31",))
     for number, names in (("2", PARTS[1]), ("3", PARTS[2])):
         todo = tuple(n for n in names if where(n) is None)
