@@ -33,8 +33,8 @@ default 1e-6). It is applied to a float64 copy of the model, where z is measured
 does not blur a change of order s): :func:`float64_copy`, whose RMSNorms and attention softmax
 stay in float64 (``transformers``' compute them in float32 whatever the weights' dtype, a
 rounding floor near 1e-9 in Δz that swamped the second-order term below steps of ~1e-5). The
-step must be small enough for the first-order picture: SGD concentrates the step on the few directions where the loss gradient is large, and z is
-curved along them. The other ``--steps`` are reported under ``larger_steps``, the same numbers
+step must be small enough for the first-order picture: SGD concentrates the step on the few
+directions where the loss gradient is large, and z is curved along them. The other ``--steps`` are reported under ``larger_steps``, the same numbers
 at a larger step. With :math:`\bar z_g` the mean over the probe set,
 
 .. math::
