@@ -9,7 +9,9 @@ Two instruments on any checkpoint of a synth suite with planted decisions, one J
 - ``goal_effect`` (:mod:`~analysis.diagnostics.transfer.goal_effect`): on the first
   ``--tasks`` held-out tasks with a decision point, ``--samples`` goal-paired samples per task:
   per decision kind P(right | high), P(right | low), their paired difference with a 95% t
-  interval over tasks, and the share of samples identical under both goals.
+  interval over tasks, the share of samples identical under both goals, and per goal the
+  start's collapse: the zero-variance share of G-groups of those samples against the i.i.d.
+  prediction s̄^G + (1 − s̄)^G (:mod:`~analysis.diagnostics.transfer.start_collapse`).
 - ``transfer`` (:mod:`~analysis.diagnostics.transfer.probe`), on the decisions' log-odds at
   their decision token over a fixed probe set of ``--batches`` × ``--prompts`` training tasks:
   ``gradient``, the coupling in gradient form (per task and pooled: ⟨∇z_h, ∇z_l⟩, both norms,
@@ -159,7 +161,7 @@ def diagnose(args: argparse.Namespace) -> dict:
     tasks = decision_tasks(cfg.tasks, "test", args.tasks)
     with torch.no_grad():
         records = paired_records(make_engine(cfg, model, tokenizer), tasks, args.samples, args.seed)
-    report["goal_effect"] = goal_effect(records, args.samples)
+    report["goal_effect"] = goal_effect(records, args.samples, cfg.rollout.group_size, args.seed)
     report["time_s"]["goal_effect"] = time.perf_counter() - start
     start = time.perf_counter()
     report["transfer"] = run_transfer(model, tokenizer, cfg, args)

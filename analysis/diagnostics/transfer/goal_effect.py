@@ -101,16 +101,26 @@ def kind_row(tasks: Sequence[dict], kind: str, samples: int) -> dict:
     }
 
 
-def goal_effect(tasks: Sequence[dict], samples: int) -> dict:
+def goal_effect(
+    tasks: Sequence[dict], samples: int, group: int | None = None, seed: int = 0
+) -> dict:
     """``{kind: row}`` for every kind on the tasks and :data:`ANY`, the success paired the
-    same way (``success``), and ``identical_share`` over every pair."""
+    same way (``success``), ``identical_share`` over every pair and, given the RL group size
+    ``group`` (≤ ``samples``), the start's collapse under each goal (``start_collapse``,
+    :func:`~analysis.diagnostics.transfer.start_collapse.start_collapse`, bootstrap ``seed``)."""
+    from analysis.diagnostics.transfer.start_collapse import start_collapse
+
     kinds = sorted({p["kind"] for t in tasks for p in t["high"][0]["points"]})
     rows = {kind: kind_row(tasks, kind, samples) for kind in [*kinds, ANY]}
-    success = {g: [sum(r["pair"][1] == 1.0 for r in t[g]) / samples for t in tasks] for g in GOALS}
-    return {
+    wins = {g: [sum(r["pair"][1] == 1.0 for r in t[g]) for t in tasks] for g in GOALS}
+    success = {g: [k / samples for k in wins[g]] for g in GOALS}
+    out = {
         "kinds": rows,
         "success": paired_difference(success["high"], success["low"]),
         "identical_share": _identical(tasks),
         "tasks": len(tasks),
         "samples": samples,
     }
+    if group is not None and 2 <= group <= samples and len(tasks) >= 2:
+        out["start_collapse"] = {g: start_collapse(wins[g], samples, group, seed) for g in GOALS}
+    return out

@@ -40,6 +40,7 @@ def test_the_campaign_ids_are_the_regimes_of_the_arms():
         "collapse-pairs-map",
         "collapse-pairs-inverted",
         "smollm2-collapse",
+        "smollm2-instruments",
     )
     assert all(c.id == key for key, c in CAMPAIGNS.items())
     for key in legacy:  # every RL run of such a campaign is an arm of its regime
@@ -70,12 +71,14 @@ def test_ids_prints_the_ids_and_an_unknown_id_is_one_line(capsys):
         "collapse-pairs-map",
         "collapse-pairs-inverted",
         "smollm2-collapse",
+        "smollm2-instruments",
     ]
     assert main(["--campaign", "regime", "--list"]) == 1
     err = capsys.readouterr().err
     assert err == (
         "error: campaign must be one of pool, regime-d10, regime-wide1, collapse, collapse-pairs, "
-        "collapse-pairs-map, collapse-pairs-inverted, smollm2-collapse, got 'regime'\n"
+        "collapse-pairs-map, collapse-pairs-inverted, smollm2-collapse, smollm2-instruments, "
+        "got 'regime'\n"
     )
 
 

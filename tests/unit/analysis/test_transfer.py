@@ -191,7 +191,7 @@ def _pairs(model, tok, cfg, tasks, samples=3) -> dict:
 
     with torch.no_grad():
         records = paired_records(make_engine(cfg, model, tok), tasks, samples, 0)
-    return goal_effect(records, samples)
+    return goal_effect(records, samples, cfg.rollout.group_size, 0)
 
 
 def _probe_step(model, tok, cfg, tasks, steps):
@@ -218,7 +218,10 @@ def test_a_goal_blind_policy_gives_identical_pairs_and_rho_one(tiny, monkeypatch
         "rcgrpo.policy.render.reward_goal_text",
         lambda h: "" if h is None else reward_goal_text(True),
     )
-    assert _pairs(model, tok, cfg, tasks)["identical_share"]["identical"] == 1.0
+    pairs = _pairs(model, tok, cfg, tasks)
+    assert pairs["identical_share"]["identical"] == 1.0
+    collapse = pairs["start_collapse"]  # the same samples under both goals: the same groups
+    assert collapse["high"] == collapse["low"] and collapse["high"]["group"] == 2
     probe, (effect,), _ = _probe_step(model, tok, cfg, tasks, [1e-4])
     assert torch.equal(probe.z["high"], probe.z["low"])
     assert effect["high"]["dz"] == effect["low"]["dz"] != 0 and effect["ratio"] == 1.0
