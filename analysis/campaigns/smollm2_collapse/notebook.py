@@ -127,8 +127,13 @@ def rl_runs(root: Path = RESULTS) -> list[Path]:
 
 
 def side_by_side(predictions: bool = True, root: Path = RESULTS) -> pd.DataFrame:
-    """The side-by-side table as a frame: quantity, tiny model, SmolLM2 (``not run`` where no
-    file is committed); ``predictions`` False skips the tiny model's refits (a minute)."""
+    """The side-by-side table as a frame: quantity, tiny model, SmolLM2, SmolLM2's instrument
+    study (``not run`` where no file is committed); ``predictions`` False skips the tiny model's
+    refits (a minute)."""
     tiny = sb.tiny_cells(predictions)
-    smol = sb.smol_cells(root, root.parent / "diagnostics" / sb.DIAGNOSTIC.name)
-    return pd.DataFrame(sb._rows(tiny, smol), columns=list(sb.HEADER))
+    diagnostics = root.parent / "diagnostics"
+    smol = sb.smol_cells(root, diagnostics / sb.DIAGNOSTIC.name)
+    inst = sb.instrument_cells(
+        root.parent / sb.INSTRUMENTS.name, diagnostics / sb.instruments.DIAGNOSTIC.name
+    )
+    return pd.DataFrame(sb._rows(tiny, smol, inst), columns=list(sb.HEADER))

@@ -1,7 +1,10 @@
 """The tiny model and SmolLM2 side by side (``docs/protocols/smollm2-collapse.md``, "Instruments"):
 one row per quantity, the tiny model's value from the committed collapse runs and diagnostics
 (:mod:`analysis.campaigns.smollm2_collapse.tiny`), SmolLM2's from the campaign's runs (``results/<home>``)
-and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet. The campaign's
+and its transfer diagnostic, "not run" where a SmolLM2 value is not committed yet, and a third
+column, the instrument-only ``smollm2-instruments`` study (``docs/protocols/smollm2-instruments.md``:
+the same Stage-1 recipe from the base below gate B, no RL; "—" on the rows it does not
+measure). The campaign's
 entry renders it into ``docs/findings.md`` (:func:`findings_block`) and the report
 (:func:`latex_table`, ``smollm2_side_by_side.tex``).
 
@@ -17,10 +20,12 @@ import json
 import math
 from pathlib import Path
 
+from analysis.campaign.mechanics import results_dir
 from analysis.campaigns.collapse.token import EARLY, identical_share
 from analysis.campaigns.regime_separation.tables import markdown_table
 from analysis.campaigns.smollm2_collapse import gates, tiny, verdicts
 from analysis.campaigns.smollm2_collapse.design import DIAGNOSTIC, SEEDS
+from analysis.campaigns.smollm2_instruments import design as instruments
 from analysis.report.latex import escape, tabular
 from analysis.runs import load_run
 
@@ -41,6 +46,14 @@ ROWS: tuple[tuple[str, str], ...] = (
     ("rho", "ρ̂, one SGD step on a low-goal batch"),
     ("cos_gain", "cos(∇z_h, ∇z_l) / gain ratio ‖∇z_l‖ / ‖∇z_h‖"),
     ("rho_regime", "ρ̂ on regime-d10's RCTP-FT (tiny only)"),
+    (
+        "groups_high",
+        "zero-variance share of G = 5 groups sampled at step 0, high goal: observed / i.i.d.",
+    ),
+    (
+        "groups_low",
+        "zero-variance share of G = 5 groups sampled at step 0, low goal: observed / i.i.d.",
+    ),
     ("sft_start", "SFT + GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
     ("rctp_start", "RCTP-FT + GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
     ("rc_start", "RC-GRPO zero-variance share, steps 1–5: observed / i.i.d. predicted"),
@@ -55,7 +68,8 @@ NOTE = (
     "Tiny: the collapse campaign (1.8M parameters, full fine-tuning, 200 RL steps of 8 prompts, "
     "lr 1e-5, held-out on 1,000 / 200 tasks, speed over steps 25–175), mean (range, n seeds). "
     "SmolLM2: one Stage 1 at seed 31 (LoRA), 40 RL steps of 4 prompts, lr 1e-4, held-out on "
-    "80 / 40 tasks, speed over steps 10–30, seeds 3, 4, 5."
+    "80 / 40 tasks, speed over steps 10–30, seeds 3, 4, 5. Instruments: smollm2-instruments, "
+    "the same Stage-1 recipe retrained from the base below gate B (sft-base2-s31), no RL."
 )
 
 
@@ -83,17 +97,19 @@ def _diagnostic_cells(report: dict) -> dict[str, str]:
     }
 
 
-def _shares(runs: list, steps) -> str:
-    shares = [gates.group_shares(r, steps) for r in runs]
-    if not shares:
-        return NOT_RUN
-    zero = tiny.spread([s["zero_var"] for s in shares])
-    return f"{zero} / {tiny.spread([s['predicted'] for s in shares])}"
+def _groups_cells(report: dict) -> dict[str, str]:
+    """The start's collapse per goal (``goal_effect.start_collapse``), when measured."""
+    out = {}
+    for goal, c in report["goal_effect"].get("start_collapse", {}).items():
+        lo, hi = c["ci"]
+        out[f"groups_{goal}"] = (
+            f"{c['observed']:.3f} / {c['predicted']:.3f}, {c['diff']:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+        )
+    return out
 
 
-def smol_cells(root: Path = gates.RESULTS, path: Path = DIAGNOSTIC) -> dict[str, str]:
-    """SmolLM2's cells (keys of :data:`ROWS`) from what is committed; missing keys are not run."""
-    where = gates.committed(root)
+def _stage1_cells(where: gates.Where, path: Path) -> dict[str, str]:
+    """The Stage-1 cells: the base the study uses, RCTP-FT's evaluation and its diagnostic."""
     g = gates.measure(where, path)
     out: dict[str, str] = {}
     if g.base is not None:
@@ -107,7 +123,46 @@ def smol_cells(root: Path = gates.RESULTS, path: Path = DIAGNOSTIC) -> dict[str,
     if g.h is not None:
         out["matched_success"] = f"{g.h:.3f}"
     if (report := gates.diagnostic(path)) is not None:
-        out |= _diagnostic_cells(report)
+        out |= _diagnostic_cells(report) | _groups_cells(report)
+    return out
+
+
+INSTRUMENT_ROWS = frozenset(
+    {"sft_success", "base_sampled", "rctp_high", "rctp_low", "success_high_low", "success_diff"}
+    | {"right_high_low", "right_diff", "reading", "identical", "rho", "cos_gain"}
+    | {"groups_high", "groups_low"}
+)
+"""The rows the instrument-only study measures (the others read "—" in its column)."""
+
+
+INSTRUMENTS = results_dir(instruments.HOME)
+
+
+def instrument_cells(
+    root: Path = INSTRUMENTS, path: Path = instruments.DIAGNOSTIC
+) -> dict[str, str]:
+    """The ``smollm2-instruments`` column: its Stage-1 cells, "not run" until committed, "—" on
+    the rows it does not measure."""
+    where = gates.committed(root)
+    got = _stage1_cells(where, path)
+    if (base := where("sft-base2-s31")) is not None:  # the retrain: this study's only base
+        got["sft_success"] = f"{gates.stage1_success(load_run(base))['main']:.3f} (retrained)"
+    return {k: got.get(k, NOT_RUN) if k in INSTRUMENT_ROWS else "—" for k, _ in ROWS}
+
+
+def _shares(runs: list, steps) -> str:
+    shares = [gates.group_shares(r, steps) for r in runs]
+    if not shares:
+        return NOT_RUN
+    zero = tiny.spread([s["zero_var"] for s in shares])
+    return f"{zero} / {tiny.spread([s['predicted'] for s in shares])}"
+
+
+def smol_cells(root: Path = gates.RESULTS, path: Path = DIAGNOSTIC) -> dict[str, str]:
+    """SmolLM2's cells (keys of :data:`ROWS`) from what is committed; missing keys are not run."""
+    where = gates.committed(root)
+    g = gates.measure(where, path)
+    out = _stage1_cells(where, path)
     arms = verdicts.committed_arms(root)
     rc, ref = arms[verdicts.RC], arms[verdicts.RCTP_GRPO]
     same = [
@@ -161,24 +216,39 @@ def tiny_cells(predictions: bool = True) -> dict[str, str]:
     return out
 
 
-def markdown(tiny_values: dict[str, str], smol_values: dict[str, str]) -> str:
+def markdown(
+    tiny_values: dict[str, str], smol_values: dict[str, str], inst: dict[str, str] | None = None
+) -> str:
     """The table: one row per :data:`ROWS` key, "—" for a tiny value that does not exist,
-    :data:`NOT_RUN` for a SmolLM2 value not committed."""
-    lines = markdown_table(HEADER, _rows(tiny_values, smol_values), ["---", "---", "---"])
+    :data:`NOT_RUN` for a SmolLM2 value not committed; the instrument column ``inst``
+    (:func:`instrument_cells`; None: every row "—")."""
+    rows = _rows(tiny_values, smol_values, inst)
+    lines = markdown_table(HEADER, rows, ["---"] * len(HEADER))
     return "\n".join([*lines, "", NOTE]) + "\n"
 
 
-HEADER = ("quantity", "tiny model (collapse campaign)", "SmolLM2-135M-Instruct")
+HEADER = (
+    "quantity",
+    "tiny model (collapse campaign)",
+    "SmolLM2-135M-Instruct (smollm2-collapse)",
+    "SmolLM2, instruments (RCTP-FT from the base below gate B)",
+)
 
 
-def _rows(tiny_values: dict[str, str], smol_values: dict[str, str]) -> list[list[str]]:
-    return [[label, tiny_values.get(k, "—"), smol_values.get(k, NOT_RUN)] for k, label in ROWS]
+def _rows(
+    tiny_values: dict[str, str], smol_values: dict[str, str], inst: dict[str, str] | None = None
+) -> list[list[str]]:
+    inst = inst or {}
+    return [
+        [label, tiny_values.get(k, "—"), smol_values.get(k, NOT_RUN), inst.get(k, "—")]
+        for k, label in ROWS
+    ]
 
 
 def findings_block() -> str:
     """The ``smollm2-side-by-side`` block of docs/findings.md: :func:`markdown` of the committed
     files, the tiny predictions included."""
-    return markdown(tiny_cells(), smol_cells())
+    return markdown(tiny_cells(), smol_cells(), instrument_cells())
 
 
 def _tex(text: str) -> str:
@@ -189,14 +259,15 @@ def _tex(text: str) -> str:
 
 def latex_table() -> str:
     """The report's ``smollm2_side_by_side.tex``: the same rows as a table."""
-    rows = [[_tex(c) for c in row] for row in _rows(tiny_cells(), smol_cells())]
+    rows = [[_tex(c) for c in row] for row in _rows(tiny_cells(), smol_cells(), instrument_cells())]
     return tabular(
         [escape(h) for h in HEADER],
         rows,
-        ["p{5.2cm}", "p{5cm}", "p{4.2cm}"],
+        ["p{3.8cm}", "p{4cm}", "p{3cm}", "p{3cm}"],
         caption="The tiny model and SmolLM2-135M-Instruct side by side on \\code{collapse1-d10}: "
         "Stage 1, the instruments on RCTP-FT, the RL start and every rule of "
-        "\\code{docs/protocols/smollm2-collapse.md} beside its registered prediction; "
+        "\\code{docs/protocols/smollm2-collapse.md} beside its registered prediction, and the "
+        "instrument-only study \\code{smollm2-instruments}; "
         "\\emph{not run} where no SmolLM2 file is committed yet.",
         label="tab:smollm2-side-by-side",
         note=escape(NOTE),
@@ -210,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-tiny-predictions", action="store_true", help="skip the refits")
     args = parser.parse_args(argv)
-    print(markdown(tiny_cells(not args.no_tiny_predictions), smol_cells()), end="")
+    tiny = tiny_cells(not args.no_tiny_predictions)
+    print(markdown(tiny, smol_cells(), instrument_cells()), end="")
     return 0
 
 

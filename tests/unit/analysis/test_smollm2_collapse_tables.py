@@ -37,10 +37,18 @@ def test_before_any_run_every_smollm2_cell_is_not_run(tmp_path):
     table = sb.markdown({"rho": "0.998 (0.997 to 0.999, n = 3)"}, cells)
     body = [line for line in table.splitlines() if line.startswith("| ")][1:]
     assert len(body) == len(sb.ROWS)
-    assert all(line.endswith(" | not run |") for line in body)
+    assert all(line.endswith(" | not run | — |") for line in body)
     assert (
-        "| ρ̂, one SGD step on a low-goal batch | 0.998 (0.997 to 0.999, n = 3) | not run |" in table
+        "| ρ̂, one SGD step on a low-goal batch | 0.998 (0.997 to 0.999, n = 3) | not run | — |"
+        in table
     )
+    inst = sb.instrument_cells(tmp_path, tmp_path / "no-diagnostic.json")
+    assert {inst[k] for k in sb.INSTRUMENT_ROWS} == {"not run"}
+    assert {v for k, v in inst.items() if k not in sb.INSTRUMENT_ROWS} == {"—"}
+    both = [
+        ln for ln in sb.markdown({}, {}, inst).splitlines() if ln.endswith("| not run | not run |")
+    ]
+    assert len(both) == len(sb.INSTRUMENT_ROWS)
 
 
 def test_a_diagnostic_fills_the_goal_effect_cells():
@@ -53,6 +61,11 @@ def test_a_diagnostic_fills_the_goal_effect_cells():
         },
         "transfer": {"estimate": 0.5, "ci": [0.3, 0.7]},
     }
+    assert sb._groups_cells(report) == {}  # a diagnostic from before the start's collapse
+    report["goal_effect"]["start_collapse"] = {
+        "high": {"observed": 0.9, "predicted": 0.8, "diff": 0.1, "ci": [0.05, 0.15]}
+    }
+    assert sb._groups_cells(report) == {"groups_high": "0.900 / 0.800, +0.100 [+0.050, +0.150]"}
     cells = sb._diagnostic_cells(report)
     assert cells["right_diff"] == "+0.1234 [+0.0800, +0.1600]"
     assert (cells["reading"], cells["rho"], cells["cos_gain"]) == (
