@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 
 from analysis.campaign import mechanics as cp
-from analysis.campaign.entry import Entry
+from analysis.campaign.entry import Block, Entry
 from analysis.campaigns.smollm2_instruments import design
 
 TAG = f"[{design.ID}]"
@@ -39,4 +39,5 @@ ENTRY = Entry(
     design.build,
     design.experiments,
     run,
+    blocks=(Block("smollm2-instruments-readings", "readings:findings_block", "docs/findings.md"),),
 )

@@ -143,5 +143,10 @@ def markdown(path: Path = DIAGNOSTIC, root: Path = RESULTS) -> str:
     return "\n".join(lines) + "\n"
 
 
+def findings_block() -> str:
+    """The ``smollm2-instruments-readings`` block of docs/findings.md: :func:`markdown`."""
+    return markdown()
+
+
 if __name__ == "__main__":
     print(markdown(), end="")
