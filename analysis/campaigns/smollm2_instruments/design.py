@@ -57,8 +57,10 @@ DIAGNOSTIC = REPO_ROOT / "results" / "diagnostics" / "transfer-smol-inst-rctp-s3
 
 
 def transfer_command() -> list[str]:
-    """The frozen protocol's diagnostic (its sizes and sampling), on this study's RCTP-FT."""
+    """The frozen protocol's diagnostic (its sizes and sampling), on this study's RCTP-FT, with
+    repository-relative paths (the report records them as given)."""
     command = frozen.transfer_command()
-    command[command.index("--init") + 1] = str(results_dir(HOME) / "rctp-s31" / "final")
-    command[command.index("--out") + 1] = str(DIAGNOSTIC)
+    init = results_dir(HOME) / "rctp-s31" / "final"
+    command[command.index("--init") + 1] = str(init.relative_to(REPO_ROOT))
+    command[command.index("--out") + 1] = str(DIAGNOSTIC.relative_to(REPO_ROOT))
     return command

@@ -19,8 +19,9 @@ def test_the_runs_are_the_frozen_recipe_in_this_home():
     assert starts == [new["base"], new["base"]] and new["rctp"].keep == ("final",)
     assert {s.home for s in new.values()} == {design.HOME}
     command = design.transfer_command()
-    assert command[command.index("--out") + 1] == str(design.DIAGNOSTIC)
-    assert "smollm2-instruments/rctp-s31/final" in command[command.index("--init") + 1]
+    out = command[command.index("--out") + 1]
+    assert out == "results/diagnostics/transfer-smol-inst-rctp-s31.json"
+    assert command[command.index("--init") + 1] == "results/smollm2-instruments/rctp-s31/final"
     assert command[command.index("--tasks") + 1] == "50"
 
 
