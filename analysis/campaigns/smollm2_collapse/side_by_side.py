@@ -78,11 +78,19 @@ def _ci(row: dict, digits: int = 3) -> str:
     return f"{row['diff']:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
 
 
+def _rho(tr: dict) -> str:
+    """ρ̂ with its interval, or with the number of informative batches when it has none."""
+    lo, hi = tr["ci"]
+    if all(v is not None and math.isfinite(v) for v in (lo, hi)):
+        return f"{tr['estimate']:.3f} [{lo:.3f}, {hi:.3f}]"
+    n = tr.get("informative_batches", 0)
+    return f"{tr['estimate']:.3f} (no interval: {n} informative batch{'es' * (n != 1)})"
+
+
 def _diagnostic_cells(report: dict) -> dict[str, str]:
     ge, tr = report["goal_effect"], report["transfer"]
     succ, right = ge["success"], ge["kinds"]["any"]
     grad = tr.get("gradient")
-    lo, hi = tr["ci"]
     return {
         "success_high_low": f"{succ['p_high']:.3f} / {succ['p_low']:.3f}",
         "success_diff": _ci(succ, 4),
@@ -90,7 +98,7 @@ def _diagnostic_cells(report: dict) -> dict[str, str]:
         "right_diff": _ci(right, 4),
         "reading": gates.reading(right),
         "identical": f"{ge['identical_share']['identical']:.3f}",
-        "rho": f"{tr['estimate']:.3f} [{lo:.3f}, {hi:.3f}]",
+        "rho": _rho(tr),
         "cos_gain": "—"
         if grad is None
         else f"{grad['cosine']['estimate']:.3f} / {grad['gain_ratio']['estimate']:.3f}",

@@ -61,6 +61,9 @@ def test_a_diagnostic_fills_the_goal_effect_cells():
         },
         "transfer": {"estimate": 0.5, "ci": [0.3, 0.7]},
     }
+    nan = float("nan")
+    no_ci = {"estimate": 0.9963, "ci": [nan, nan], "informative_batches": 1}
+    assert sb._rho(no_ci) == "0.996 (no interval: 1 informative batch)"
     assert sb._groups_cells(report) == {}  # a diagnostic from before the start's collapse
     report["goal_effect"]["start_collapse"] = {
         "high": {"observed": 0.9, "predicted": 0.8, "diff": 0.1, "ci": [0.05, 0.15]}
