@@ -29,6 +29,7 @@ from pathlib import Path
 
 from analysis import REPO_ROOT
 from analysis.campaign import registry
+from analysis.campaign.find import campaign_resolver
 from analysis.report.figure_list import figures_tex, result_sidecars
 from analysis.report.latex import escape, newcommand
 from analysis.report.readme_results import readme_main
@@ -71,29 +72,38 @@ def _git_commit() -> str:
     return out.stdout.strip() or "unknown"
 
 
-def run_tables() -> list[TableSpec]:
-    """Every campaign's experiment tables (``run_tables`` of its registry entry), in registry
-    order; table names are file names, so two campaigns never share one."""
-    specs = [
-        spec
+def _run_table_entries() -> list[tuple[object, TableSpec]]:
+    """(entry, table) of every campaign's experiment tables, in registry order."""
+    pairs = [
+        (entry, spec)
         for entry in registry.entries().values()
         if entry.run_tables
         for spec in registry.function(entry, entry.run_tables)()
     ]
-    names = [s.name for s in specs]
+    names = [s.name for _, s in pairs]
     if len(set(names)) != len(names):
         raise ValueError(f"two campaigns' run tables share a name: {sorted(names)}")
-    return specs
+    return pairs
 
 
-def campaign_tables(out_dir: Path, resolve: Resolver) -> list[str]:
+def run_tables() -> list[TableSpec]:
+    """Every campaign's experiment tables (``run_tables`` of its registry entry), in registry
+    order; table names are file names, so two campaigns never share one."""
+    return [spec for _, spec in _run_table_entries()]
+
+
+def campaign_tables(out_dir: Path, resolve: Resolver, own: bool | None = None) -> list[str]:
     """Write every campaign's LaTeX tables (``tables`` of its registry entry) into
-    ``out_dir``; a table that reads runs gets ``resolve``. Returns the file names."""
+    ``out_dir``; a table that reads runs gets ``resolve``, or, ``own`` not None, a resolver of
+    its own campaign's runs (``own``: committed light copies only). Returns the file names."""
     written = []
     for entry in registry.entries().values():
+        mine = resolve
+        if own is not None and entry.build is not None:
+            mine = campaign_resolver([entry.build()], committed=own)
         for table in entry.tables:
             render = registry.function(entry, table.render)
-            (out_dir / table.file).write_text(render(resolve) if table.runs else render())
+            (out_dir / table.file).write_text(render(mine) if table.runs else render())
             written.append(table.file)
     return written
 
@@ -105,6 +115,7 @@ def generate(
     out_dir: Path,
     allow_missing: bool,
     resolve=None,
+    committed: bool = False,
 ) -> dict[str, list[str]]:
     """Write every generated file; returns table -> missing experiments.
 
@@ -118,12 +129,23 @@ def generate(
     report = json.loads(theory_json.read_text())
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "theory_table.tex").write_text(theory_table(report))
-    resolve = resolve or default_resolver(runs_root)
+    # a campaign's experiment tables read its own runs only, unless a resolver or a runs root
+    # is given: an experiment name is a run-name prefix ("rctp" matches rctp-s31), which
+    # another campaign's runs can share
+    scoped = resolve is None and runs_root is None
+    resolve = resolve or default_resolver(runs_root, committed=committed)
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
-    campaign_tables(out_dir, resolve)
-    tables = run_tables()
-    found = collect([e for t in tables for e in t.requires], resolve)
-    missing = {t.name: m for t in tables if (m := missing_experiments(t, found))}
+    campaign_tables(out_dir, resolve, committed if scoped else None)
+    pairs = _run_table_entries()
+    tables = [t for _, t in pairs]
+    found_of = {
+        t.name: collect(
+            list(t.requires),
+            campaign_resolver([e.build()], committed=committed) if scoped else resolve,
+        )
+        for e, t in pairs
+    }
+    missing = {t.name: m for t in tables if (m := missing_experiments(t, found_of[t.name]))}
     names = sorted({e for m in missing.values() for e in m})
     macros = [
         *theory_macros(report),
@@ -134,7 +156,9 @@ def generate(
     if missing and not allow_missing:
         raise MissingRunsError(missing)
     for table in tables:
-        (out_dir / f"{table.name}.tex").write_text(render(table, found, allow_missing))
+        (out_dir / f"{table.name}.tex").write_text(
+            render(table, found_of[table.name], allow_missing)
+        )
     return missing
 
 
