@@ -92,15 +92,15 @@ def run_tables() -> list[TableSpec]:
     return [spec for _, spec in _run_table_entries()]
 
 
-def campaign_tables(out_dir: Path, resolve: Resolver, own: bool | None = None) -> list[str]:
+def campaign_tables(
+    out_dir: Path, resolve: Resolver, own: dict[str, Resolver] | None = None
+) -> list[str]:
     """Write every campaign's LaTeX tables (``tables`` of its registry entry) into
-    ``out_dir``; a table that reads runs gets ``resolve``, or, ``own`` not None, a resolver of
-    its own campaign's runs (``own``: committed light copies only). Returns the file names."""
+    ``out_dir``; a table that reads runs gets its campaign's resolver in ``own`` when there is
+    one, else ``resolve``. Returns the file names."""
     written = []
     for entry in registry.entries().values():
-        mine = resolve
-        if own is not None and entry.build is not None:
-            mine = campaign_resolver([entry.build()], committed=own)
+        mine = (own or {}).get(entry.id, resolve)
         for table in entry.tables:
             render = registry.function(entry, table.render)
             (out_dir / table.file).write_text(render(mine) if table.runs else render())
@@ -135,16 +135,19 @@ def generate(
     scoped = resolve is None and runs_root is None
     resolve = resolve or default_resolver(runs_root, committed=committed)
     (out_dir / "figures_results.tex").write_text(figures_tex(result_sidecars(figures_dir)))
-    campaign_tables(out_dir, resolve, committed if scoped else None)
+    own = (
+        {
+            e.id: campaign_resolver([e.build()], committed=committed)
+            for e in registry.entries().values()
+            if e.build is not None
+        }
+        if scoped
+        else {}
+    )
+    campaign_tables(out_dir, resolve, own)
     pairs = _run_table_entries()
     tables = [t for _, t in pairs]
-    found_of = {
-        t.name: collect(
-            list(t.requires),
-            campaign_resolver([e.build()], committed=committed) if scoped else resolve,
-        )
-        for e, t in pairs
-    }
+    found_of = {t.name: collect(list(t.requires), own.get(e.id, resolve)) for e, t in pairs}
     missing = {t.name: m for t in tables if (m := missing_experiments(t, found_of[t.name]))}
     names = sorted({e for m in missing.values() for e in m})
     macros = [
